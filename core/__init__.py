@@ -1,0 +1,1 @@
+"""Small pieces every service shares: base settings, logging, the Host/Origin guard, serving."""

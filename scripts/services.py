@@ -1,0 +1,51 @@
+"""The stack's services: how each starts, which port it takes, how it says it is healthy.
+
+The launcher (``scripts/stack``), the integration-test fixtures and the demo all
+read this one table, so a service added here is started everywhere. Ports come
+from the environment (``SIM_ERP_PORT``, ...) with the defaults of DESIGN section 3;
+``wiring`` derives the URLs one service needs to reach another from the ports
+actually chosen, so a stack on random free ports is still wired together.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Service:
+    """One process of the stack."""
+
+    name: str
+    module: str
+    port_env: str
+    default_port: int
+    health_path: str = "/health"
+    links: Mapping[str, str] = field(default_factory=dict)  # label -> path shown to the user
+    args: tuple[str, ...] = ()
+
+    def port(self, env: Mapping[str, str] | None = None) -> int:
+        """The port this service takes under ``env`` (default: the process environment)."""
+        env = os.environ if env is None else env
+        return int(env.get(self.port_env, self.default_port))
+
+
+SERVICES: tuple[Service, ...] = (
+    Service("sim-erp", "sim.erp", "SIM_ERP_PORT", 8080, links={"REST": "/"}),
+    Service("erp-mcp", "mcp_erp", "ERP_MCP_PORT", 8000, links={"MCP": "/mcp"}),
+)
+
+
+def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
+    """Environment variables that point services at each other, from the chosen ports."""
+    env: dict[str, str] = {}
+    for svc in SERVICES:
+        if svc.name in ports:
+            env[svc.port_env] = str(ports[svc.name])
+    if "sim-erp" in ports:
+        env["ERP_BASE_URL"] = f"http://{host}:{ports['sim-erp']}"
+    if "erp-mcp" in ports:
+        env["ERP_MCP_URL"] = f"http://{host}:{ports['erp-mcp']}/mcp"
+    return env
