@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -52,8 +53,15 @@ class HostOriginGuard:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
-        body = ('{"error":{"code":"FORBIDDEN","message":"' + reason.replace('"', "'") + '"}}').encode()
-        await send({"type": "http.response.start", "status": 403,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = json.dumps({"error": {"code": "FORBIDDEN", "message": reason}}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

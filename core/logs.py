@@ -9,8 +9,9 @@ from pathlib import Path
 _FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
-def setup_logging(service: str, *, level: str = "INFO", log_dir: Path | None = None,
-                  backup_count: int = 7) -> logging.Logger:
+def setup_logging(
+    service: str, *, level: str = "INFO", log_dir: Path | None = None, backup_count: int = 7
+) -> logging.Logger:
     """Log to the console and, when ``log_dir`` is given, to ``<log_dir>/<service>.log``.
 
     The file rotates at midnight and keeps ``backup_count`` old files. Calling it
@@ -26,7 +27,9 @@ def setup_logging(service: str, *, level: str = "INFO", log_dir: Path | None = N
         if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)
             file_handler = logging.handlers.TimedRotatingFileHandler(
-                log_dir / f"{service}.log", when="midnight", backupCount=backup_count,
+                log_dir / f"{service}.log",
+                when="midnight",
+                backupCount=backup_count,
                 encoding="utf-8",
             )
             file_handler.setFormatter(logging.Formatter(_FORMAT))

@@ -23,7 +23,10 @@ def serve(app: Any, *, host: str, port: int, service: str, log_level: str = "inf
     import uvicorn
 
     if not port_is_free(host, port):
-        print(f"{service}: port {port} on {host} is already in use; stop whatever holds it "
-              f"or choose another port.", file=sys.stderr)
+        print(
+            f"{service}: port {port} on {host} is already in use; stop whatever holds it "
+            f"or choose another port.",
+            file=sys.stderr,
+        )
         raise SystemExit(2)
     uvicorn.run(app, host=host, port=port, log_level=log_level.lower(), access_log=False)
