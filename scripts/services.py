@@ -25,6 +25,15 @@ class Service:
     health_path: str = "/health"
     links: Mapping[str, str] = field(default_factory=dict)  # label -> path shown to the user
     args: tuple[str, ...] = ()
+    # A full command line instead of ``python -m module``; "{python}" and "{port}" are
+    # filled in (``langgraph dev`` is started this way).
+    argv: tuple[str, ...] | None = None
+
+    def command(self, python: str, port: int) -> list[str]:
+        """The command line that starts this service on ``port``."""
+        if self.argv is None:
+            return [python, "-m", self.module, *self.args]
+        return [a.format(python=python, port=port) for a in self.argv]
 
     def port(self, env: Mapping[str, str] | None = None) -> int:
         """The port this service takes under ``env`` (default: the process environment)."""
