@@ -55,7 +55,8 @@ def _state_path() -> Path:
 def _read_state() -> dict[str, Any] | None:
     path = _state_path()
     try:
-        return json.loads(path.read_text())  # type: ignore[no-any-return]
+        data: dict[str, Any] = json.loads(path.read_text())
+        return data
     except (FileNotFoundError, json.JSONDecodeError):
         return None
 
@@ -127,8 +128,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     """Start the stack; see the module docstring."""
     state = _read_state()
     if state and _alive(int(state.get("launcher_pid", 0))):
-        _log(f"already running (launcher pid {state['launcher_pid']}); "
-             "use `scripts/stack status` or `scripts/stack down`")
+        _log(
+            f"already running (launcher pid {state['launcher_pid']}); "
+            "use `scripts/stack status` or `scripts/stack down`"
+        )
         return 1
     services = _selected(args.only)
 
@@ -138,15 +141,16 @@ def cmd_up(args: argparse.Namespace) -> int:
     ports = {s.name: s.port() for s in services}
     for s in services:
         if not port_is_free(HOST, ports[s.name]):
-            _log(f"port {ports[s.name]} ({s.port_env}) for {s.name} is already in use on {HOST}; "
-                 f"stop what holds it or set {s.port_env} to a free port")
+            _log(
+                f"port {ports[s.name]} ({s.port_env}) for {s.name} is already in use on {HOST}; "
+                f"stop what holds it or set {s.port_env} to a free port"
+            )
             return 2
 
     data_dir = _data_dir()
     log_dir = data_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **wiring(ports, HOST), "PYTHONUNBUFFERED": "1",
-           "DATA_DIR": str(data_dir)}
+    env = {**os.environ, **wiring(ports, HOST), "PYTHONUNBUFFERED": "1", "DATA_DIR": str(data_dir)}
     _log("no authentication: services listen on loopback only (development mode)")
 
     children: list[Running] = []
@@ -165,8 +169,12 @@ def cmd_up(args: argparse.Namespace) -> int:
             cmd = s.command(sys.executable, ports[s.name])
             with open(log_path, "ab") as out:
                 proc = subprocess.Popen(
-                    cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL, start_new_session=True,
+                    cmd,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
                 )
             children.append(Running(s, ports[s.name], proc, log_path))
             _log(f"started {s.name} (pid {proc.pid}) on port {ports[s.name]}")
@@ -176,8 +184,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         while pending and not stopping:
             for r in list(pending):
                 if r.proc.poll() is not None:
-                    _log(f"{r.service.name} exited with code {r.proc.returncode} during start-up; "
-                         f"last lines of {r.log_path}:\n{_tail(r.log_path)}")
+                    _log(
+                        f"{r.service.name} exited with code {r.proc.returncode} during start-up; "
+                        f"last lines of {r.log_path}:\n{_tail(r.log_path)}"
+                    )
                     _stop(children)
                     return 1
                 ok, _ = _healthy(r.base_url + r.service.health_path, timeout=1.0)
@@ -201,8 +211,11 @@ def cmd_up(args: argparse.Namespace) -> int:
             "ready": True,
             "services": {
                 r.service.name: {
-                    "pid": r.proc.pid, "port": r.port, "url": r.base_url,
-                    "health": r.base_url + r.service.health_path, "log": str(r.log_path),
+                    "pid": r.proc.pid,
+                    "port": r.port,
+                    "url": r.base_url,
+                    "health": r.base_url + r.service.health_path,
+                    "log": str(r.log_path),
                     "links": {k: r.base_url + v for k, v in r.service.links.items()},
                 }
                 for r in children
@@ -217,8 +230,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         while not stopping:
             for r in children:
                 if r.proc.poll() is not None:
-                    _log(f"{r.service.name} exited with code {r.proc.returncode}; stopping the "
-                         f"stack. Last lines of {r.log_path}:\n{_tail(r.log_path)}")
+                    _log(
+                        f"{r.service.name} exited with code {r.proc.returncode}; stopping the "
+                        f"stack. Last lines of {r.log_path}:\n{_tail(r.log_path)}"
+                    )
                     stopping = True
                     break
             time.sleep(0.5)
@@ -240,8 +255,13 @@ def _detach(args: argparse.Namespace) -> int:
     if args.only:
         cmd += ["--only", args.only]
     with open(log, "ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     _log(f"starting in the background (launcher pid {proc.pid}, log {log})")
     deadline = time.monotonic() + HEALTH_TIMEOUT_S + 15
     while time.monotonic() < deadline:
@@ -276,8 +296,10 @@ def cmd_status(_args: argparse.Namespace) -> int:
         alive = _alive(int(info["pid"]))
         ok, detail = _healthy(info["health"]) if alive else (False, "process gone")
         all_ok &= ok
-        _log(f"  {name:<14} pid {info['pid']:<7} port {info['port']:<5} "
-             f"{'healthy' if ok else 'UNHEALTHY'} ({detail})  {info['url']}")
+        _log(
+            f"  {name:<14} pid {info['pid']:<7} port {info['port']:<5} "
+            f"{'healthy' if ok else 'UNHEALTHY'} ({detail})  {info['url']}"
+        )
     return 0 if all_ok else 1
 
 
@@ -310,8 +332,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="start the services and supervise them")
     up.add_argument("--only", help="comma-separated service names (default: all)")
-    up.add_argument("--detach", action="store_true",
-                    help="run in the background; return once every service is healthy")
+    up.add_argument(
+        "--detach",
+        action="store_true",
+        help="run in the background; return once every service is healthy",
+    )
     sub.add_parser("status", help="show what runs and whether it is healthy")
     sub.add_parser("down", help="stop the stack")
     args = parser.parse_args(argv)
