@@ -1,0 +1,484 @@
+"""Local sandbox: agent commands run under bubblewrap, one workspace per thread.
+
+Inside the sandbox the thread's workspace is mounted read-write as ``/``, so a
+script writing ``/data/analysis_result.json`` creates exactly the file the file
+tools call ``/data/analysis_result.json``. On top of it bubblewrap mounts, read-only:
+``/usr`` (and ``/bin``, ``/lib*``, ``/sbin`` as on the host), the dynamic-linker
+files of ``/etc``, and the Python installation running this process (its base
+prefix and its virtualenv, at their host paths, so ``python3`` has numpy and
+pandas). There is no network, no host ``$HOME``, a private ``/tmp`` and
+``/proc``, a clean environment, an unprivileged uid, and limits on CPU time,
+address space, file size, wall time and output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from deepagents.backends.protocol import ExecuteResponse, SandboxBackendProtocol
+
+from graphs.sandbox.errors import SandboxUnavailableError
+from graphs.sandbox.output import TIMEOUT_EXIT_CODE, OutputCapture
+from graphs.sandbox.settings import SandboxSettings
+from graphs.sandbox.workspace import WorkspaceFiles, workspace_path
+
+logger = logging.getLogger(__name__)
+
+INSTALL_HINT = (
+    "Install it with `apt-get install bubblewrap` (Debian/Ubuntu), "
+    "`dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)."
+)
+
+_SANDBOX_UID = "65534"  # nobody: no privileges even inside the sandbox's user namespace
+_ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
+_ROOT_LINK_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_MEMORY_HINTS = re.compile(r"MemoryError|Cannot allocate memory|bad_alloc|out of memory", re.I)
+
+# Set limits with the shell's ulimit, then replace the wrapper with the
+# command's shell. Hard limits cannot be raised again from inside. The CPU hard
+# limit sits one second above the soft one so the kernel sends SIGXCPU (which we
+# can name) before SIGKILL (which we cannot tell from other kills).
+_LIMITS_WRAPPER = (
+    'ulimit -S -t "$1" && ulimit -H -t "$(($1 + 1))" && ulimit -v "$2" && ulimit -f "$3" || '
+    '{ echo "[sandbox] could not set resource limits" >&2; exit 125; }; '
+    'shift 3; exec /bin/bash -c "$1"'
+)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BubblewrapInfo:
+    """A bubblewrap that was just seen creating its namespaces."""
+
+    path: str
+    version: tuple[int, ...]
+    disable_userns: bool
+
+    def __str__(self) -> str:
+        return f"bubblewrap {'.'.join(map(str, self.version))} at {self.path}"
+
+
+@functools.lru_cache(maxsize=8)
+def check_bubblewrap(bwrap: str = "bwrap") -> BubblewrapInfo:
+    """Verify that bubblewrap is installed and can create its namespaces here.
+
+    Runs ``true`` in a throw-away sandbox with the same isolation flags the real
+    commands use. Successful results are cached per executable.
+
+    Raises:
+        SandboxUnavailableError: bubblewrap is missing, or the kernel or container
+            forbids the namespaces it needs; the message says what to do.
+    """
+    path = shutil.which(bwrap)
+    if path is None:
+        msg = (
+            f"The local sandbox needs bubblewrap ('{bwrap}' not found on PATH). "
+            f"{INSTALL_HINT} Agent code is never run on the host without it; "
+            "alternatively set SANDBOX_PROVIDER=opensandbox."
+        )
+        raise SandboxUnavailableError(msg)
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+        version = tuple(int(n) for n in re.findall(r"\d+", out.stdout)[:3]) or (0,)
+    except (OSError, subprocess.SubprocessError) as exc:
+        msg = f"Cannot run bubblewrap at {path}: {exc}. {INSTALL_HINT}"
+        raise SandboxUnavailableError(msg) from exc
+    info = BubblewrapInfo(path=path, version=version, disable_userns=version >= (0, 8))
+    probe = [
+        *_isolation_args(info),
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        *_root_link_args(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "/usr/bin/true",
+    ]
+    try:
+        res = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        msg = f"bubblewrap at {path} failed to start: {exc}"
+        raise SandboxUnavailableError(msg) from exc
+    if res.returncode != 0:
+        msg = (
+            f"bubblewrap at {path} cannot create its sandbox: {res.stderr.strip()}. "
+            "It needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces > 0; on Ubuntu 24.04 an AppArmor profile for bwrap) "
+            "and, inside Docker, a seccomp profile that allows unshare/mount."
+        )
+        raise SandboxUnavailableError(msg)
+    return info
+
+
+def _isolation_args(info: BubblewrapInfo) -> list[str]:
+    args = [
+        info.path,
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        _SANDBOX_UID,
+        "--gid",
+        _SANDBOX_UID,
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
+    if info.disable_userns:
+        args.append("--disable-userns")
+    return args
+
+
+def _root_link_args() -> list[str]:
+    """Mirror the host's /bin, /lib*, /sbin: symlinks on merged-/usr systems, else binds."""
+    args: list[str] = []
+    for name in _ROOT_LINK_DIRS:
+        host = Path("/") / name
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), f"/{name}"]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), f"/{name}"]
+    return args
+
+
+@dataclass(frozen=True)
+class RuntimeMounts:
+    """The read-only runtime shown inside every sandbox."""
+
+    args: tuple[str, ...]
+    """bubblewrap arguments mounting the runtime over the workspace root."""
+    dirs: tuple[str, ...]
+    """Absolute in-sandbox paths that are directory mount points."""
+    files: tuple[str, ...]
+    """Absolute in-sandbox paths that are file mount points."""
+    links: tuple[tuple[str, str], ...]
+    """(path, target) of the symlinks bubblewrap creates."""
+    path_env: str
+    """PATH inside the sandbox."""
+
+    @property
+    def reserved(self) -> frozenset[str]:
+        """Top-level names the runtime occupies in the workspace."""
+        paths = [*self.dirs, *self.files, *(p for p, _ in self.links), "/proc", "/dev", "/tmp"]
+        return frozenset(Path(p).parts[1] for p in paths)
+
+
+def python_runtime_dirs() -> list[Path]:
+    """Folders of the running Python (base install and virtualenv) not under /usr.
+
+    Discovered from ``sys.base_prefix`` and ``sys.prefix`` so the sandbox offers
+    the same interpreter and packages, wherever the venv lives.
+    """
+    found: list[Path] = []
+    for prefix in (sys.base_prefix, sys.prefix):
+        p = Path(prefix).resolve()
+        if p.is_relative_to("/usr") or any(p.is_relative_to(f) for f in found):
+            continue
+        found.append(p)
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def runtime_mounts(extra_ro_binds: tuple[Path, ...] = ()) -> RuntimeMounts:
+    """Work out the read-only mounts that give sandboxed code a Python runtime."""
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    dirs: list[str] = ["/usr"]
+    links: list[tuple[str, str]] = []
+    link_args = _root_link_args()
+    for i in range(0, len(link_args), 3):
+        kind, src, dest = link_args[i : i + 3]
+        args += [kind, src, dest]
+        if kind == "--symlink":
+            links.append((dest, src))
+        else:
+            dirs.append(dest)
+    files: list[str] = []
+    for name in _ETC_FILES:
+        host = Path("/etc") / name
+        if host.exists():
+            args += ["--ro-bind", str(host), str(host)]
+            (dirs if host.resolve().is_dir() else files).append(str(host))
+    extra = [p.resolve() for p in extra_ro_binds]
+    for d in [*python_runtime_dirs(), *extra]:
+        if d.is_relative_to("/usr") or not d.exists():
+            continue
+        args += ["--ro-bind", str(d), str(d)]
+        dirs.append(str(d))
+    search = ["/usr/local/bin", "/usr/bin", "/bin"]
+    if sys.prefix != sys.base_prefix:  # a virtualenv: its python3 comes first
+        search.insert(0, str(Path(sys.prefix) / "bin"))
+    return RuntimeMounts(
+        args=tuple(args),
+        dirs=tuple(dirs),
+        files=tuple(files),
+        links=tuple(links),
+        path_env=":".join(search),
+    )
+
+
+def _sandbox_env(path_env: str) -> list[str]:
+    env = {
+        "PATH": path_env,
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "USER": "sandbox",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONNOUSERSITE": "1",
+        # BLAS thread pools reserve address space per thread; one thread keeps
+        # numpy well inside the memory limit.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp",
+    }
+    args: list[str] = []
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _ensure_dir(root: Path, abs_path: str) -> None:
+    """Make ``root/abs_path`` a real directory, replacing symlinks a script left."""
+    current = root
+    for part in Path(abs_path).parts[1:]:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            _remove(current)
+        current.mkdir(exist_ok=True)
+
+
+def _prepare_mount_points(root: Path, mounts: RuntimeMounts) -> None:
+    """Repair the workspace's mount points before bubblewrap uses them.
+
+    Code in an earlier run could have replaced a mount point (or a folder above
+    one) with a symlink; bubblewrap would follow it on the host while setting up.
+    """
+    for d in [*mounts.dirs, "/proc", "/dev", "/tmp"]:
+        _ensure_dir(root, d)
+    for f in mounts.files:
+        _ensure_dir(root, str(Path(f).parent))
+        target = root / f.lstrip("/")
+        if target.is_symlink() or target.is_dir():
+            _remove(target)
+    # bubblewrap (0.8) refuses to create a symlink that already exists, even
+    # one it left itself, so the links are removed before every run.
+    for link, _target in mounts.links:
+        path = root / link.lstrip("/")
+        if path.exists() or path.is_symlink():
+            _remove(path)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    # bwrap leads its own session; killing the group takes bwrap down, and its
+    # --die-with-parent / PID namespace takes every sandboxed process with it.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, even under a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from a loop's own thread: run on a private loop in a helper thread
+    # rather than fail (the caller is blocked either way, by its own choice).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
+    """A deepagents sandbox backend: bubblewrap commands plus confined host file access.
+
+    Use it as ``create_deep_agent(backend=...)`` or as the ``default`` of a
+    ``CompositeBackend``; either way the agent gets the ``execute`` tool. Files are
+    read and written on the host inside the workspace; commands see the same
+    files at the same paths.
+    """
+
+    def __init__(self, workspace: str | Path, *, settings: SandboxSettings | None = None) -> None:
+        """Serve ``workspace`` (created if missing) and check that bubblewrap works.
+
+        Raises:
+            SandboxUnavailableError: bubblewrap is missing or cannot run here.
+        """
+        self.settings = settings or SandboxSettings()
+        self._bwrap = check_bubblewrap(self.settings.bwrap_path)
+        self._mounts = runtime_mounts(tuple(self.settings.extra_ro_binds))
+        super().__init__(Path(workspace).resolve(), reserved=self._mounts.reserved)
+
+    @property
+    def id(self) -> str:
+        """Identifies the workspace: ``bwrap-<folder name>``."""
+        return f"bwrap-{self.root.name}"
+
+    def command_argv(self, command: str, *, cpu_s: int) -> list[str]:
+        """The full bubblewrap command line that runs ``command`` (for logs and tests)."""
+        s = self.settings
+        return [
+            *_isolation_args(self._bwrap),
+            *_sandbox_env(self._mounts.path_env),
+            "--bind",
+            str(self.root),
+            "/",
+            *self._mounts.args,
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(s.tmp_mb * 1024 * 1024),
+            "--tmpfs",
+            "/tmp",
+            "--chdir",
+            "/",
+            "/bin/bash",
+            "-c",
+            _LIMITS_WRAPPER,
+            "sandbox",
+            str(cpu_s),
+            str(s.memory_mb * 1024),
+            str(s.max_file_mb * 1024),
+            command,
+        ]
+
+    def _effective_timeout(self, timeout: int | None) -> int:
+        effective = self.settings.timeout_s if timeout is None else timeout
+        if effective <= 0:
+            msg = f"timeout must be a positive number of seconds, got {effective}"
+            raise ValueError(msg)
+        if effective > self.settings.max_timeout_s:
+            limit = self.settings.max_timeout_s
+            msg = f"timeout {effective}s exceeds the sandbox maximum of {limit}s"
+            raise ValueError(msg)
+        return effective
+
+    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        """Run ``command`` with ``bash -c`` inside the sandbox; see :meth:`aexecute`."""
+        return run_coroutine_sync(self.aexecute(command, timeout=timeout))
+
+    async def aexecute(
+        self,
+        command: str,
+        *,
+        timeout: int | None = None,  # noqa: ASYNC109 - the protocol's per-command limit
+    ) -> ExecuteResponse:
+        """Run ``command`` with ``bash -c`` in the sandbox, the workspace as ``/``.
+
+        Returns combined stdout and stderr (head and tail kept within
+        ``max_output_bytes``, ``truncated`` set when bytes were dropped), and the
+        exit code: 124 when the wall-time limit killed the command, 152 for the
+        CPU-time limit; the output then ends with a ``[sandbox]`` line saying so.
+
+        Raises:
+            ValueError: ``timeout`` is not positive or above ``max_timeout_s``.
+        """
+        if not command or not isinstance(command, str):
+            return ExecuteResponse(output="Error: Command must be a non-empty string.", exit_code=1)
+        wall_s = self._effective_timeout(timeout)
+        cpu_s = self.settings.cpu_s or wall_s
+        # Poll instead of blocking: the event loop must keep running while a
+        # file operation in a worker thread finishes.
+        # A threading lock shared with worker threads cannot be an asyncio.Event.
+        while not self._busy.acquire(blocking=False):  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+        try:
+            await asyncio.to_thread(_prepare_mount_points, self.root, self._mounts)
+            return await self._run(self.command_argv(command, cpu_s=cpu_s), wall_s, cpu_s)
+        finally:
+            self._busy.release()
+
+    async def _run(self, argv: list[str], wall_s: int, cpu_s: int) -> ExecuteResponse:
+        capture = OutputCapture(self.settings.max_output_bytes)
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+        )
+        timed_out = False
+        try:
+            async with asyncio.timeout(wall_s):
+                assert proc.stdout is not None
+                while chunk := await proc.stdout.read(65536):
+                    capture.feed(chunk)
+                await proc.wait()
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc)
+            await proc.wait()
+        except BaseException:
+            _kill_group(proc)
+            raise
+        code = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+        if code < 0:  # bwrap itself died of a signal
+            code = 128 - code
+        output = capture.text()
+        notes: list[str] = []
+        if timed_out:
+            code = TIMEOUT_EXIT_CODE
+            notes.append(
+                f"[sandbox] Command killed: wall-time limit of {wall_s} s exceeded. "
+                "Make the script faster or pass a larger timeout."
+            )
+        elif code == 128 + signal.SIGXCPU:
+            notes.append(f"[sandbox] Command killed: CPU-time limit of {cpu_s} s exceeded.")
+        elif code == 128 + signal.SIGXFSZ:
+            notes.append(
+                "[sandbox] Command killed: it wrote a file larger than "
+                f"{self.settings.max_file_mb} MB."
+            )
+        elif code != 0 and _MEMORY_HINTS.search(output):
+            notes.append(
+                "[sandbox] The command ran out of memory: the limit is "
+                f"{self.settings.memory_mb} MB."
+            )
+        if notes:
+            output = f"{output.rstrip()}\n{chr(10).join(notes)}".lstrip("\n")
+        logger.debug("sandbox %s: exit %s, %s output bytes", self.id, code, capture.total)
+        return ExecuteResponse(
+            output=output or "<no output>", exit_code=code, truncated=capture.truncated
+        )
+
+
+def make_bubblewrap_sandbox(
+    thread_id: str, *, settings: SandboxSettings | None = None
+) -> BubblewrapSandbox:
+    """The bubblewrap sandbox of ``thread_id``, its workspace under DATA_DIR/sandboxes."""
+    settings = settings or SandboxSettings()
+    return BubblewrapSandbox(workspace_path(settings.sandboxes_dir, thread_id), settings=settings)

@@ -1,0 +1,332 @@
+"""The bubblewrap sandbox: what code inside can do, and what it cannot.
+
+These run real bubblewrap processes (local, no sockets of their own except the
+loopback listener that proves the network is cut off).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from graphs.sandbox import (
+    BubblewrapSandbox,
+    SandboxSettings,
+    check_bubblewrap,
+    make_bubblewrap_sandbox,
+)
+from graphs.sandbox.errors import SandboxUnavailableError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+try:
+    check_bubblewrap()
+except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
+    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+
+
+def settings_for(tmp_path: Path, **overrides: object) -> SandboxSettings:
+    return SandboxSettings(data_dir=tmp_path, **overrides)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def make(tmp_path: Path) -> Callable[..., BubblewrapSandbox]:
+    def _make(thread_id: str = "thread-a", **overrides: object) -> BubblewrapSandbox:
+        return make_bubblewrap_sandbox(thread_id, settings=settings_for(tmp_path, **overrides))
+
+    return _make
+
+
+@pytest.fixture
+def sandbox(make: Callable[..., BubblewrapSandbox]) -> BubblewrapSandbox:
+    return make()
+
+
+ANALYSIS_SCRIPT = """
+import json
+import numpy as np
+import pandas as pd
+
+df = pd.DataFrame({"supplier": ["NGK", "Bosch", "Denso"], "price": [12.5, 11.0, 13.25]})
+df["rank"] = df["price"].rank().astype(int)
+result = {
+    "mean_price": float(np.mean(df["price"])),
+    "suppliers": df.sort_values("rank").to_dict(orient="records"),
+}
+with open("/data/analysis_result.json", "w", encoding="utf-8") as fh:
+    json.dump(result, fh)
+print("wrote", len(df), "rows")
+"""
+
+
+def test_script_output_is_visible_to_the_file_tools(sandbox: BubblewrapSandbox) -> None:
+    assert sandbox.write("/analysis/analyse.py", ANALYSIS_SCRIPT).error is None
+
+    res = sandbox.execute("python3 /analysis/analyse.py")
+
+    assert res.exit_code == 0, res.output
+    assert "wrote 3 rows" in res.output
+    read = sandbox.read("/data/analysis_result.json")
+    assert read.error is None and read.file_data is not None
+    data = json.loads(read.file_data["content"])
+    assert data["mean_price"] == pytest.approx(12.25)
+    assert [s["supplier"] for s in data["suppliers"]] == ["Bosch", "NGK", "Denso"]
+    assert (sandbox.root / "data" / "analysis_result.json").is_file()
+
+
+def test_relative_paths_and_cwd_are_the_workspace_root(sandbox: BubblewrapSandbox) -> None:
+    res = sandbox.execute("pwd && echo hi > data/rel.txt && id -u && echo $HOME")
+
+    assert res.output.split() == ["/", "65534", "/tmp"]
+    assert sandbox.read("/data/rel.txt").file_data == {"content": "hi\n", "encoding": "utf-8"}
+
+
+def test_host_files_outside_the_workspace_are_not_visible(
+    sandbox: BubblewrapSandbox, tmp_path: Path
+) -> None:
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("TOP-SECRET")
+    targets = [
+        str(secret),
+        str(REPO_ROOT / "pyproject.toml"),
+        str(REPO_ROOT / ".env"),
+        "/etc/shadow",
+        "/etc/passwd",
+        "/root/.bashrc",
+        str(Path.home() / ".bash_history"),
+    ]
+    script = "; ".join(f"cat {t} 2>&1" for t in targets)
+
+    res = sandbox.execute(script)
+
+    assert "TOP-SECRET" not in res.output
+    assert res.output.count("No such file or directory") == len(targets), res.output
+    assert (REPO_ROOT / "pyproject.toml").is_file()  # it exists on the host
+
+
+def test_the_runtime_is_read_only(sandbox: BubblewrapSandbox) -> None:
+    res = sandbox.execute(
+        "touch /usr/evil 2>&1; python3 -c 'import numpy, pathlib; "
+        "pathlib.Path(numpy.__file__).with_name(\"evil.py\").write_text(\"x\")' 2>&1 | tail -1"
+    )
+
+    assert res.output.count("Read-only file system") == 2, res.output
+
+
+def test_no_network_and_no_dns(sandbox: BubblewrapSandbox) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        # The listener is reachable from the host ...
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+        # ... but not from inside the sandbox, nor is any name resolvable.
+        res = sandbox.execute(
+            "python3 - <<'EOF'\n"
+            "import socket\n"
+            "for what, call in [\n"
+            f"    ('connect', lambda: socket.create_connection(('127.0.0.1', {port}), timeout=2)),\n"
+            "    ('dns', lambda: socket.getaddrinfo('example.com', 80)),\n"
+            "]:\n"
+            "    try:\n"
+            "        call()\n"
+            "        print(what, 'OK')\n"
+            "    except OSError as exc:\n"
+            "        print(what, 'FAILED', type(exc).__name__)\n"
+            "EOF"
+        )
+
+    assert "connect FAILED ConnectionRefusedError" in res.output, res.output
+    assert "dns FAILED gaierror" in res.output, res.output
+    assert " OK" not in res.output
+
+
+def test_host_environment_does_not_leak(
+    sandbox: BubblewrapSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUPER_SECRET_TOKEN", "sk-live-123")
+
+    res = sandbox.execute("env")
+
+    assert "sk-live-123" not in res.output
+    assert "SUPER_SECRET_TOKEN" not in res.output
+
+
+def test_cpu_burner_is_killed_at_the_cpu_limit(make: Callable[..., BubblewrapSandbox]) -> None:
+    sandbox = make(cpu_s=1)
+    started = time.monotonic()
+
+    res = sandbox.execute("python3 -c 'while True: pass'", timeout=20)
+
+    assert time.monotonic() - started < 10
+    assert res.exit_code == 152
+    assert "CPU-time limit of 1 s exceeded" in res.output
+
+
+def test_wall_time_limit_kills_the_process_group(sandbox: BubblewrapSandbox) -> None:
+    started = time.monotonic()
+
+    res = sandbox.execute("sleep 30 & sleep 30; touch /data/late", timeout=1)
+
+    assert time.monotonic() - started < 5
+    assert res.exit_code == 124
+    assert "wall-time limit of 1 s exceeded" in res.output
+    assert not (sandbox.root / "data" / "late").exists()
+
+
+def test_memory_hog_is_stopped(make: Callable[..., BubblewrapSandbox]) -> None:
+    sandbox = make(memory_mb=512)
+
+    res = sandbox.execute("python3 -c 'x = bytearray(1024 * 1024 * 1024)'")
+
+    assert res.exit_code != 0
+    assert "MemoryError" in res.output
+    assert "limit is 512 MB" in res.output
+
+
+def test_file_size_limit(make: Callable[..., BubblewrapSandbox]) -> None:
+    sandbox = make(max_file_mb=1)
+
+    res = sandbox.execute("head -c 3000000 /dev/zero > /data/big.bin")
+
+    assert res.exit_code == 153
+    assert "larger than 1 MB" in res.output
+    assert (sandbox.root / "data" / "big.bin").stat().st_size <= 1024 * 1024
+
+
+def test_large_output_keeps_head_and_tail(make: Callable[..., BubblewrapSandbox]) -> None:
+    sandbox = make(max_output_bytes=10_000)
+
+    res = sandbox.execute("echo FIRST; yes filler | head -n 200000; echo LAST")
+
+    assert res.truncated is True
+    assert res.exit_code == 0
+    assert res.output.startswith("FIRST")
+    assert res.output.rstrip().endswith("LAST")
+    assert "bytes omitted" in res.output
+    assert len(res.output) < 11_000
+
+
+def test_background_processes_do_not_outlive_the_command(sandbox: BubblewrapSandbox) -> None:
+    res = sandbox.execute("(sleep 1; touch /data/ghost) > /dev/null 2>&1 & echo started")
+
+    assert res.output.strip() == "started"
+    time.sleep(1.5)
+    assert not (sandbox.root / "data" / "ghost").exists()
+
+
+def test_two_threads_are_isolated(make: Callable[..., BubblewrapSandbox]) -> None:
+    alice, bob = make("thread-alice"), make("thread-bob")
+    alice.execute("echo alice-private > /data/secret.txt")
+
+    res = bob.execute("cat /data/secret.txt 2>&1; ls /")
+
+    assert "alice-private" not in res.output
+    assert "No such file or directory" in res.output
+    assert bob.read("/data/secret.txt").error is not None
+    assert alice.root != bob.root and alice.root.parent == bob.root.parent
+
+
+def test_symlinks_left_by_a_script_do_not_let_file_tools_out(
+    sandbox: BubblewrapSandbox, tmp_path: Path
+) -> None:
+    secret = tmp_path / "outside.txt"
+    secret.write_text("TOP-SECRET")
+    sandbox.execute(
+        f"ln -s {secret} /data/link.txt; ln -s ../../../../../../../ /data/up; "
+        "ln -s /usr/bin /data/bin"
+    )
+
+    for path in ("/data/link.txt", "/data/up" + str(secret), "/data/bin/bash"):
+        res = sandbox.read(path)
+        assert res.error is not None and "refused" in res.error, (path, res)
+    downloads = sandbox.download_files(["/data/link.txt"])
+    assert downloads[0].content is None
+    grep = sandbox.grep("TOP-SECRET", "/")
+    assert not grep.matches
+
+
+def test_a_tampered_mount_point_is_repaired(sandbox: BubblewrapSandbox) -> None:
+    # Renaming a folder above a mount point and leaving a symlink in its place
+    # must neither break the next run nor make bubblewrap follow the link.
+    sandbox.execute("mv /usr /usr2 2>/dev/null; mv /root /root2 2>/dev/null; ln -s /etc /root")
+
+    res = sandbox.execute("python3 -c 'import numpy; print(\"ok\")'")
+
+    assert res.output.strip() == "ok", res.output
+    assert not (sandbox.root / "root").is_symlink()
+
+
+def test_bad_timeouts_are_refused(sandbox: BubblewrapSandbox) -> None:
+    with pytest.raises(ValueError, match="positive"):
+        sandbox.execute("true", timeout=0)
+    with pytest.raises(ValueError, match="maximum"):
+        sandbox.execute("true", timeout=100_000)
+    assert sandbox.execute("").exit_code == 1
+
+
+async def test_aexecute_does_not_block_the_event_loop(sandbox: BubblewrapSandbox) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.05)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    try:
+        res = await sandbox.aexecute("sleep 1; echo done")
+    finally:
+        task.cancel()
+    assert res.output.strip() == "done"
+    assert ticks >= 10
+
+
+async def test_cancelling_aexecute_kills_the_command(sandbox: BubblewrapSandbox) -> None:
+    task = asyncio.create_task(sandbox.aexecute("sleep 1; touch /data/after-cancel"))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    await asyncio.sleep(1.2)
+    assert not (sandbox.root / "data" / "after-cancel").exists()
+    # The lock was released: the sandbox still works.
+    assert (await sandbox.aexecute("echo again")).output.strip() == "again"
+
+
+def test_missing_bubblewrap_is_a_clear_start_up_error(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, bwrap_path="/nonexistent/bwrap")
+
+    with pytest.raises(SandboxUnavailableError, match="apt-get install bubblewrap"):
+        BubblewrapSandbox(tmp_path / "ws", settings=settings)
+    assert not (tmp_path / "ws").exists()
+
+
+@pytest.fixture
+def fake_bwrap(tmp_path: Path) -> Iterator[Path]:
+    # A "bwrap" that reports a version but cannot create namespaces.
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "bubblewrap 0.8.0"; exit 0; fi\n'
+        "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1\n"
+    )
+    fake.chmod(0o755)
+    yield fake
+    check_bubblewrap.cache_clear()
+
+
+def test_bubblewrap_without_namespaces_is_a_clear_error(fake_bwrap: Path) -> None:
+    with pytest.raises(SandboxUnavailableError, match="user namespaces") as err:
+        check_bubblewrap(str(fake_bwrap))
+    assert "Permission denied" in str(err.value)
