@@ -1,0 +1,87 @@
+"""Read tools over suppliers, parts and inventory (GETs, retried by the ERP client)."""
+
+from typing import Annotated, Any
+
+from fastmcp import Context
+from pydantic import Field
+
+from mcp_erp import shapes
+from mcp_erp.erp_client import erp_from, path_segment
+from mcp_erp.params import Page, PartId, Size, SupplierId, SupplierStatus, Text
+
+
+async def supplier_query(
+    ctx: Context,
+    name: Annotated[Text, Field(description="Fuzzy: code, Chinese or English name.")] = "",
+    status: SupplierStatus | None = None,
+    supplier_id: Annotated[SupplierId | None, Field(description="Fetch this one supplier.")] = None,
+    page: Page = 1,
+    size: Size = 20,
+) -> dict[str, Any]:
+    """Suppliers matching ``name``/``status`` (a page), or the one ``supplier_id`` names."""
+    erp = erp_from(ctx)
+    if supplier_id is not None:
+        return shapes.record(await erp.get(f"/suppliers/{path_segment(supplier_id)}"))
+    params = {"name": name, "status": status, "page": page, "size": size}
+    return shapes.page(await erp.get("/suppliers/search", params))
+
+
+async def part_query(
+    ctx: Context,
+    part_id: Annotated[PartId | None, Field(description="Fetch this part with offers.")] = None,
+    name: Annotated[Text, Field(description="Fuzzy name filter.")] = "",
+    category: Annotated[
+        Text | None, Field(description="Category code, Chinese or English name.")
+    ] = None,
+    supplier_id: Annotated[SupplierId | None, Field(description="Only parts it sells.")] = None,
+    page: Page = 1,
+    size: Size = 20,
+) -> dict[str, Any]:
+    """The part ``part_id`` with offers and inventory, or a filtered page of parts."""
+    erp = erp_from(ctx)
+    if part_id is not None:
+        return shapes.record(await erp.get(f"/parts/{path_segment(part_id)}"))
+    params = {
+        "name": name or None,
+        "category": category,
+        "supplierId": supplier_id,
+        "page": page,
+        "size": size,
+    }
+    return shapes.page(await erp.get("/parts", params))
+
+
+async def part_search(
+    ctx: Context,
+    name: Annotated[str, Field(min_length=1, max_length=200, description="What to look for.")],
+    limit: Annotated[int, Field(ge=1, le=100, description="Most results, 1-100.")] = 10,
+) -> dict[str, Any]:
+    """Parts best matching ``name`` (with a ``score``), best first."""
+    answer = await erp_from(ctx).get("/parts/search", {"name": name, "limit": limit})
+    return shapes.record(answer)
+
+
+async def part_by_supplier(
+    ctx: Context,
+    supplier_id: SupplierId,
+    page: Page = 1,
+    size: Size = 20,
+) -> dict[str, Any]:
+    """The supplier and a page of the parts it sells, each with its offer."""
+    answer = await erp_from(ctx).get(
+        f"/parts/supplier/{path_segment(supplier_id)}", {"page": page, "size": size}
+    )
+    return shapes.page(answer)
+
+
+async def inventory_warning(
+    ctx: Context,
+    category: Annotated[
+        Text | None, Field(description="Category code, Chinese or English name.")
+    ] = None,
+    page: Page = 1,
+    size: Size = 20,
+) -> dict[str, Any]:
+    """A page of parts below safety stock, with ``available`` and ``shortage``."""
+    params = {"category": category, "page": page, "size": size}
+    return shapes.page(await erp_from(ctx).get("/inventory/warnings", params))

@@ -1,0 +1,43 @@
+"""Server instructions and tool descriptions: short, since every model call pays for them."""
+
+from __future__ import annotations
+
+SERVER_INSTRUCTIONS = (
+    "The company ERP for purchasing: suppliers, parts with contract prices, inventory "
+    "warnings, purchase orders. Money is integer minor units (*_minor) plus a display string. "
+    "Errors start with a code (VALIDATION, NOT_FOUND, INVALID_TRANSITION, IDEMPOTENCY_CONFLICT, "
+    "VERSION_CONFLICT, APPROVAL_REQUIRED, ERP_UNREACHABLE, ERP_TIMEOUT, ERP_ERROR) and a sentence."
+)
+
+SUPPLIER_QUERY = (
+    "Find suppliers by fuzzy name (code, Chinese or English), optionally by status; "
+    "or one supplier by supplier_id."
+)
+PART_QUERY = (
+    "One part with its supplier offers (price, MOQ, lead time) and inventory, by part_id; "
+    "otherwise a page of parts filtered by name, category and/or supplier_id."
+)
+PART_SEARCH = (
+    "Fuzzy part search in Chinese or English over name, sku, model, brand and category; "
+    "best match first."
+)
+PART_BY_SUPPLIER = (
+    "Parts a supplier sells, each with that supplier's offer (price, MOQ, lead time)."
+)
+ORDER_CREATE = (
+    "Create a purchase order: draft, or pending_approval when submit is true. Same "
+    "idempotency_key and payload again returns the same order. Only after the user approved."
+)
+ORDER_UPDATE = (
+    "Change an order (by id or order_no): status, lines (draft only), expected_date, note, "
+    "approved_by, received quantities. expected_version must be its current version. "
+    "Only after the user approved."
+)
+ORDER_SEARCH_DETAILS = (
+    "Purchase orders with their lines, newest first, filtered by order_no, supplier, part, "
+    "status and/or order-date range."
+)
+INVENTORY_WARNING = (
+    "Parts whose available stock (on hand - reserved) is below safety stock, "
+    "largest shortage first."
+)
