@@ -44,6 +44,7 @@ class Service:
 SERVICES: tuple[Service, ...] = (
     Service("sim-erp", "sim.erp", "SIM_ERP_PORT", 8080, links={"REST": "/"}),
     Service("erp-mcp", "mcp_erp", "ERP_MCP_PORT", 8000, links={"MCP": "/mcp"}),
+    Service("sim-suppliers", "sim.suppliers", "SIM_SUPPLIERS_PORT", 8300, links={"shops": "/"}),
 )
 
 
@@ -57,4 +58,6 @@ def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
         env["ERP_BASE_URL"] = f"http://{host}:{ports['sim-erp']}"
     if "erp-mcp" in ports:
         env["ERP_MCP_URL"] = f"http://{host}:{ports['erp-mcp']}/mcp"
+    if "sim-suppliers" in ports:
+        env["SUPPLIER_SITES_URL"] = f"http://{host}:{ports['sim-suppliers']}"
     return env
