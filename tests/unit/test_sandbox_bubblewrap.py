@@ -113,7 +113,7 @@ def test_host_files_outside_the_workspace_are_not_visible(
 def test_the_runtime_is_read_only(sandbox: BubblewrapSandbox) -> None:
     res = sandbox.execute(
         "touch /usr/evil 2>&1; python3 -c 'import numpy, pathlib; "
-        "pathlib.Path(numpy.__file__).with_name(\"evil.py\").write_text(\"x\")' 2>&1 | tail -1"
+        'pathlib.Path(numpy.__file__).with_name("evil.py").write_text("x")\' 2>&1 | tail -1'
     )
 
     assert res.output.count("Read-only file system") == 2, res.output
@@ -132,7 +132,7 @@ def test_no_network_and_no_dns(sandbox: BubblewrapSandbox) -> None:
             "python3 - <<'EOF'\n"
             "import socket\n"
             "for what, call in [\n"
-            f"    ('connect', lambda: socket.create_connection(('127.0.0.1', {port}), timeout=2)),\n"
+            f"    ('connect', lambda: socket.create_connection(('127.0.0.1', {port}), 2)),\n"
             "    ('dns', lambda: socket.getaddrinfo('example.com', 80)),\n"
             "]:\n"
             "    try:\n"

@@ -1,0 +1,140 @@
+"""The sandbox as a deep agent's backend: the ``execute`` tool runs in bubblewrap.
+
+Driven by a scripted chat model, as deepagents' own tests are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deepagents import create_deep_agent
+from deepagents.backends import CompositeBackend, StateBackend
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+
+from graphs.sandbox import (
+    BubblewrapSandbox,
+    SandboxSettings,
+    ThreadSandboxBackend,
+    check_bubblewrap,
+    make_bubblewrap_sandbox,
+)
+from graphs.sandbox.errors import SandboxConfigError, SandboxUnavailableError
+
+try:
+    check_bubblewrap()
+except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
+    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+
+SCRIPT = (
+    "python3 -c 'import json, pandas as pd; "
+    'df = pd.DataFrame({"supplier": ["NGK", "Bosch"], "price": [12.5, 11.0]}); '
+    'json.dump({"cheapest": df.loc[df.price.idxmin(), "supplier"]}, '
+    'open("/data/analysis_result.json", "w")); print("saved")\''
+)
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """GenericFakeChatModel that accepts tools (and ignores them)."""
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        return self
+
+
+def scripted(*tool_calls: dict[str, Any]) -> ScriptedChatModel:
+    calls = [
+        {"name": c["name"], "args": c["args"], "id": f"call_{i}", "type": "tool_call"}
+        for i, c in enumerate(tool_calls)
+    ]
+    return ScriptedChatModel(
+        messages=iter([AIMessage(content="", tool_calls=calls), AIMessage(content="done")])
+    )
+
+
+def tool_messages(result: dict[str, Any]) -> list[ToolMessage]:
+    return [m for m in result["messages"] if isinstance(m, ToolMessage)]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> SandboxSettings:
+    return SandboxSettings(data_dir=tmp_path)
+
+
+def test_execute_tool_runs_in_the_sandbox_and_read_file_sees_the_result(
+    settings: SandboxSettings,
+) -> None:
+    backend = make_bubblewrap_sandbox("agent-thread", settings=settings)
+    assert isinstance(backend, BubblewrapSandbox)
+    model = scripted(
+        {"name": "execute", "args": {"command": SCRIPT}},
+    )
+    agent = create_deep_agent(model=model, backend=backend)
+
+    result = agent.invoke({"messages": [HumanMessage("compare suppliers")]})
+
+    (execute_msg,) = tool_messages(result)
+    assert execute_msg.name == "execute"
+    assert "saved" in str(execute_msg.content)
+    assert "exit code 0" in str(execute_msg.content)
+    written = backend.root / "data" / "analysis_result.json"
+    assert json.loads(written.read_text()) == {"cheapest": "Bosch"}
+    assert result["messages"][-1].content == "done"
+
+
+async def test_thread_router_inside_a_composite_backend(settings: SandboxSettings) -> None:
+    sandboxes = ThreadSandboxBackend(settings=settings)
+    backend = CompositeBackend(default=sandboxes, routes={"/memories/": StateBackend()})
+    model = scripted(
+        {"name": "execute", "args": {"command": SCRIPT}},
+        {"name": "write_file", "args": {"file_path": "/memories/notes.md", "content": "hi"}},
+    )
+    agent = create_deep_agent(model=model, backend=backend)
+
+    result = await agent.ainvoke(
+        {"messages": [HumanMessage("compare suppliers")]},
+        config={"configurable": {"thread_id": "thread/with:odd chars"}},
+    )
+
+    execute_msg, write_msg = tool_messages(result)
+    assert "exit code 0" in str(execute_msg.content), execute_msg.content
+    assert write_msg.status != "error", write_msg.content
+    workspaces = list(settings.sandboxes_dir.iterdir())
+    assert len(workspaces) == 1
+    assert json.loads((workspaces[0] / "data" / "analysis_result.json").read_text()) == {
+        "cheapest": "Bosch"
+    }
+    # /memories/ went to the state backend, not into the sandbox workspace.
+    assert not (workspaces[0] / "memories").exists()
+
+
+def test_thread_router_refuses_use_outside_a_run(settings: SandboxSettings) -> None:
+    sandboxes = ThreadSandboxBackend(settings=settings)
+
+    with pytest.raises(SandboxConfigError, match="outside a LangGraph run"):
+        sandboxes.execute("true")
+
+
+def test_thread_router_separates_threads(settings: SandboxSettings) -> None:
+    sandboxes = ThreadSandboxBackend(settings=settings, max_cached=1)
+
+    a, b = sandboxes.for_thread("a"), sandboxes.for_thread("b")
+
+    assert a is not b
+    assert a.id != b.id
+    # Evicted from the cache, rebuilt on the same workspace.
+    again = sandboxes.for_thread("a")
+    assert isinstance(again, BubblewrapSandbox) and isinstance(a, BubblewrapSandbox)
+    assert again.root == a.root

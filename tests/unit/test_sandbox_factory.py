@@ -1,0 +1,80 @@
+"""Settings and the provider choice; OpenSandbox configuration errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphs.sandbox import (
+    OpenSandboxBackend,
+    SandboxSettings,
+    ThreadSandboxBackend,
+    make_sandbox_backend,
+)
+from graphs.sandbox.__main__ import main as sandbox_cli
+from graphs.sandbox.errors import SandboxConfigError, SandboxUnavailableError
+
+
+def test_settings_defaults_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SANDBOX_TIMEOUT_S", "30")
+    monkeypatch.setenv("SANDBOX_MEMORY_MB", "2048")
+    monkeypatch.setenv("SANDBOX_CPU_S", "10")
+    monkeypatch.setenv("SANDBOX_MAX_OUTPUT_BYTES", "5000")
+
+    s = SandboxSettings()
+
+    assert (s.provider, s.timeout_s, s.memory_mb, s.cpu_s, s.max_output_bytes) == (
+        "bubblewrap",
+        30,
+        2048,
+        10,
+        5000,
+    )
+    assert s.sandboxes_dir == tmp_path / "sandboxes"
+    assert SandboxSettings(data_dir=tmp_path, timeout_s=60).timeout_s == 60
+
+
+def test_defaults() -> None:
+    s = SandboxSettings(_env_file=None)  # type: ignore[call-arg]
+
+    assert (s.timeout_s, s.memory_mb, s.cpu_s) == (60, 1024, None)
+
+
+def test_bubblewrap_is_the_default(tmp_path: Path) -> None:
+    try:
+        backend = make_sandbox_backend("t1", settings=SandboxSettings(data_dir=tmp_path))
+    except SandboxUnavailableError:  # pragma: no cover - depends on the host
+        pytest.skip("bubblewrap unavailable")
+    assert backend.id == "bwrap-t1"
+    assert (tmp_path / "sandboxes" / "t1" / "data").is_dir()
+
+
+def test_opensandbox_needs_a_server(tmp_path: Path) -> None:
+    settings = SandboxSettings(data_dir=tmp_path, provider="opensandbox")
+
+    with pytest.raises(SandboxConfigError, match="SANDBOX_OPENSANDBOX_DOMAIN"):
+        make_sandbox_backend("t1", settings=settings)
+
+
+def test_opensandbox_without_the_sdk_names_the_package(tmp_path: Path) -> None:
+    settings = SandboxSettings(
+        data_dir=tmp_path, provider="opensandbox", opensandbox_domain="localhost:8080"
+    )
+
+    with pytest.raises(SandboxConfigError, match=r"pip install opensandbox==1\.1\.1"):
+        OpenSandboxBackend("t1", settings=settings)
+    # The thread router does not probe bubblewrap when another provider is chosen.
+    router = ThreadSandboxBackend(settings=settings)
+    with pytest.raises(SandboxConfigError, match="opensandbox"):
+        router.for_thread("t1")
+
+
+def test_cli_check_reports_failure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SANDBOX_BWRAP_PATH", "/nonexistent/bwrap")
+
+    assert sandbox_cli(["check"]) == 1
+    assert "apt-get install bubblewrap" in capsys.readouterr().err
