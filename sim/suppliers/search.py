@@ -43,8 +43,16 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.&/-]*|[\u4e00-\u9fff]+")
 
 def terms(query: str) -> list[str]:
     """Lower-cased search terms of ``query``: ASCII words and runs of Chinese characters."""
-    out = [t.lower() for t in _TOKEN.findall(query)]
-    return [t for t in out if t not in _GENERIC]
+    out = []
+    for t in (m.lower() for m in _TOKEN.findall(query)):
+        if t in _GENERIC:
+            continue
+        if re.match(r"[\u4e00-\u9fff]", t):  # "火花塞价格" -> "火花塞"
+            for word in sorted(_GENERIC, key=len, reverse=True):
+                t = t.replace(word, "")
+        if t:
+            out.append(t)
+    return out
 
 
 def _cjk_hit(term: str, text: str) -> float:
@@ -53,7 +61,7 @@ def _cjk_hit(term: str, text: str) -> float:
     # An unsegmented Chinese run ("NGK火花塞价格"): score by the share of its bigrams found.
     grams = [term[i : i + 2] for i in range(len(term) - 1)] or [term]
     found = sum(1 for g in grams if g in text)
-    return found / len(grams) if found / len(grams) >= 0.5 else 0.0
+    return found / len(grams) if found / len(grams) > 0.5 else 0.0
 
 
 def haystack(q: Quote, supplier: Supplier) -> str:
