@@ -1,0 +1,342 @@
+"""The gateway: AntV-compatible chart tools over MCP, images served at ``/charts/<hash>.<ext>``.
+
+``create_server`` builds the FastMCP server (for stdio and the in-memory test client);
+``create_app`` wraps it in the HTTP app (streamable HTTP at ``/mcp``, ``/health``,
+``/charts/``) behind the Host/Origin guard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools import Tool
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent, ToolAnnotations
+from pydantic import PrivateAttr
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+
+from core.http_guard import HostOriginGuard
+from viz_gateway import fonts
+from viz_gateway.schemas import MAP_TOOLS, TOOLS, short_name, with_defaults
+from viz_gateway.settings import VizSettings
+from viz_gateway.store import IMAGE_TYPES, NAME_RE, ChartStore, content_hash
+from viz_gateway.validation import check_arguments
+
+log = logging.getLogger("viz_gateway")
+
+INSTRUCTIONS = (
+    "Chart tools compatible with AntV mcp-server-chart. Each tool returns the chart image's URL "
+    "as text; the chart spec is in the result's _meta.chart."
+)
+
+
+class Gateway:
+    """Validates calls, answers from the image cache, renders locally or through upstream."""
+
+    def __init__(self, settings: VizSettings) -> None:
+        from viz_gateway.render import Renderer
+
+        self.settings = settings
+        self.store = ChartStore(settings.charts_dir, int(settings.cache_max_mb * 1024 * 1024))
+        self.renderer = Renderer()
+        self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
+
+    # -- helpers ------------------------------------------------------------------
+    def url(self, key: str, ext: str) -> str:
+        """The public URL of a stored image."""
+        return f"{self.settings.base_url}/charts/{key}.{ext}"
+
+    def _font(self) -> fonts.CjkFont:
+        try:
+            return fonts.activate(self.settings.font_dir, self.settings.font_family)
+        except fonts.FontError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def _result(
+        self,
+        key: str,
+        ext: str,
+        *,
+        source: str,
+        cached: bool,
+        note: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolResult:
+        url = self.url(key, ext)
+        content = [TextContent(type="text", text=url)]
+        if note:
+            content.append(TextContent(type="text", text=note))
+        structured: dict[str, Any] = {
+            "url": url,
+            "hash": key,
+            "format": ext,
+            "source": source,
+            "cached": cached,
+            "path": str(self.store.path(key, ext)),
+        }
+        if note:
+            structured["note"] = note
+        stored = meta if meta is not None else self.store.read_json(key)
+        chart_meta = dict(stored or {})
+        if ext == "png" and chart_meta.get("specFormat") in ("vega", "vega-lite"):
+            chart_meta["svgUrl"] = self.url(key, "svg")
+        return ToolResult(
+            content=content,
+            structured_content=structured,
+            meta={"chart": {**chart_meta, **structured}},
+        )
+
+    # -- the tool call --------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolResult:
+        """Run one chart tool call; every failure is a :class:`ToolError` with a clear message."""
+        args = arguments or {}
+        errors = check_arguments(tool, args, max_points=self.settings.max_points)
+        if errors:
+            raise ToolError(f"Invalid arguments for {tool}:\n- " + "\n- ".join(errors))
+        args = with_defaults(TOOLS[tool][1], args)
+        upstream = self.settings.upstream_url
+        local_key = content_hash("local", tool, args, _render_version())
+        up_key = content_hash("upstream", upstream, tool, args) if upstream else None
+        for key in (up_key, local_key):
+            if key and (ext := self.store.find(key)):
+                return self._result(key, ext, source="cache", cached=True)
+        flight_key = up_key or local_key
+        if flight_key in self._inflight:  # the same chart is being made right now
+            return await asyncio.shield(self._inflight[flight_key])
+        future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
+        self._inflight[flight_key] = future
+        try:
+            result = await self._produce(tool, args, local_key, up_key)
+            future.set_result(result)
+            return result
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            del self._inflight[flight_key]
+
+    async def _produce(
+        self, tool: str, args: dict[str, Any], local_key: str, up_key: str | None
+    ) -> ToolResult:
+        note = None
+        if self.settings.upstream_url and up_key:
+            from viz_gateway.upstream import UpstreamError, fetch_chart
+
+            try:
+                image = await fetch_chart(
+                    self.settings.upstream_url, tool, args, timeout_s=self.settings.upstream_timeout
+                )
+            except UpstreamError as exc:
+                log.warning("upstream failed for %s: %s", tool, exc)
+                note = f"Upstream chart server failed ({exc}); rendered locally instead."
+            else:
+                meta = {
+                    "tool": tool,
+                    "specFormat": "upstream",
+                    "upstreamUrl": image.url,
+                    "arguments": args,
+                }
+                await asyncio.to_thread(self._save, up_key, image.ext, image.data, meta)
+                return self._result(up_key, image.ext, source="upstream", cached=False, meta=meta)
+        if tool in MAP_TOOLS:
+            why = (
+                "Maps need online geodata (administrative boundaries, POI geocoding) that this "
+                "gateway does not have offline"
+            )
+            if note:
+                raise ToolError(f"{tool}: {why}, and the upstream chart server failed: {note}")
+            raise ToolError(
+                f"{tool}: {why}. Set VIZ_UPSTREAM_URL to a chart MCP server with map "
+                "support (such as AntV's hosted mcp-server-chart), or use another "
+                "chart type."
+            )
+        meta = await asyncio.to_thread(self._render_local, tool, args, local_key)
+        return self._result(local_key, "png", source="local", cached=False, note=note, meta=meta)
+
+    def _save(self, key: str, ext: str, data: bytes, meta: dict[str, Any]) -> None:
+        self.store.put(key, "json", json.dumps(meta, ensure_ascii=False).encode())
+        self.store.put(key, ext, data)
+
+    def _render_local(self, tool: str, args: dict[str, Any], key: str) -> dict[str, Any]:
+        from viz_gateway.diagrams import LayoutError
+        from viz_gateway.render import build_spec
+
+        font = self._font()
+        try:
+            chart = build_spec(tool, args, font.family)
+        except LayoutError as exc:
+            raise ToolError(f"Cannot draw {tool}: {exc}") from exc
+        except (ValueError, KeyError, TypeError, ZeroDivisionError, OverflowError) as exc:
+            log.exception("layout failed for %s", tool)
+            raise ToolError(
+                f"Cannot draw {tool} from these arguments ({type(exc).__name__}: "
+                f"{exc}); check the data"
+            ) from exc
+        try:
+            png = self.renderer.render(chart, "png")
+        except Exception as exc:
+            log.exception("render failed for %s", tool)
+            raise ToolError(f"Rendering {tool} failed: {exc}") from exc
+        meta = {"tool": tool, "specFormat": chart.format, "spec": chart.spec}
+        self._save(key, "png", png, meta)
+        return meta
+
+    def svg_for(self, key: str) -> bytes | None:
+        """Render (once) and store the SVG of a locally rendered chart; None if unknown."""
+        from viz_gateway.render import ChartSpec
+
+        meta = self.store.read_json(key)
+        if not meta or meta.get("specFormat") not in ("vega", "vega-lite"):
+            return None
+        self._font()
+        svg = self.renderer.render(ChartSpec(meta["specFormat"], meta["spec"]), "svg")
+        self.store.put(key, "svg", svg)
+        return svg
+
+
+def _render_version() -> str:
+    from viz_gateway.render import RENDERER_VERSION
+
+    return RENDERER_VERSION
+
+
+class ChartTool(Tool):
+    """One AntV chart tool, with upstream's JSON schema, dispatched to the :class:`Gateway`."""
+
+    _gateway: Gateway = PrivateAttr()
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Make the chart; return its URL as text and its spec in ``_meta.chart``."""
+        return await self._gateway.call(self.name, arguments)
+
+
+def _warm_up(gateway: Gateway) -> None:
+    """Load the font and the renderer's JavaScript engine before the first real call."""
+    from viz_gateway.render import ChartSpec
+
+    try:
+        font = fonts.activate(gateway.settings.font_dir, gateway.settings.font_family)
+        spec = {
+            "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+            "data": {"values": [{"a": "预热", "b": 1}]},
+            "mark": "bar",
+            "encoding": {"x": {"field": "a"}, "y": {"field": "b", "type": "quantitative"}},
+            "config": {"font": font.family},
+        }
+        gateway.renderer.render(ChartSpec("vega-lite", spec))
+        gateway.renderer.renders -= 1  # the warm-up is not a chart anyone asked for
+    except Exception as exc:  # a failed warm-up only costs the first call some time
+        log.warning("warm-up skipped: %s", exc)
+
+
+def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) -> FastMCP:
+    """The FastMCP server with every enabled chart tool; ``server.gateway`` is its state."""
+    settings = settings or VizSettings()
+    gateway = Gateway(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        task = asyncio.create_task(asyncio.to_thread(_warm_up, gateway)) if warm_up else None
+        try:
+            yield {"gateway": gateway}
+        finally:
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await task
+
+    mcp: FastMCP = FastMCP(
+        "viz-gateway", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
+    )
+    disabled = set(settings.disabled_tools)
+    unknown = disabled - set(TOOLS)
+    if unknown:
+        log.warning("DISABLED_TOOLS names unknown tools: %s", ", ".join(sorted(unknown)))
+    for name, (description, schema) in TOOLS.items():
+        if name in disabled:
+            continue
+        tool = ChartTool(
+            name=name,
+            description=description,
+            parameters=schema,
+            annotations=ToolAnnotations(
+                title=name.removeprefix("generate_").replace("_", " "),
+                readOnlyHint=True,
+                idempotentHint=True,
+                openWorldHint=bool(settings.upstream_url),
+            ),
+            tags={"chart", "map" if name in MAP_TOOLS else short_name(name)},
+        )
+        tool._gateway = gateway
+        mcp.add_tool(tool)
+    mcp.gateway = gateway  # type: ignore[attr-defined]
+
+    @mcp.custom_route("/health", methods=["GET"])
+    async def health(_request: Request) -> Response:
+        return JSONResponse(
+            {
+                "status": "ok",
+                "service": "viz-gateway",
+                "mode": "upstream" if settings.upstream_url else "local",
+                "renders": gateway.renderer.renders,
+                "store": await asyncio.to_thread(gateway.store.stats),
+            }
+        )
+
+    @mcp.custom_route("/charts/", methods=["GET"])
+    async def charts_index(_request: Request) -> Response:
+        return JSONResponse(await asyncio.to_thread(gateway.store.stats))
+
+    @mcp.custom_route("/charts/{name}", methods=["GET", "HEAD"])
+    async def chart_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        m = NAME_RE.match(name)
+        if not m or m.group(2) == "json":
+            return JSONResponse(
+                {"error": {"code": "NOT_FOUND", "message": "no such chart"}}, status_code=404
+            )
+        key, ext = m.group(1), m.group(2)
+        path = gateway.store.path(key, ext)
+        if not path.exists() and ext == "svg":
+            try:
+                await asyncio.to_thread(gateway.svg_for, key)
+            except Exception as exc:
+                log.warning("svg for %s failed: %s", key, exc)
+        if not path.exists():
+            return JSONResponse(
+                {
+                    "error": {
+                        "code": "NOT_FOUND",
+                        "message": f"chart {name} is not (or no longer) stored",
+                    }
+                },
+                status_code=404,
+            )
+        return FileResponse(
+            path,
+            media_type=IMAGE_TYPES[ext],
+            headers={"Cache-Control": "public, max-age=31536000, immutable"},
+        )
+
+    return mcp
+
+
+def create_app(settings: VizSettings | None = None, *, warm_up: bool = True) -> Any:
+    """The HTTP app: MCP at ``/mcp``, ``/health``, ``/charts/``, behind the Host/Origin guard."""
+    settings = settings or VizSettings()
+    mcp = create_server(settings, warm_up=warm_up)
+    app = mcp.http_app(path="/mcp")
+    guarded = HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
+    guarded.mcp = mcp  # type: ignore[attr-defined]
+    return guarded
+
+
+__all__ = ["ChartTool", "Gateway", "create_app", "create_server"]
