@@ -44,6 +44,9 @@ class Service:
 SERVICES: tuple[Service, ...] = (
     Service("sim-erp", "sim.erp", "SIM_ERP_PORT", 8080, links={"REST": "/"}),
     Service("erp-mcp", "mcp_erp", "ERP_MCP_PORT", 8000, links={"MCP": "/mcp"}),
+    Service(
+        "viz-gateway", "viz_gateway", "VIZ_PORT", 1122, links={"MCP": "/mcp", "charts": "/charts/"}
+    ),
     Service("sim-suppliers", "sim.suppliers", "SIM_SUPPLIERS_PORT", 8300, links={"shops": "/"}),
 )
 
@@ -58,6 +61,9 @@ def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
         env["ERP_BASE_URL"] = f"http://{host}:{ports['sim-erp']}"
     if "erp-mcp" in ports:
         env["ERP_MCP_URL"] = f"http://{host}:{ports['erp-mcp']}/mcp"
+    if "viz-gateway" in ports:
+        env["VIZ_MCP_URL"] = f"http://{host}:{ports['viz-gateway']}/mcp"
+        env["VIZ_PUBLIC_URL"] = f"http://{host}:{ports['viz-gateway']}"
     if "sim-suppliers" in ports:
         env["SUPPLIER_SITES_URL"] = f"http://{host}:{ports['sim-suppliers']}"
     return env
