@@ -8,6 +8,7 @@ the current run belongs to (read from LangGraph's run config).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -119,6 +120,12 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
     def _current(self) -> SandboxBackendProtocol:
         return self.for_thread(current_thread_id())
 
+    async def _acurrent(self) -> SandboxBackendProtocol:
+        # Building a backend touches the disk (and the cache lock may be held):
+        # do it off the event loop. to_thread copies the context, so the run's
+        # config, and with it the thread id, is still visible.
+        return await asyncio.to_thread(self._current)
+
     @property
     def id(self) -> str:
         """The current thread's sandbox id."""
@@ -135,7 +142,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
         timeout: int | None = None,  # noqa: ASYNC109 - the protocol's per-command limit
     ) -> ExecuteResponse:
         """Run ``command`` in the current thread's sandbox."""
-        return await self._current().aexecute(command, timeout=timeout)
+        backend = await self._acurrent()
+        return await backend.aexecute(command, timeout=timeout)
 
     def ls(self, path: str) -> LsResult:
         """List a folder of the current thread's workspace."""
@@ -143,7 +151,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def als(self, path: str) -> LsResult:
         """List a folder of the current thread's workspace."""
-        return await self._current().als(path)
+        backend = await self._acurrent()
+        return await backend.als(path)
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """Read a file of the current thread's workspace."""
@@ -151,7 +160,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """Read a file of the current thread's workspace."""
-        return await self._current().aread(file_path, offset, limit)
+        backend = await self._acurrent()
+        return await backend.aread(file_path, offset, limit)
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Write a file of the current thread's workspace."""
@@ -159,7 +169,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """Write a file of the current thread's workspace."""
-        return await self._current().awrite(file_path, content)
+        backend = await self._acurrent()
+        return await backend.awrite(file_path, content)
 
     def edit(
         self,
@@ -179,7 +190,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
         replace_all: bool = False,
     ) -> EditResult:
         """Edit a file of the current thread's workspace."""
-        return await self._current().aedit(file_path, old_string, new_string, replace_all)
+        backend = await self._acurrent()
+        return await backend.aedit(file_path, old_string, new_string, replace_all)
 
     def delete(self, file_path: str) -> DeleteResult:
         """Delete a path of the current thread's workspace."""
@@ -187,7 +199,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def adelete(self, file_path: str) -> DeleteResult:
         """Delete a path of the current thread's workspace."""
-        return await self._current().adelete(file_path)
+        backend = await self._acurrent()
+        return await backend.adelete(file_path)
 
     def grep(
         self,
@@ -209,7 +222,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
         max_count: int | None = None,
     ) -> GrepResult:
         """Search the current thread's workspace for a literal string."""
-        return await self._current().agrep(pattern, path, glob, max_count=max_count)
+        backend = await self._acurrent()
+        return await backend.agrep(pattern, path, glob, max_count=max_count)
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Find files of the current thread's workspace by pattern."""
@@ -217,7 +231,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Find files of the current thread's workspace by pattern."""
-        return await self._current().aglob(pattern, path)
+        backend = await self._acurrent()
+        return await backend.aglob(pattern, path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write files into the current thread's workspace."""
@@ -225,7 +240,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def aupload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write files into the current thread's workspace."""
-        return await self._current().aupload_files(files)
+        backend = await self._acurrent()
+        return await backend.aupload_files(files)
 
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """Read files of the current thread's workspace as bytes."""
@@ -233,4 +249,5 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
 
     async def adownload_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """Read files of the current thread's workspace as bytes."""
-        return await self._current().adownload_files(paths)
+        backend = await self._acurrent()
+        return await backend.adownload_files(paths)

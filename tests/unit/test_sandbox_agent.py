@@ -138,3 +138,30 @@ def test_thread_router_separates_threads(settings: SandboxSettings) -> None:
     again = sandboxes.for_thread("a")
     assert isinstance(again, BubblewrapSandbox) and isinstance(a, BubblewrapSandbox)
     assert again.root == a.root
+
+
+async def test_async_run_never_blocks_the_event_loop(settings: SandboxSettings) -> None:
+    # langgraph dev raises on blocking calls in the event loop (blockbuster);
+    # the sandbox's async path must pass the same check, first use included.
+    from blockbuster import BlockBuster
+
+    sandboxes = ThreadSandboxBackend(settings=settings)
+    model = scripted(
+        {"name": "execute", "args": {"command": "echo hi > /data/hi.txt && cat /data/hi.txt"}},
+        {"name": "read_file", "args": {"file_path": "/data/hi.txt"}},
+        {"name": "ls", "args": {"path": "/data"}},
+    )
+    agent = create_deep_agent(model=model, backend=sandboxes)
+    guard = BlockBuster(scanned_modules=["graphs.sandbox", "deepagents"])
+    guard.activate()
+    try:
+        result = await agent.ainvoke(
+            {"messages": [HumanMessage("hi")]}, config={"configurable": {"thread_id": "bb"}}
+        )
+    finally:
+        guard.deactivate()
+
+    execute_msg, read_msg, ls_msg = tool_messages(result)
+    assert "exit code 0" in str(execute_msg.content), execute_msg.content
+    assert "hi" in str(read_msg.content), read_msg.content
+    assert "/data/hi.txt" in str(ls_msg.content), ls_msg.content
