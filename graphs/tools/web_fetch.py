@@ -661,7 +661,7 @@ async def fetch_markdown(
         except _Failure as exc:
             result.status = exc.status
             result.error, result.error_code = _explain(exc, url), exc.code
-            if exc.code not in _FALLBACK_CODES:
+            if exc.code not in _FALLBACK_CODES or exc.status in (404, 410):
                 return result
         for prefix in _usable_readers(settings, guard, target):
             if fetcher.remaining() <= 0.2:

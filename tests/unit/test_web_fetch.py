@@ -1,0 +1,435 @@
+"""fetch_url without sockets: a mock transport plays the web, a fake resolver plays DNS."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+import httpx
+import pytest
+from langchain_core.messages import ToolMessage
+
+from graphs.tools.web_fetch import (
+    FetchResult,
+    FetchUrlInput,
+    WebSettings,
+    fetch_markdown,
+    fetch_url,
+    html_to_markdown,
+)
+
+PUBLIC_IP = "93.184.216.34"
+UA_BROWSER = "Mozilla/5.0"
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Spark plug CR7HSA</title>
+<style>.x{color:red}</style><script>var tracking = "SECRET-TRACKER";</script></head>
+<body><nav><a href="/">Home</a> | <a href="/cart">Cart</a></nav>
+<main><h1>NGK Spark Plug CR7HSA</h1><p>See <a href="/ngk/other">other</a>.</p>
+<table><thead><tr><th>Quantity</th><th>Unit price (CNY)</th></tr></thead>
+<tbody><tr><td>1+</td><td>¥12.50</td></tr><tr><td>100+</td><td>¥11.20</td></tr></tbody></table>
+<ul><li>Stock: 250 pcs</li><li>Lead time: 7 days</li></ul></main>
+<script type="application/json" id="d">{"priceTiers":[{"minQty":1,"unitPrice":"12.50"}]}</script>
+<script type="application/ld+json">{"@type":"Product","sku":"SP-NGK-CR7HSA"}</script>
+<footer>© NGK. Cookie policy.</footer></body></html>"""
+
+
+def settings(**kw: object) -> WebSettings:
+    base: dict[str, object] = {
+        "supplier_sites_url": "http://127.0.0.1:8300",
+        "readers": [],
+        "total_budget": 5.0,
+        "backoff_base": 0.01,
+        "timeout": 2.0,
+    }
+    base.update(kw)
+    return WebSettings(**base)  # type: ignore[arg-type]
+
+
+def resolver(table: dict[str, list[str]] | None = None) -> Callable[[str, int], object]:
+    table = table or {}
+
+    async def resolve(host: str, port: int) -> list[str]:
+        if host in table:
+            return table[host]
+        if host.endswith(".example") or host.endswith(".test"):
+            return [PUBLIC_IP]
+        raise OSError(f"unknown host {host}")
+
+    return resolve
+
+
+class Web:
+    """A mock web: routes by the Host header (requests arrive pinned to an IP)."""
+
+    def __init__(self, routes: dict[str, Callable[[httpx.Request], httpx.Response]]) -> None:
+        self.routes = routes
+        self.calls: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.calls.append(request)
+        key = f"{request.headers['host']}{request.url.path}"
+        if key in self.routes:
+            return self.routes[key](request)
+        return httpx.Response(404, text="not found")
+
+    def client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=httpx.MockTransport(self))
+
+
+async def fetch(url: str, web: Web, **kw: object) -> FetchResult:
+    table = kw.pop("dns", None)
+    async with web.client() as client:
+        return await fetch_markdown(
+            url,
+            settings=settings(**kw),
+            client=client,
+            resolver=resolver(table),  # type: ignore[arg-type]
+        )
+
+
+def html(body: str | bytes, status: int = 200, ctype: str = "text/html; charset=utf-8"):
+    def respond(request: httpx.Request) -> httpx.Response:
+        content = body.encode() if isinstance(body, str) else body
+        return httpx.Response(status, content=content, headers={"content-type": ctype})
+
+    return respond
+
+
+# --- conversion ---------------------------------------------------------------------------
+
+
+def test_conversion_keeps_tables_and_embedded_json_and_drops_chrome() -> None:
+    title, md, blocks = html_to_markdown(PAGE, "https://shop.example/ngk/p/1")
+    assert title == "Spark plug CR7HSA"
+    assert "| Quantity | Unit price (CNY) |" in md
+    assert "| 1+ | ¥12.50 |" in md and "| 100+ | ¥11.20 |" in md
+    assert "Stock: 250 pcs" in md and "Lead time: 7 days" in md
+    assert "(https://shop.example/ngk/other)" in md  # links made absolute
+    for noise in ("SECRET-TRACKER", "color:red", "Cookie policy", "Cart"):
+        assert noise not in md
+    assert [json.loads(b) for b in blocks] == [
+        {"priceTiers": [{"minQty": 1, "unitPrice": "12.50"}]},
+        {"@type": "Product", "sku": "SP-NGK-CR7HSA"},
+    ]
+
+
+def test_conversion_survives_broken_markup() -> None:
+    broken = (
+        "<html><body><h1>Title<p>型号 CR7<div><b><i>promo</b></i> 价格 < 100 & more"
+        "<table><tr><td>1+<td>¥9.90<tr><td>10+<td>¥9.10"
+    )
+    _, md, _ = html_to_markdown(broken)
+    assert "| 1+ | ¥9.90 |" in md and "| 10+ | ¥9.10 |" in md
+    assert "价格 < 100 & more" in md
+
+
+# --- charsets -----------------------------------------------------------------------------
+
+ZH = (
+    "<html><head>{meta}<title>火花塞报价</title></head><body><main><h1>株洲湘火炬 火花塞</h1>"
+    + (
+        "<p>库存：120 个（现货）。交货期：7 天。单价（元，含税）：￥13.85。本公司主营摩托车配件，"
+        "欢迎来电咨询批发价格。</p>" * 3
+    )
+    + "</main></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("meta", "ctype"),
+    [
+        ('<meta http-equiv="Content-Type" content="text/html; charset=gbk">', "text/html"),
+        ('<meta charset="gb2312">', "text/html"),
+        ("", "text/html"),  # no charset anywhere: detected
+        ("", "text/html; charset=GBK"),
+    ],
+)
+async def test_gbk_pages_decode(meta: str, ctype: str) -> None:
+    body = ZH.format(meta=meta).encode("gbk")
+    web = Web({"shop.example/p": html(body, ctype=ctype)})
+    result = await fetch("http://shop.example/p", web)
+    assert result.ok, result.error
+    assert "株洲湘火炬 火花塞" in result.markdown and "￥13.85" in result.markdown
+    assert result.charset and result.charset.lower() in {"gb18030", "gbk"}
+
+
+async def test_utf8_bom_and_json_and_plain_text() -> None:
+    web = Web(
+        {
+            "shop.example/bom": html(
+                b"\xef\xbb\xbf<html><body><p>\xe7\x81\xab</p></body></html>", ctype="text/html"
+            ),
+            "shop.example/api": html('{"price": "12.50"}', ctype="application/json"),
+            "shop.example/txt": html("plain words", ctype="text/plain"),
+            "shop.example/pdf": html(b"%PDF-1.7", ctype="application/pdf"),
+        }
+    )
+    assert "火" in (await fetch("http://shop.example/bom", web)).markdown
+    assert '"price": "12.50"' in (await fetch("http://shop.example/api", web)).markdown
+    assert (await fetch("http://shop.example/txt", web)).markdown == "plain words"
+    pdf = await fetch("http://shop.example/pdf", web)
+    assert not pdf.ok and pdf.error_code == "unsupported_content"
+
+
+# --- requests: user agent, pinning, retries, budget, size cap -----------------------------
+
+
+async def test_request_is_pinned_to_the_checked_address_with_a_browser_user_agent() -> None:
+    web = Web({"shop.example/p": html(PAGE)})
+    result = await fetch("http://shop.example/p", web)
+    assert result.ok and result.final_url == "http://shop.example/p"
+    sent = web.calls[0]
+    assert sent.url.host == PUBLIC_IP  # connected to the address that was vetted
+    assert sent.headers["host"] == "shop.example"
+    assert sent.headers["user-agent"].startswith(UA_BROWSER)
+
+
+async def test_server_errors_are_retried_with_backoff() -> None:
+    answers = iter([503, 502, 200])
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        status = next(answers)
+        return httpx.Response(
+            status, text=PAGE if status == 200 else "busy", headers={"content-type": "text/html"}
+        )
+
+    web = Web({"shop.example/p": flaky})
+    result = await fetch("http://shop.example/p", web)
+    assert result.ok and len(web.calls) == 3
+
+
+async def test_retry_after_is_honoured() -> None:
+    answers = iter([429, 200])
+
+    def limited(request: httpx.Request) -> httpx.Response:
+        if next(answers) == 429:
+            return httpx.Response(429, headers={"retry-after": "0.3"})
+        return httpx.Response(200, text=PAGE, headers={"content-type": "text/html"})
+
+    web = Web({"shop.example/p": limited})
+    started = time.monotonic()
+    result = await fetch("http://shop.example/p", web)
+    assert result.ok and time.monotonic() - started >= 0.3
+
+
+async def test_retry_after_beyond_the_budget_ends_in_a_clear_error_quickly() -> None:
+    web = Web({"shop.example/p": lambda r: httpx.Response(429, headers={"retry-after": "120"})})
+    started = time.monotonic()
+    result = await fetch("http://shop.example/p", web, total_budget=2.0)
+    assert time.monotonic() - started < 1.0
+    assert not result.ok and result.error_code == "rate_limited"
+    assert "Retry-After 120" in (result.error or "") and "budget" in (result.error or "")
+    assert result.for_model(1000).startswith("Error:")
+
+
+async def test_404_is_not_retried_and_says_so() -> None:
+    web = Web({})
+    result = await fetch("http://shop.example/missing", web)
+    assert not result.ok and result.status == 404 and len(web.calls) == 1
+    assert "404" in (result.error or "")
+
+
+async def test_response_size_is_capped() -> None:
+    big = "<html><body><main>" + "<p>filler text</p>" * 20000 + "</main></body></html>"
+    web = Web({"shop.example/big": html(big)})
+    result = await fetch("http://shop.example/big", web, max_bytes=4096)
+    assert result.ok and result.truncated_bytes
+    assert "size cap" in result.for_model(100_000)
+
+
+async def test_output_is_capped_for_the_model_but_json_is_kept() -> None:
+    page = PAGE.replace("</main>", "<p>" + "lorem ipsum " * 3000 + "</p></main>")
+    web = Web({"shop.example/p": html(page)})
+    result = await fetch("http://shop.example/p", web)
+    text = result.for_model(2000)
+    assert len(text) < 2600
+    assert "[Truncated: showing" in text
+    assert '"priceTiers"' in text  # embedded price data survives the cut
+    assert text.startswith("[Web content from http://shop.example/p")
+    assert "untrusted" in text
+
+
+# --- SSRF guard ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/x",  # loopback, port not allowed
+        "http://127.0.0.1:8301/",  # the shops' host, another port
+        "http://localhost:8301/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/",
+        "http://192.168.1.1/",
+        "http://172.16.0.5/",
+        "http://100.64.0.1/",  # carrier-grade NAT
+        "http://0.0.0.0:8300/",
+        "http://[::1]:8300/",
+        "http://[fd00:ec2::254]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[fe80::1]/",
+        "http://224.0.0.1/",
+        "http://metadata.test/",  # resolves to the metadata address
+        "http://intranet.test/",  # resolves to 10.0.0.1
+        "http://mixed.test/",  # one public, one private address
+        "file:///etc/passwd",
+        "gopher://shop.example/",
+        "http://user:pw@shop.example/",
+    ],
+)
+async def test_ssrf_refused_before_connecting(url: str) -> None:
+    web = Web({})
+    dns = {
+        "localhost": ["127.0.0.1"],
+        "metadata.test": ["169.254.169.254"],
+        "intranet.test": ["10.0.0.1"],
+        "mixed.test": [PUBLIC_IP, "10.0.0.1"],
+    }
+    result = await fetch(url, web, dns=dns)
+    assert not result.ok and result.error_code == "blocked", result
+    assert web.calls == []
+
+
+async def test_allow_list_admits_the_shops_and_configured_hosts_but_never_metadata() -> None:
+    web = Web(
+        {
+            "127.0.0.1:8300/p": html(PAGE),
+            "localhost:8300/p": html(PAGE),
+            "10.1.2.3:9000/p": html(PAGE),
+            "intranet.test/p": html(PAGE),
+        }
+    )
+    dns = {"localhost": ["127.0.0.1"], "intranet.test": ["10.9.9.9"]}
+    allowed = ["10.1.2.3:9000", "intranet.test", "169.254.169.254"]
+    for url in (
+        "http://127.0.0.1:8300/p",
+        "http://localhost:8300/p",  # resolves to the allowed address and port
+        "http://10.1.2.3:9000/p",
+        "http://intranet.test/p",  # a host allowed on any port
+    ):
+        result = await fetch(url, web, dns=dns, allowed_hosts=allowed)
+        assert result.ok, (url, result.error)
+    meta = await fetch("http://169.254.169.254/p", web, allowed_hosts=allowed)
+    assert meta.error_code == "blocked"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/admin",
+        "http://127.0.0.1:9/",
+        "http://intranet.test/",
+    ],
+)
+async def test_redirects_are_checked_again(target: str) -> None:
+    web = Web(
+        {
+            "shop.example/go": lambda r: httpx.Response(302, headers={"location": target}),
+            "shop.example/hop": lambda r: httpx.Response(301, headers={"location": "/go"}),
+        }
+    )
+    result = await fetch("http://shop.example/hop", web, dns={"intranet.test": ["10.0.0.1"]})
+    assert not result.ok and result.error_code == "blocked"
+    assert "redirect" in (result.error or "")
+    assert [c.headers["host"] for c in web.calls] == ["shop.example", "shop.example"]
+
+
+async def test_redirects_are_followed_and_capped() -> None:
+    web = Web(
+        {
+            "shop.example/old": lambda r: httpx.Response(301, headers={"location": "/new"}),
+            "shop.example/new": html(PAGE),
+            "shop.example/loop": lambda r: httpx.Response(302, headers={"location": "/loop"}),
+        }
+    )
+    ok = await fetch("http://shop.example/old", web)
+    assert ok.ok and ok.final_url == "http://shop.example/new"
+    loop = await fetch("http://shop.example/loop", web, max_redirects=3)
+    assert loop.error_code == "too_many_redirects"
+
+
+async def test_unresolvable_host_is_a_clear_error() -> None:
+    result = await fetch("http://nowhere.invalid/", Web({}))
+    assert result.error_code == "dns" and "nowhere.invalid" in (result.error or "")
+
+
+# --- reader fallbacks ---------------------------------------------------------------------
+
+
+async def test_readers_take_over_when_the_site_blocks_us_and_dead_ones_are_skipped() -> None:
+    def dead(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    web = Web(
+        {
+            "shop.example/p": html("<h1>403</h1>", status=403),
+            "dead-reader.example/http://shop.example/p": dead,
+            "reader.example/http://shop.example/p": lambda r: httpx.Response(
+                200,
+                text="# NGK CR7HSA\n\n| Qty | Price |\n|---|---|\n| 1+ | 12.50 |",
+                headers={"content-type": "text/markdown"},
+            ),
+        }
+    )
+    result = await fetch(
+        "http://shop.example/p",
+        web,
+        readers=["http://dead-reader.example/", "http://reader.example/"],
+        reader_retries=0,
+    )
+    assert result.ok and result.via == "http://reader.example/"
+    assert "| 1+ | 12.50 |" in result.markdown
+    assert any("dead-reader" in n for n in result.notes)
+    assert "via reader http://reader.example/" in result.for_model(5000)
+
+
+async def test_public_readers_never_see_private_urls() -> None:
+    web = Web({"127.0.0.1:8300/p": html("denied", status=403)})
+    result = await fetch("http://127.0.0.1:8300/p", web, readers=["https://r.jina.example/"])
+    assert not result.ok and result.status == 403
+    assert [c.headers["host"] for c in web.calls] == ["127.0.0.1:8300"]
+    assert "refused access" in (result.error or "")
+
+
+async def test_no_fallback_for_404() -> None:
+    web = Web({})
+    result = await fetch("http://shop.example/x", web, readers=["http://reader.example/"])
+    assert result.status == 404 and len(web.calls) == 1
+
+
+# --- settings and the tool ----------------------------------------------------------------
+
+
+def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUPPLIER_SITES_URL", "http://127.0.0.1:18300")
+    monkeypatch.setenv("WEB_ALLOWED_HOSTS", "10.0.0.5:80, intranet.local")
+    monkeypatch.setenv("WEB_READERS", '["http://reader.local/"]')
+    monkeypatch.setenv("WEB_TOTAL_BUDGET", "7")
+    s = WebSettings()
+    assert s.allow_entries() == {"10.0.0.5:80", "intranet.local", "127.0.0.1:18300"}
+    assert s.readers == ["http://reader.local/"] and s.total_budget == 7
+
+
+async def test_tool_returns_an_error_tool_message_not_an_exception(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WEB_READERS", "")
+    call = {
+        "name": "fetch_url",
+        "args": {"url": "http://169.254.169.254/latest/meta-data/"},
+        "id": "call-1",
+        "type": "tool_call",
+    }
+    message = await fetch_url.ainvoke(call)
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
+    assert "refused" in str(message.content) and "metadata" in str(message.content)
+
+
+def test_tool_schema_is_small_and_named() -> None:
+    assert fetch_url.name == "fetch_url"
+    assert set(fetch_url.args) == {"url", "max_chars"}
+    assert FetchUrlInput.model_json_schema()["required"] == ["url"]
+    assert len(fetch_url.description) < 700
