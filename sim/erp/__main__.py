@@ -1,0 +1,61 @@
+"""``python -m sim.erp`` serves the ERP; ``reset`` restores the seed data; ``seed`` fills an
+empty database and leaves a filled one alone."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.logs import setup_logging
+from core.serve import serve
+from sim.erp.settings import ErpSettings
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m sim.erp", description=__doc__)
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=("serve", "reset", "seed"),
+        default="serve",
+        help="serve (default), reset the database to the seed data, or seed it if empty",
+    )
+    args = parser.parse_args(argv)
+    settings = ErpSettings()
+    log = setup_logging(
+        "sim-erp",
+        level=settings.log_level,
+        log_dir=settings.resolved_log_dir,
+        backup_count=settings.log_backup_count,
+    )
+    if args.command == "serve":
+        from sim.erp.app import create_app
+
+        serve(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            service="sim-erp",
+            log_level=settings.log_level,
+        )
+        return 0
+
+    from sim.erp.db import Database
+    from sim.erp.seed import ensure_seeded, reset
+
+    db = Database(settings.resolved_database_url)
+    try:
+        if args.command == "reset":
+            counts = reset(db, settings.seed)
+            log.info("reset %s to seed %s: %s", db.dialect, settings.seed, counts)
+        elif ensure_seeded(db, settings.seed):
+            log.info("seeded %s with seed %s", db.dialect, settings.seed)
+        else:
+            log.info("the database already holds data; left as it is")
+    finally:
+        db.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,638 @@
+"""Purchase orders: idempotent creation, versioned updates, the state machine, the audit.
+
+Each public function is one database transaction: it either makes the whole
+change, audit row included, or raises :class:`~sim.erp.errors.ErpError` and
+changes nothing.
+
+Concurrency. Create looks its idempotency key up first and relies on the unique
+index when two requests race (the loser reads the winner's order and replays or
+conflicts). Update claims the order with ``UPDATE ... SET version = version + 1
+WHERE id = :id AND version = :expected`` before anything else, so of two updates
+sent with the same version exactly one proceeds and the other gets
+VERSION_CONFLICT; a refusal later in the same request rolls the claim back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from sim.erp.db import Database
+from sim.erp.errors import ErpError
+from sim.erp.masterdata import MasterData
+from sim.erp.models import (
+    AuditLog,
+    Counter,
+    Inventory,
+    Part,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    Supplier,
+    SupplierPrice,
+)
+from sim.erp.schemas import LineIn, OrderCreate, OrderUpdate
+from sim.erp.seed import ORDER_COUNTER
+from sim.erp.views import OrderView, SupplierView, order_view, paged
+
+ENTITY = "purchase_order"
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "draft": ("pending_approval", "cancelled"),
+    "pending_approval": ("approved", "draft", "cancelled"),
+    "approved": ("partially_received", "received", "cancelled"),
+    "partially_received": ("received",),
+    "received": ("closed",),
+    "closed": (),
+    "cancelled": (),
+}
+_DEFAULT_ACTOR = "api"
+
+
+def utcnow() -> datetime:
+    """Now, in UTC, without tzinfo (how timestamps are stored)."""
+    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+
+
+def request_hash(payload: OrderCreate) -> str:
+    """A digest of everything in a create request except its idempotency key."""
+    body = payload.model_dump(mode="json", exclude={"idempotency_key"})
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Created:
+    """The answer to a create: the order, and whether it was made by an earlier request."""
+
+    order: OrderView
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class _Priced:
+    part_id: int
+    quantity: int
+    unit_price_minor: int
+    lead_time_days: int
+
+
+# ---------------------------------------------------------------- create
+
+
+def create_order(db: Database, master: MasterData, payload: OrderCreate) -> Created:
+    """Create an order, or return the one an earlier request with this key created."""
+    digest = request_hash(payload)
+    try:
+        with db.write() as session:
+            existing = _by_key(session, payload.idempotency_key)
+            if existing is not None:
+                return _replay(existing, digest, master)
+            order = _insert(session, master, payload, digest)
+            return Created(_view(order, master), replayed=False)
+    except IntegrityError:
+        # Another request inserted this key between our look-up and our insert.
+        with db.read() as session:
+            existing = _by_key(session, payload.idempotency_key)
+            if existing is None:
+                raise
+            return _replay(existing, digest, master)
+
+
+def _by_key(session: Session, key: str) -> PurchaseOrder | None:
+    return session.scalars(
+        select(PurchaseOrder)
+        .where(PurchaseOrder.idempotency_key == key)
+        .options(selectinload(PurchaseOrder.lines))
+    ).one_or_none()
+
+
+def _replay(order: PurchaseOrder, digest: str, master: MasterData) -> Created:
+    if order.request_hash != digest:
+        raise ErpError(
+            "IDEMPOTENCY_CONFLICT",
+            f"The idempotency key was already used for order {order.order_no} with different "
+            "contents; send a new key to create another order, or the same contents to get "
+            "that order back.",
+            {"order_id": order.id, "order_no": order.order_no},
+        )
+    return Created(_view(order, master), replayed=True)
+
+
+def _insert(
+    session: Session, master: MasterData, payload: OrderCreate, digest: str
+) -> PurchaseOrder:
+    supplier = _active_supplier(session, master, payload.supplier_id)
+    currency = payload.currency or supplier["currency"]
+    order_date = payload.order_date or utcnow().date()
+    priced = _price_lines(session, master, supplier, payload.lines, order_date, currency)
+    expected = payload.expected_date or order_date + timedelta(
+        days=max(p.lead_time_days for p in priced)
+    )
+    _check_expected(expected, order_date)
+    now = utcnow()
+    order = PurchaseOrder(
+        order_no=_next_order_no(session, order_date),
+        idempotency_key=payload.idempotency_key,
+        request_hash=digest,
+        supplier_id=supplier["id"],
+        status="pending_approval" if payload.submit else "draft",
+        currency=currency,
+        order_date=order_date,
+        expected_date=expected,
+        buyer=payload.buyer,
+        note=payload.note,
+        approved_by=None,
+        total_minor=sum(p.quantity * p.unit_price_minor for p in priced),
+        version=1,
+        created_at=now,
+        updated_at=now,
+        lines=_new_lines(priced),
+    )
+    session.add(order)
+    session.flush()
+    _audit(session, order, "order.create", payload.buyer, before=None)
+    return order
+
+
+def _next_order_no(session: Session, order_date: date) -> str:
+    # The counter row is locked until commit, so concurrent creates get distinct numbers.
+    session.execute(
+        update(Counter).where(Counter.name == ORDER_COUNTER).values(value=Counter.value + 1)
+    )
+    seq = session.scalar(select(Counter.value).where(Counter.name == ORDER_COUNTER))
+    if seq is None:
+        msg = "the order-number counter is missing; run `python -m sim.erp reset`"
+        raise RuntimeError(msg)
+    return f"PO{order_date:%Y%m}{seq:05d}"
+
+
+def _new_lines(priced: Iterable[_Priced]) -> list[PurchaseOrderLine]:
+    return [
+        PurchaseOrderLine(
+            line_no=n,
+            part_id=p.part_id,
+            quantity=p.quantity,
+            received_qty=0,
+            unit_price_minor=p.unit_price_minor,
+            amount_minor=p.quantity * p.unit_price_minor,
+        )
+        for n, p in enumerate(priced, start=1)
+    ]
+
+
+def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> SupplierView:
+    row = session.get(Supplier, supplier_id)
+    view = master.suppliers.get(supplier_id)
+    if row is None or view is None:
+        raise ErpError(
+            "NOT_FOUND",
+            f"There is no supplier with id {supplier_id}.",
+            {"supplier_id": supplier_id},
+        )
+    if row.status != "active":
+        state = row.status.replace("_", " ")
+        raise ErpError(
+            "VALIDATION",
+            f"Supplier {view['name_en']} ({view['code']}) is {state}; it takes no new orders.",
+            {"supplier_id": supplier_id, "status": row.status},
+        )
+    return view
+
+
+def _price_lines(
+    session: Session,
+    master: MasterData,
+    supplier: SupplierView,
+    lines: Sequence[LineIn],
+    order_date: date,
+    currency: str,
+) -> list[_Priced]:
+    """Each line priced from the supplier's price list, or the first rule it breaks."""
+    ids = [line.part_id for line in lines]
+    parts = {p.id: p for p in session.scalars(select(Part).where(Part.id.in_(ids)))}
+    offers: dict[int, list[SupplierPrice]] = {}
+    for sp in session.scalars(
+        select(SupplierPrice).where(
+            SupplierPrice.supplier_id == supplier["id"], SupplierPrice.part_id.in_(ids)
+        )
+    ):
+        offers.setdefault(sp.part_id, []).append(sp)
+    name = f"{supplier['name_en']} ({supplier['code']})"
+    priced: list[_Priced] = []
+    for n, line in enumerate(lines):
+        where = {"line": n, "part_id": line.part_id}
+        part = parts.get(line.part_id)
+        if part is None:
+            raise ErpError("NOT_FOUND", f"There is no part with id {line.part_id}.", where)
+        if not part.active:
+            raise ErpError("VALIDATION", f"Part {part.sku} is no longer active.", where)
+        rows = offers.get(line.part_id)
+        if not rows:
+            sellers = [
+                master.suppliers[sid]["code"]
+                for sid, pids in sorted(master.part_ids_by_supplier.items())
+                if line.part_id in pids and sid in master.suppliers
+            ]
+            raise ErpError(
+                "VALIDATION",
+                f"{name} does not sell part {part.sku}; it is sold by {', '.join(sellers)}."
+                if sellers
+                else f"{name} does not sell part {part.sku}.",
+                where | {"sold_by": sellers},
+            )
+        valid = [sp for sp in rows if sp.valid_from <= order_date <= sp.valid_to]
+        if not valid:
+            latest = max(rows, key=lambda sp: sp.valid_to)
+            raise ErpError(
+                "VALIDATION",
+                f"{name} has no price for {part.sku} valid on {order_date.isoformat()}: its price "
+                f"list runs from {latest.valid_from.isoformat()} to {latest.valid_to.isoformat()}.",
+                where
+                | {
+                    "valid_from": latest.valid_from.isoformat(),
+                    "valid_to": latest.valid_to.isoformat(),
+                },
+            )
+        offer = max(valid, key=lambda sp: (sp.valid_from, sp.id))
+        if offer.currency != currency:
+            raise ErpError(
+                "VALIDATION",
+                f"{name} prices {part.sku} in {offer.currency}, but this order is in {currency}; "
+                "one order takes one currency.",
+                where | {"price_currency": offer.currency, "order_currency": currency},
+            )
+        if line.quantity < offer.min_order_qty:
+            raise ErpError(
+                "VALIDATION",
+                f"{name} sells {part.sku} in quantities of at least {offer.min_order_qty} "
+                f"{part.unit}; {line.quantity} is below that minimum order quantity.",
+                where | {"min_order_qty": offer.min_order_qty, "quantity": line.quantity},
+            )
+        priced.append(_Priced(line.part_id, line.quantity, offer.price_minor, offer.lead_time_days))
+    return priced
+
+
+def _check_expected(expected: date | None, order_date: date) -> None:
+    if expected is not None and expected < order_date:
+        raise ErpError(
+            "VALIDATION",
+            f"The expected date {expected.isoformat()} is before the order date "
+            f"{order_date.isoformat()}.",
+            {"expected_date": expected.isoformat(), "order_date": order_date.isoformat()},
+        )
+
+
+# ---------------------------------------------------------------- update
+
+
+def update_order(db: Database, master: MasterData, ref: str, payload: OrderUpdate) -> OrderView:
+    """Apply ``payload`` to the order ``ref`` (id or order number) at its expected version."""
+    changing = payload.model_fields_set - {"expected_version", "actor"}
+    if not changing:
+        raise ErpError(
+            "VALIDATION",
+            "Nothing to change: send at least one of status, lines, expected_date, note, "
+            "approved_by or received with expected_version.",
+        )
+    with db.write() as session:
+        order_id, order_no, current = _find(session, ref)
+        claimed = session.connection().execute(
+            update(PurchaseOrder.__table__)  # type: ignore[arg-type]
+            .where(
+                PurchaseOrder.__table__.c.id == order_id,
+                PurchaseOrder.__table__.c.version == payload.expected_version,
+            )
+            .values(version=PurchaseOrder.__table__.c.version + 1)
+        )
+        if claimed.rowcount != 1:
+            raise ErpError(
+                "VERSION_CONFLICT",
+                f"Order {order_no} has changed since you read it (it is at version {current}, "
+                f"you sent {payload.expected_version}); read it again and retry.",
+                {
+                    "order_id": order_id,
+                    "order_no": order_no,
+                    "current_version": current,
+                    "expected_version": payload.expected_version,
+                },
+            )
+        order = session.get(PurchaseOrder, order_id, populate_existing=True)
+        assert order is not None
+        before = _snapshot(order) | {"version": payload.expected_version}
+        action = _apply(session, master, order, payload, changing)
+        order.updated_at = utcnow()
+        session.flush()
+        _audit(session, order, action, payload.actor, before=before)
+        return _view(order, master)
+
+
+def _apply(
+    session: Session,
+    master: MasterData,
+    order: PurchaseOrder,
+    payload: OrderUpdate,
+    changing: set[str],
+) -> str:
+    """Make the changes on ``order`` (not yet flushed); returns the audit action."""
+    if order.status in ("closed", "cancelled"):
+        raise ErpError(
+            "INVALID_TRANSITION",
+            f"Order {order.order_no} is {order.status}; a {order.status} order cannot be changed.",
+            {"order_no": order.order_no, "status": order.status},
+        )
+    target = payload.status if payload.status != order.status else None
+    if payload.approved_by is not None and target != "approved":
+        raise ErpError(
+            "VALIDATION",
+            'approved_by is recorded only when the order is approved: send status "approved" '
+            "with it.",
+            {"status": order.status},
+        )
+    action = "order.update"
+    if payload.lines is not None:
+        _replace_lines(session, master, order, payload.lines)
+    if "expected_date" in changing:
+        _check_expected(payload.expected_date, order.order_date)
+        order.expected_date = payload.expected_date
+    if "note" in changing:
+        order.note = payload.note
+    if payload.received is not None:
+        _receive(session, order, {r.part_id: r.quantity for r in payload.received}, target)
+        return "order.receive"
+    if target is not None:
+        _transition(session, order, target, payload.approved_by)
+        action = "order.status"
+    return action
+
+
+def _replace_lines(
+    session: Session, master: MasterData, order: PurchaseOrder, lines: Sequence[LineIn]
+) -> None:
+    if order.status != "draft":
+        raise ErpError(
+            "INVALID_TRANSITION",
+            f"Lines can be changed only while an order is a draft; order {order.order_no} is "
+            f"{order.status.replace('_', ' ')}.",
+            {"order_no": order.order_no, "status": order.status},
+        )
+    supplier = _active_supplier(session, master, order.supplier_id)
+    priced = _price_lines(session, master, supplier, lines, order.order_date, order.currency)
+    order.lines.clear()
+    # Old lines go before new ones take their line numbers (unique per order).
+    session.flush()
+    order.lines.extend(_new_lines(priced))
+    order.total_minor = sum(p.quantity * p.unit_price_minor for p in priced)
+
+
+def _transition(
+    session: Session, order: PurchaseOrder, target: str, approved_by: str | None
+) -> None:
+    allowed = TRANSITIONS[order.status]
+    if target not in allowed:
+        if target == "cancelled" and order.status in ("partially_received", "received"):
+            why = "goods have already been received against it"
+            message = f"Order {order.order_no} cannot be cancelled: {why}."
+        else:
+            message = (
+                f"Order {order.order_no} cannot go from {order.status} to {target}; from "
+                f"{order.status} it can go to {' or '.join(allowed) or 'nothing'}."
+            )
+        raise ErpError(
+            "INVALID_TRANSITION",
+            message,
+            {"order_no": order.order_no, "from": order.status, "to": target, "allowed": allowed},
+        )
+    if target == "approved" and not approved_by:
+        raise ErpError(
+            "APPROVAL_REQUIRED",
+            f"Approving order {order.order_no} needs approved_by: the name of the person who "
+            "approves it.",
+            {"order_no": order.order_no},
+        )
+    if target == "partially_received":
+        raise ErpError(
+            "VALIDATION",
+            "Say what arrived: send received as a list of {part_id, quantity}.",
+            {"order_no": order.order_no},
+        )
+    if target == "received":
+        # "Received" without a list: everything still outstanding arrived.
+        _receive(
+            session,
+            order,
+            {
+                ln.part_id: ln.quantity - ln.received_qty
+                for ln in order.lines
+                if ln.quantity > ln.received_qty
+            },
+            target,
+        )
+        return
+    if target == "approved":
+        order.approved_by = approved_by
+        _stock(session, {ln.part_id: (0, ln.quantity) for ln in order.lines})
+    elif target == "cancelled" and order.status == "approved":
+        _stock(session, {ln.part_id: (0, -ln.quantity) for ln in order.lines})
+    order.status = target
+
+
+def _receive(
+    session: Session, order: PurchaseOrder, quantities: dict[int, int], target: str | None
+) -> None:
+    if order.status not in ("approved", "partially_received"):
+        raise ErpError(
+            "INVALID_TRANSITION",
+            f"Goods can be received only on an approved order; order {order.order_no} is "
+            f"{order.status.replace('_', ' ')}.",
+            {"order_no": order.order_no, "status": order.status},
+        )
+    lines = {ln.part_id: ln for ln in order.lines}
+    for part_id, qty in quantities.items():
+        line = lines.get(part_id)
+        if line is None:
+            raise ErpError(
+                "VALIDATION",
+                f"Part {part_id} is not on order {order.order_no}.",
+                {"order_no": order.order_no, "part_id": part_id},
+            )
+        if line.received_qty + qty > line.quantity:
+            raise ErpError(
+                "INVALID_TRANSITION",
+                f"Receiving {qty} of part {part_id} would exceed the {line.quantity} ordered on "
+                f"{order.order_no} ({line.received_qty} already received).",
+                {
+                    "order_no": order.order_no,
+                    "part_id": part_id,
+                    "ordered": line.quantity,
+                    "already_received": line.received_qty,
+                    "receiving": qty,
+                },
+            )
+    for part_id, qty in quantities.items():
+        lines[part_id].received_qty += qty
+    done = all(ln.received_qty >= ln.quantity for ln in order.lines)
+    new_status = "received" if done else "partially_received"
+    if target is not None and target != new_status:
+        raise ErpError(
+            "VALIDATION",
+            f"After this receipt order {order.order_no} would be {new_status.replace('_', ' ')}, "
+            f"not {target.replace('_', ' ')}; send received without status, or with the "
+            "quantities that make it so.",
+            {"order_no": order.order_no, "would_be": new_status, "status": target},
+        )
+    _stock(session, {pid: (qty, -qty) for pid, qty in quantities.items()})
+    order.status = new_status
+
+
+def _stock(session: Session, moves: dict[int, tuple[int, int]]) -> None:
+    """Add (on_hand, on_order) deltas to each part's stock; on order never goes below 0."""
+    for part_id, (on_hand, on_order) in moves.items():
+        inv = session.get(Inventory, part_id)
+        if inv is None:
+            continue
+        inv.on_hand += on_hand
+        inv.on_order = max(0, inv.on_order + on_order)
+
+
+def _find(session: Session, ref: str) -> tuple[int, str, int]:
+    """(id, order number, version) of the order named by id or order number."""
+    numeric = ref.isascii() and ref.isdigit()
+    if numeric and (len(ref) > 10 or int(ref) > 2_147_483_647):
+        raise ErpError("NOT_FOUND", f"There is no order {ref[:40]!r}.", {"order": ref[:40]})
+    column = PurchaseOrder.id if numeric else PurchaseOrder.order_no
+    key: int | str = int(ref) if numeric else ref.strip().upper()
+    row = session.execute(
+        select(PurchaseOrder.id, PurchaseOrder.order_no, PurchaseOrder.version).where(column == key)
+    ).first()
+    if row is None:
+        raise ErpError("NOT_FOUND", f"There is no order {ref[:40]!r}.", {"order": ref[:40]})
+    return row[0], row[1], row[2]
+
+
+# ---------------------------------------------------------------- audit and views
+
+
+def _snapshot(order: PurchaseOrder) -> dict[str, Any]:
+    return {
+        "order_no": order.order_no,
+        "status": order.status,
+        "version": order.version,
+        "currency": order.currency,
+        "expected_date": order.expected_date.isoformat() if order.expected_date else None,
+        "note": order.note,
+        "approved_by": order.approved_by,
+        "total_minor": order.total_minor,
+        "lines": [
+            {
+                "part_id": ln.part_id,
+                "quantity": ln.quantity,
+                "received_qty": ln.received_qty,
+                "unit_price_minor": ln.unit_price_minor,
+            }
+            for ln in order.lines
+        ],
+    }
+
+
+def _audit(
+    session: Session,
+    order: PurchaseOrder,
+    action: str,
+    actor: str | None,
+    *,
+    before: dict[str, Any] | None,
+) -> None:
+    session.add(
+        AuditLog(
+            at=utcnow(),
+            actor=actor or _DEFAULT_ACTOR,
+            action=action,
+            entity=ENTITY,
+            entity_id=order.id,
+            version=order.version,
+            before=before,
+            after=_snapshot(order),
+        )
+    )
+
+
+def _view(order: PurchaseOrder, master: MasterData) -> OrderView:
+    return order_view(order, master.suppliers[order.supplier_id], master.parts)
+
+
+# ---------------------------------------------------------------- reads
+
+
+def get_order(db: Database, master: MasterData, ref: str) -> OrderView:
+    """The order named by id or order number."""
+    with db.read() as session:
+        order_id, _no, _v = _find(session, ref)
+        order = session.get(PurchaseOrder, order_id, options=[selectinload(PurchaseOrder.lines)])
+        assert order is not None
+        return _view(order, master)
+
+
+@dataclass(frozen=True)
+class OrderFilters:
+    """The filters of ``GET /orders/search-details``; None means "any"."""
+
+    order_no: str | None = None
+    supplier_id: int | None = None
+    supplier_name: str | None = None
+    part_id: int | None = None
+    sku: str | None = None
+    status: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+
+
+def search_orders(
+    db: Database, master: MasterData, filters: OrderFilters, page: int, size: int
+) -> dict[str, Any]:
+    """A page of orders matching every filter, newest first."""
+    conditions: list[ColumnElement[bool]] = []
+    if filters.order_no:
+        conditions.append(
+            func.upper(PurchaseOrder.order_no).contains(
+                filters.order_no.strip().upper(), autoescape=True
+            )
+        )
+    if filters.supplier_id is not None:
+        conditions.append(PurchaseOrder.supplier_id == filters.supplier_id)
+    if filters.supplier_name:
+        ids = [h.key for h in master.supplier_index.search(filters.supplier_name)]
+        conditions.append(PurchaseOrder.supplier_id.in_(ids))
+    part_ids: list[int] = []
+    if filters.part_id is not None:
+        part_ids.append(filters.part_id)
+    if filters.sku:
+        found = master.part_id_for_sku(filters.sku)
+        part_ids.append(found if found is not None else -1)
+    for part_id in part_ids:
+        conditions.append(PurchaseOrder.lines.any(PurchaseOrderLine.part_id == part_id))
+    if filters.status:
+        conditions.append(PurchaseOrder.status == filters.status)
+    if filters.date_from:
+        conditions.append(PurchaseOrder.order_date >= filters.date_from)
+    if filters.date_to:
+        conditions.append(PurchaseOrder.order_date <= filters.date_to)
+    with db.read() as session:
+        total = (
+            session.scalar(select(func.count()).select_from(PurchaseOrder).where(*conditions)) or 0
+        )
+        orders = session.scalars(
+            select(PurchaseOrder)
+            .where(*conditions)
+            .order_by(PurchaseOrder.order_date.desc(), PurchaseOrder.id.desc())
+            .offset((page - 1) * size)
+            .limit(size)
+            .options(selectinload(PurchaseOrder.lines))
+        ).all()
+        return paged([_view(o, master) for o in orders], total, page, size)

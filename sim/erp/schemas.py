@@ -1,0 +1,112 @@
+"""Wire formats of the request bodies (docs/erp_api.md: OrderCreate, OrderUpdate).
+
+Integers are strict: ``1.5``, ``"10"`` and ``true`` are not quantities. Unknown
+fields are refused, so a misspelt ``qty`` is reported instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
+
+MAX_QUANTITY = 1_000_000
+MAX_LINES = 50
+
+OrderStatus = Literal[
+    "draft",
+    "pending_approval",
+    "approved",
+    "partially_received",
+    "received",
+    "closed",
+    "cancelled",
+]
+
+
+def _whole_float_to_int(value: object) -> object:
+    # 10.0 is a whole number in JSON; 10.5 stays a float and is refused as fractional.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Quantity = Annotated[
+    int,
+    BeforeValidator(_whole_float_to_int),
+    Field(strict=True, gt=0, le=MAX_QUANTITY, description="Units, a whole number > 0."),
+]
+Id = Annotated[int, Field(strict=True, ge=1, le=2_147_483_647)]
+Day = Annotated[date, Field(strict=True, description="YYYY-MM-DD")]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+Note = Annotated[str, StringConstraints(max_length=2000)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LineIn(_Body):
+    """One order line as the client sends it."""
+
+    part_id: Id = Field(description="The part's numeric id.")
+    quantity: Quantity
+
+
+class OrderCreate(_Body):
+    """``POST /orders/create``."""
+
+    idempotency_key: Annotated[str, StringConstraints(min_length=8, max_length=128)] = Field(
+        description="Client-chosen key; the same key and payload always give the same order."
+    )
+    supplier_id: Id
+    lines: list[LineIn] = Field(min_length=1, max_length=MAX_LINES)
+    currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")] | None = None
+    order_date: Day | None = None
+    expected_date: Day | None = None
+    buyer: Name | None = None
+    note: Note | None = None
+    submit: bool = Field(default=False, strict=True)
+
+    @field_validator("lines")
+    @classmethod
+    def _one_line_per_part(cls, lines: list[LineIn]) -> list[LineIn]:
+        _refuse_repeated_parts(lines)
+        return lines
+
+
+class OrderUpdate(_Body):
+    """``PUT /orders/update/{order_id}``: the expected version and what to change."""
+
+    expected_version: Id
+    status: OrderStatus | None = None
+    lines: list[LineIn] | None = Field(default=None, min_length=1, max_length=MAX_LINES)
+    expected_date: Day | None = None
+    note: Note | None = None
+    approved_by: Name | None = None
+    received: list[LineIn] | None = Field(default=None, min_length=1, max_length=MAX_LINES)
+    actor: Name | None = None
+
+    @field_validator("lines", "received")
+    @classmethod
+    def _one_line_per_part(cls, lines: list[LineIn] | None) -> list[LineIn] | None:
+        if lines is not None:
+            _refuse_repeated_parts(lines)
+        return lines
+
+
+def _refuse_repeated_parts(lines: list[LineIn]) -> None:
+    seen: set[int] = set()
+    for line in lines:
+        if line.part_id in seen:
+            msg = f"part {line.part_id} is listed twice; put its whole quantity on one line"
+            raise ValueError(msg)
+        seen.add(line.part_id)

@@ -1,0 +1,270 @@
+"""The JSON shapes of docs/erp_api.md, built from rows.
+
+Plain TypedDicts rather than pydantic models: a part search serializes dozens of
+them per request and must stay fast; the request bodies are validated by
+:mod:`sim.erp.schemas` instead.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, TypedDict
+
+from sim.erp.models import (
+    AuditLog,
+    Inventory,
+    Part,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    Supplier,
+    SupplierPrice,
+)
+
+
+class CategoryView(TypedDict):
+    code: str
+    name_zh: str
+    name_en: str
+    unit: str
+    part_count: int
+
+
+class SupplierView(TypedDict):
+    id: int
+    code: str
+    name_zh: str
+    name_en: str
+    kind: str
+    status: str
+    rating: float
+    website: str
+    country: str
+    currency: str
+
+
+class PartView(TypedDict):
+    id: int
+    sku: str
+    model: str
+    name_zh: str
+    name_en: str
+    category_code: str
+    category_zh: str
+    category_en: str
+    brand: str
+    brand_zh: str
+    unit: str
+
+
+class OfferView(TypedDict):
+    supplier_id: int
+    supplier_code: str
+    supplier_name_zh: str
+    supplier_name_en: str
+    price_minor: int
+    price: str
+    currency: str
+    min_order_qty: int
+    lead_time_days: int
+    valid_from: str
+    valid_to: str
+
+
+class InventoryView(TypedDict):
+    on_hand: int
+    reserved: int
+    on_order: int
+    safety_stock: int
+    reorder_point: int
+
+
+class OrderLineView(TypedDict):
+    id: int
+    line_no: int
+    part_id: int
+    sku: str
+    name_zh: str
+    name_en: str
+    quantity: int
+    received_qty: int
+    unit_price_minor: int
+    unit_price: str
+    amount_minor: int
+
+
+class OrderView(TypedDict):
+    id: int
+    order_no: str
+    idempotency_key: str | None
+    supplier_id: int
+    supplier_code: str
+    supplier_name_zh: str
+    supplier_name_en: str
+    status: str
+    currency: str
+    order_date: str
+    expected_date: str | None
+    buyer: str | None
+    note: str | None
+    approved_by: str | None
+    total_minor: int
+    total: str
+    version: int
+    created_at: str
+    updated_at: str
+    lines: list[OrderLineView]
+
+
+class AuditView(TypedDict):
+    id: int
+    at: str
+    actor: str
+    action: str
+    entity: str
+    entity_id: int
+    version: int
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+def money(minor: int) -> str:
+    """Minor units as the display string: ``5430`` → ``"54.30"`` (CNY and USD have 2 digits)."""
+    sign = "-" if minor < 0 else ""
+    whole, frac = divmod(abs(minor), 100)
+    return f"{sign}{whole}.{frac:02d}"
+
+
+def day(value: date | None) -> str | None:
+    """A date as ``YYYY-MM-DD``."""
+    return value.isoformat() if value is not None else None
+
+
+def timestamp(value: datetime) -> str:
+    """A naive UTC timestamp as ISO 8601 with ``Z``."""
+    return value.replace(microsecond=0).isoformat() + "Z"
+
+
+def supplier_view(s: Supplier) -> SupplierView:
+    """The Supplier shape."""
+    return SupplierView(
+        id=s.id,
+        code=s.code,
+        name_zh=s.name_zh,
+        name_en=s.name_en,
+        kind=s.kind,
+        status=s.status,
+        rating=s.rating,
+        website=s.website,
+        country=s.country,
+        currency=s.currency,
+    )
+
+
+def part_view(p: Part) -> PartView:
+    """The Part shape (the category must be loaded)."""
+    return PartView(
+        id=p.id,
+        sku=p.sku,
+        model=p.model,
+        name_zh=p.name_zh,
+        name_en=p.name_en,
+        category_code=p.category.code,
+        category_zh=p.category.name_zh,
+        category_en=p.category.name_en,
+        brand=p.brand,
+        brand_zh=p.brand_zh,
+        unit=p.unit,
+    )
+
+
+def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
+    """The Offer shape of one price-list row."""
+    return OfferView(
+        supplier_id=sp.supplier_id,
+        supplier_code=supplier["code"],
+        supplier_name_zh=supplier["name_zh"],
+        supplier_name_en=supplier["name_en"],
+        price_minor=sp.price_minor,
+        price=money(sp.price_minor),
+        currency=sp.currency,
+        min_order_qty=sp.min_order_qty,
+        lead_time_days=sp.lead_time_days,
+        valid_from=sp.valid_from.isoformat(),
+        valid_to=sp.valid_to.isoformat(),
+    )
+
+
+def inventory_view(inv: Inventory) -> InventoryView:
+    """The Inventory shape."""
+    return InventoryView(
+        on_hand=inv.on_hand,
+        reserved=inv.reserved,
+        on_order=inv.on_order,
+        safety_stock=inv.safety_stock,
+        reorder_point=inv.reorder_point,
+    )
+
+
+def line_view(line: PurchaseOrderLine, part: PartView) -> OrderLineView:
+    """One order line."""
+    return OrderLineView(
+        id=line.id,
+        line_no=line.line_no,
+        part_id=line.part_id,
+        sku=part["sku"],
+        name_zh=part["name_zh"],
+        name_en=part["name_en"],
+        quantity=line.quantity,
+        received_qty=line.received_qty,
+        unit_price_minor=line.unit_price_minor,
+        unit_price=money(line.unit_price_minor),
+        amount_minor=line.amount_minor,
+    )
+
+
+def order_view(
+    order: PurchaseOrder, supplier: SupplierView, parts: dict[int, PartView]
+) -> OrderView:
+    """The Order shape, lines included."""
+    return OrderView(
+        id=order.id,
+        order_no=order.order_no,
+        idempotency_key=order.idempotency_key,
+        supplier_id=order.supplier_id,
+        supplier_code=supplier["code"],
+        supplier_name_zh=supplier["name_zh"],
+        supplier_name_en=supplier["name_en"],
+        status=order.status,
+        currency=order.currency,
+        order_date=order.order_date.isoformat(),
+        expected_date=day(order.expected_date),
+        buyer=order.buyer,
+        note=order.note,
+        approved_by=order.approved_by,
+        total_minor=order.total_minor,
+        total=money(order.total_minor),
+        version=order.version,
+        created_at=timestamp(order.created_at),
+        updated_at=timestamp(order.updated_at),
+        lines=[line_view(ln, parts[ln.part_id]) for ln in order.lines],
+    )
+
+
+def audit_view(entry: AuditLog) -> AuditView:
+    """One audit entry."""
+    return AuditView(
+        id=entry.id,
+        at=timestamp(entry.at),
+        actor=entry.actor,
+        action=entry.action,
+        entity=entry.entity,
+        entity_id=entry.entity_id,
+        version=entry.version,
+        before=entry.before,
+        after=entry.after,
+    )
+
+
+def paged(items: list[Any], total: int, page: int, size: int) -> dict[str, Any]:
+    """The paged-list envelope."""
+    return {"items": items, "total": total, "page": page, "size": size}
