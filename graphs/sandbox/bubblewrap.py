@@ -442,8 +442,10 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             timed_out = True
             _kill_group(proc)
             await proc.wait()
-        except BaseException:
+        except BaseException:  # cancelled: the command must not outlive its caller
             _kill_group(proc)
+            # Reap it (SIGKILL makes this quick) so no transport is left unclosed.
+            await asyncio.shield(proc.wait())
             raise
         code = proc.returncode if proc.returncode is not None else -signal.SIGKILL
         if code < 0:  # bwrap itself died of a signal

@@ -177,14 +177,22 @@ class WorkspaceFiles(FilesystemBackend):
     ) -> GrepResult:
         """Search workspace files for a literal string."""
         with self._busy:
-            return super().grep(
+            result = super().grep(
                 pattern, path, glob, max_count=max_count, context_lines=context_lines
             )
+        if result.matches:
+            result.matches = [m for m in result.matches if not self._is_reserved(m["path"])]
+        return result
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Find workspace files by glob pattern."""
         with self._busy:
-            return super().glob(pattern, path)
+            result = super().glob(pattern, path)
+        # The runtime's mount points (empty files such as /etc/ld.so.cache on the
+        # host) are not the agent's files.
+        if result.matches:
+            result.matches = [m for m in result.matches if not self._is_reserved(m["path"])]
+        return result
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write several files into the workspace."""

@@ -330,3 +330,15 @@ def test_bubblewrap_without_namespaces_is_a_clear_error(fake_bwrap: Path) -> Non
     with pytest.raises(SandboxUnavailableError, match="user namespaces") as err:
         check_bubblewrap(str(fake_bwrap))
     assert "Permission denied" in str(err.value)
+
+
+def test_runtime_mount_points_stay_out_of_listings(sandbox: BubblewrapSandbox) -> None:
+    sandbox.execute("echo x > /data/a.txt")
+
+    assert {e["path"] for e in sandbox.ls("/").entries or []} == {
+        "/analysis/",
+        "/data/",
+        "/skills/",
+    }
+    assert [m["path"] for m in sandbox.glob("**/*").matches or []] == ["/data/a.txt"]
+    assert [m["path"] for m in sandbox.glob("*").matches or []] == ["/data/a.txt"]
