@@ -26,7 +26,6 @@ import math
 import os
 import re
 import threading
-import time
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
