@@ -293,6 +293,10 @@ def build_app(settings: SuppliersSettings | None = None) -> Starlette:
                 "seed": catalog.seed,
                 "reference_date": catalog.reference_date.isoformat(),
                 "base_url": base,
+                "categories": {
+                    c.code: {"name_zh": c.name_zh, "name_en": c.name_en, "unit": c.unit}
+                    for c in catalog.categories
+                },
                 "shops": out,
             }
         )
