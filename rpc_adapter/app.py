@@ -1,0 +1,234 @@
+"""The adapter's Starlette app: ``/v1/ws`` (and legacy ``/ws``), ``/``, ``/health``,
+``/ready`` and ``POST /api/batch-replace``.
+
+Mounted in the Agent Server through ``langgraph.json``
+(``"http": {"app": "./rpc_adapter/app.py:app"}``) it reaches the graphs with the
+SDK's in-process client; standalone (``python -m rpc_adapter``) it uses
+``LANGGRAPH_URL``. Checks (token, Origin, Host) are done per route, never as
+app-wide middleware: mounted, this app's middleware would wrap the whole Agent
+Server, including the SDK's own in-process calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import importlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from importlib import metadata
+from typing import Any
+from urllib.parse import urlsplit
+
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from rpc_adapter.agents import AgentService
+from rpc_adapter.batch_replace import BatchReplaceRequest, ModelRewriter, batch_replace
+from rpc_adapter.connection import Connection
+from rpc_adapter.methods import Methods
+from rpc_adapter.protocol import PROTOCOL_VERSION, RpcError
+from rpc_adapter.sessions import SessionManager
+from rpc_adapter.settings import RpcSettings
+
+__all__ = ["app", "create_app"]
+
+logger = logging.getLogger("rpc_adapter")
+
+SERVICE_NAME = "procurement-rpc-adapter"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("procurement-agents")
+    except metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+def _host_only(value: str) -> str:
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[: value.index("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class Guard:
+    """Token, Origin and (standalone only) Host checks for one request or socket."""
+
+    def __init__(self, settings: RpcSettings, *, check_host: bool) -> None:
+        self.token = settings.token
+        self.origins = {o.lower().rstrip("/") for o in settings.allowed_origins}
+        self.hosts = {h.lower() for h in settings.allowed_hosts} if check_host else {"*"}
+
+    def refusal(self, conn: HTTPConnection) -> str | None:
+        """Why this connection is refused, or None when it may proceed."""
+        if "*" not in self.hosts:
+            host = _host_only(conn.headers.get("host", ""))
+            if host and host not in self.hosts and host.strip("[]") not in self.hosts:
+                return "host not allowed"
+        origin = conn.headers.get("origin")
+        if origin and origin != "null" and "*" not in self.origins:
+            o = origin.lower().rstrip("/")
+            host = _host_only(urlsplit(o).netloc or o)
+            if (
+                o not in self.origins
+                and host not in self.origins
+                and host.strip("[]") not in self.origins
+            ):
+                return "origin not allowed"
+        if self.token:
+            given = conn.query_params.get("token")
+            auth = conn.headers.get("authorization", "")
+            if auth.lower().startswith("bearer "):
+                given = auth[7:].strip()
+            if not given or not hmac.compare_digest(given.encode(), self.token.encode()):
+                return "missing or wrong token"
+        return None
+
+
+def _model_rewriter() -> ModelRewriter | None:
+    """A model for ambiguous batch-replace tasks when one is configured; None offline."""
+    try:
+        # Imported lazily and by name: the adapter runs (standalone) without the graphs.
+        models = importlib.import_module("graphs.models")
+        if models.is_offline():
+            return None
+        model = models.summary_model()
+    except Exception:
+        logger.warning("batch-replace: no model available; ambiguous tasks stay unchanged")
+        return None
+
+    async def rewrite(old: str, new: str, task: str) -> str | None:
+        prompt = (
+            "A part number was rewritten from the example OLD to NEW. Apply the same rewrite "
+            "to TASK. Answer with the rewritten TASK only, or with TASK unchanged if the "
+            f"rewrite does not apply.\nOLD: {old}\nNEW: {new}\nTASK: {task}"
+        )
+        reply = await model.ainvoke(prompt)
+        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        return text.strip().splitlines()[0] if text.strip() else None
+
+    return rewrite
+
+
+def create_app(
+    settings: RpcSettings | None = None,
+    *,
+    langgraph_url: str | None = None,
+    standalone: bool = False,
+    client_factory: Callable[[], LangGraphClient] | None = None,
+) -> Starlette:
+    """Build the adapter. ``langgraph_url`` None means the in-process client (mounted)."""
+    settings = settings or RpcSettings()
+    if client_factory is None:
+        url = langgraph_url
+
+        def client_factory() -> LangGraphClient:
+            return get_client(url=url, api_key=None)
+
+    service = AgentService(
+        client_factory, agent_timeout=settings.agent_timeout, tool_timeout=settings.tool_timeout
+    )
+    sessions = SessionManager(ttl=settings.session_ttl)
+    guard = Guard(settings, check_host=standalone)
+    rewriter: list[ModelRewriter | None] = []
+
+    async def websocket_endpoint(websocket: WebSocket) -> None:
+        reason = guard.refusal(websocket)
+        if reason is not None:
+            logger.info("websocket refused: %s", reason)
+            await websocket.close(code=1008, reason=reason)
+            return
+        session, resumed = sessions.get_or_create(websocket.query_params.get("session_id"))
+        await websocket.accept()
+        logger.info("session %s %s", session.session_id, "resumed" if resumed else "opened")
+        conn = Connection(
+            websocket,
+            session,
+            Methods(session, service, settings),
+            max_message_size=settings.max_message_size,
+        )
+        await conn.serve()
+
+    async def root(request: Request) -> JSONResponse:
+        try:
+            agents = [a["agent_id"] for a in await service.list_agents()]
+        except RpcError:
+            agents = []
+        return JSONResponse(
+            {
+                "name": SERVICE_NAME,
+                "version": _version(),
+                "protocol_version": PROTOCOL_VERSION,
+                "agents": agents,
+                "endpoints": {"websocket": "/v1/ws", "legacy_websocket": "/ws"},
+            }
+        )
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "sessions": len(sessions.sessions)})
+
+    async def ready(request: Request) -> JSONResponse:
+        if await service.ready():
+            return JSONResponse({"ready": True})
+        return JSONResponse({"ready": False, "reason": "Agent Server not answering"}, 503)
+
+    async def batch_replace_endpoint(request: Request) -> JSONResponse:
+        reason = guard.refusal(request)
+        if reason is not None:
+            return JSONResponse({"error": {"code": "FORBIDDEN", "message": reason}}, 403)
+        try:
+            body = BatchReplaceRequest.model_validate_json(await request.body())
+        except ValidationError as exc:
+            errors = [
+                {"field": ".".join(str(p) for p in e["loc"]), "error": e["msg"]}
+                for e in exc.errors()
+            ]
+            return JSONResponse(
+                {"error": {"code": "VALIDATION", "message": "bad request body", "details": errors}},
+                422,
+            )
+        if not rewriter:
+            rewriter.append(_model_rewriter())
+        results = await batch_replace(body, model=rewriter[0])
+        return JSONResponse({"results": [r.to_json() for r in results]})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sessions.start()
+        try:
+            yield
+        finally:
+            await sessions.stop()
+            await service.aclose()
+
+    app = Starlette(
+        routes=[
+            Route("/", root, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/ready", ready, methods=["GET"]),
+            Route("/api/batch-replace", batch_replace_endpoint, methods=["POST"]),
+            WebSocketRoute("/v1/ws", websocket_endpoint),
+            WebSocketRoute("/ws", websocket_endpoint),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.state.sessions = sessions
+    app.state.settings = settings
+    return app
+
+
+def _mounted() -> Any:
+    return create_app()
+
+
+# The object langgraph.json's http.app points at: in-process SDK client, no Host check
+# (the Agent Server in front decides which hosts it serves).
+app = _mounted()

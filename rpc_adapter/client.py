@@ -1,0 +1,223 @@
+"""A small Python client for the adapter: chat with an agent and lend it local tools.
+
+Example::
+
+    async with RpcClient("ws://127.0.0.1:8999/v1/ws", token="...") as client:
+        client.add_tool(LocalTool("fetch_bom_tool", "Bill of materials of a product",
+                                  {"type": "object", "properties": {"product": {"type": "string"}}},
+                                  fetch_bom))
+        await client.register("orchestrator", client_id="cad-plugin")
+        reply = await client.chat("What is in the BOM of product X?")
+        print(reply["content"])
+
+Tool functions may be sync (run in a worker thread) or async; an exception
+becomes ``success=false`` with its message, which the agent sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+__all__ = ["LocalTool", "RpcClient", "RpcClientError"]
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any]], Any]
+
+
+class RpcClientError(Exception):
+    """A JSON-RPC error object returned by the adapter."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.data = code, message, data
+
+
+@dataclass
+class LocalTool:
+    """A tool the client runs when the agent calls it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    fn: Callable[..., Any]
+
+    def spec(self) -> dict[str, Any]:
+        """The registration entry sent in ``agent.register``."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass
+class RpcClient:
+    """One session with the adapter over one WebSocket (reconnect with the same session_id)."""
+
+    url: str
+    token: str | None = None
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    on_status: Handler | None = None
+    on_delta: Handler | None = None
+    on_response: Handler | None = None
+    on_tool_call: Handler | None = None
+    tools: dict[str, LocalTool] = field(default_factory=dict)
+    ws: ClientConnection | None = None
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _waiting: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
+    _reader: asyncio.Task[None] | None = None
+    _tool_tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def add_tool(self, tool: LocalTool) -> None:
+        """Make a local tool available (register again to tell the agent)."""
+        self.tools[tool.name] = tool
+
+    def _ws_url(self) -> str:
+        parts = urlsplit(self.url)
+        query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
+        query["session_id"] = self.session_id
+        if self.token:
+            query["token"] = self.token
+        return urlunsplit(parts._replace(query=urlencode(query)))
+
+    async def connect(self) -> RpcClient:
+        """Open (or re-open) the socket for this session."""
+        self.ws = await websockets.connect(self._ws_url(), max_size=None)
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def close(self) -> None:
+        """Close the socket; the session lives on server-side for its TTL."""
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        for task in list(self._tool_tasks):
+            task.cancel()
+
+    async def __aenter__(self) -> RpcClient:
+        return await self.connect()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send a request and wait for its result; raises RpcClientError on an error object."""
+        assert self.ws is not None, "connect() first"
+        rid = next(self._ids)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = fut
+        msg = {"jsonrpc": "2.0", "method": method, "id": rid}
+        if params is not None:
+            msg["params"] = params
+        await self.ws.send(json.dumps(msg, ensure_ascii=False))
+        try:
+            return await fut
+        finally:
+            self._waiting.pop(rid, None)
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification (no answer comes back)."""
+        assert self.ws is not None, "connect() first"
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        await self.ws.send(json.dumps(msg, ensure_ascii=False))
+
+    async def register(
+        self, agent_id: str, *, client_id: str = "python-client", stream: bool = False
+    ) -> dict[str, Any]:
+        """Register this client's tools with ``agent_id``."""
+        result: dict[str, Any] = await self.call(
+            "agent.register",
+            {
+                "client_id": client_id,
+                "agent_id": agent_id,
+                "tools": [t.spec() for t in self.tools.values()],
+                "stream": stream,
+            },
+        )
+        return result
+
+    async def chat(self, message: str, agent_id: str | None = None) -> dict[str, Any]:
+        """Send a message; returns when the agent's answer is complete."""
+        params: dict[str, Any] = {"message": message}
+        if agent_id:
+            params["agent_id"] = agent_id
+        result: dict[str, Any] = await self.call("agent.chat", params)
+        return result
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                data = json.loads(raw)
+                for msg in data if isinstance(data, list) else [data]:
+                    self._dispatch(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for fut in self._waiting.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("connection closed"))
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        if "method" not in msg:
+            fut = self._waiting.get(msg.get("id"))
+            if fut is None or fut.done():
+                return
+            if "error" in msg:
+                err = msg["error"]
+                fut.set_exception(RpcClientError(err["code"], err["message"], err.get("data")))
+            else:
+                fut.set_result(msg.get("result"))
+            return
+        method, params = msg["method"], msg.get("params") or {}
+        handler = {
+            "agent.status": self.on_status,
+            "agent.delta": self.on_delta,
+            "agent.response": self.on_response,
+        }.get(method)
+        if handler is not None:
+            handler(params)
+        if method == "agent.toolCall":
+            if self.on_tool_call is not None:
+                self.on_tool_call(params)
+            task = asyncio.create_task(self._run_tool(params))
+            self._tool_tasks.add(task)
+            task.add_done_callback(self._tool_tasks.discard)
+
+    async def _run_tool(self, params: dict[str, Any]) -> None:
+        name, call_id = params.get("tool_name", ""), params.get("call_id")
+        tool = self.tools.get(name)
+        answer: dict[str, Any] = {"call_id": call_id, "tool_name": name}
+        try:
+            if tool is None:
+                raise LookupError(f"no local tool named {name!r}")
+            args = params.get("arguments") or {}
+            if inspect.iscoroutinefunction(tool.fn):
+                out = await tool.fn(**args)
+            else:
+                out = await asyncio.to_thread(tool.fn, **args)
+                if inspect.isawaitable(out):
+                    out = await out
+            answer.update(success=True, result=out)
+        except Exception as exc:
+            answer.update(success=False, result=None, error=f"{type(exc).__name__}: {exc}")
+        try:
+            await self.call("agent.submitToolResult", answer)
+        except (RpcClientError, ConnectionError) as exc:
+            logger.warning("tool result for %s not accepted: %s", call_id, exc)
+

@@ -1,0 +1,251 @@
+"""The JSON-RPC methods of DESIGN section 8, bound to one session."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import jsonschema
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rpc_adapter.agents import AgentService
+from rpc_adapter.protocol import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    NOT_REGISTERED,
+    PROTOCOL_VERSION,
+    SERVER_ERROR,
+    RpcError,
+)
+from rpc_adapter.sessions import AgentBinding, Session
+
+__all__ = ["CAPABILITIES", "Methods"]
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_MAX_TOOLS = 128
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ClientTool(_Params):
+    """A tool the client lends the agent."""
+
+    name: str
+    description: str = Field(default="", max_length=4000)
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        validation_alias=AliasChoices("parameters", "input_schema", "inputSchema"),
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _TOOL_NAME.match(v):
+            msg = "tool names are 1-64 letters, digits, '_' or '-'"
+            raise ValueError(msg)
+        return v
+
+    @field_validator("parameters")
+    @classmethod
+    def _schema(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if v.get("type", "object") != "object":
+            msg = "parameters must be a JSON schema of type object"
+            raise ValueError(msg)
+        try:
+            jsonschema.Draft202012Validator.check_schema(v)
+        except jsonschema.SchemaError as exc:
+            msg = f"parameters is not a valid JSON schema: {exc.message}"
+            raise ValueError(msg) from None
+        return v
+
+
+class RegisterParams(_Params):
+    client_id: str = Field(min_length=1, max_length=200)
+    agent_id: str = Field(min_length=1, max_length=200)
+    tools: list[ClientTool] = Field(default_factory=list, max_length=_MAX_TOOLS)
+    stream: bool = Field(default=False, description="Send agent.delta text chunks.")
+
+    @field_validator("tools")
+    @classmethod
+    def _unique(cls, v: list[ClientTool]) -> list[ClientTool]:
+        names = [t.name for t in v]
+        if len(names) != len(set(names)):
+            msg = "tool names must be unique"
+            raise ValueError(msg)
+        return v
+
+
+class ChatParams(_Params):
+    message: str = Field(min_length=1)
+    agent_id: str | None = None
+
+
+class SubmitParams(_Params):
+    call_id: str = Field(min_length=1)
+    tool_name: str | None = None
+    success: bool
+    result: Any = None
+    error: str | None = None
+
+
+class AgentParams(_Params):
+    agent_id: str | None = None
+
+
+CAPABILITIES: dict[str, Any] = {
+    "batch": True,
+    "streaming": True,
+    "cancel": True,
+    "reconnect": True,
+    "client_tools": True,
+    "parallel_tool_calls": True,
+}
+
+
+def _params(model: type[_Params], raw: dict[str, Any] | list[Any] | None) -> Any:
+    if raw is None or raw == []:
+        raw = {}
+    if isinstance(raw, list):
+        raise RpcError(INVALID_PARAMS, "Invalid params: this method takes named params (an object)")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        details = [
+            {"field": ".".join(str(p) for p in e["loc"]), "error": e["msg"]} for e in exc.errors()
+        ]
+        raise RpcError(INVALID_PARAMS, "Invalid params", details) from None
+
+
+class Methods:
+    """Dispatch table for one session."""
+
+    def __init__(self, session: Session, service: AgentService, settings: Any) -> None:
+        self.session = session
+        self.service = service
+        self.settings = settings
+        self.table: dict[str, Callable[[Any], Awaitable[Any]]] = {
+            "agent.register": self.register,
+            "agent.chat": self.chat,
+            "agent.submitToolResult": self.submit_tool_result,
+            "agent.clearHistory": self.clear_history,
+            "agent.cancel": self.cancel,
+            "system.ping": self.ping,
+            "system.listAgents": self.list_agents,
+        }
+
+    async def call(self, method: str, params: dict[str, Any] | list[Any] | None) -> Any:
+        """Run ``method``; raises RpcError for every failure a client should see."""
+        fn = self.table.get(method)
+        if fn is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        return await fn(params)
+
+    def _binding(self, agent_id: str | None) -> AgentBinding:
+        agents = self.session.agents
+        if agent_id is None:
+            if len(agents) == 1:
+                return next(iter(agents.values()))
+            if not agents:
+                raise RpcError(NOT_REGISTERED, "Call agent.register first")
+            raise RpcError(INVALID_PARAMS, "Several agents are registered: give agent_id")
+        if agent_id not in agents:
+            raise RpcError(NOT_REGISTERED, f"Agent {agent_id!r} is not registered in this session")
+        return agents[agent_id]
+
+    async def register(self, raw: Any) -> dict[str, Any]:
+        p: RegisterParams = _params(RegisterParams, raw)
+        known = [a["agent_id"] for a in await self.service.list_agents()]
+        if p.agent_id not in known:
+            raise RpcError(
+                INVALID_PARAMS, f"Unknown agent_id {p.agent_id!r}", {"known_agents": known}
+            )
+        tools = [t.model_dump() for t in p.tools]
+        binding = self.session.agents.get(p.agent_id)
+        if binding is None:
+            binding = AgentBinding(agent_id=p.agent_id, client_id=p.client_id, tools=tools)
+            self.session.agents[p.agent_id] = binding
+        binding.client_id, binding.tools, binding.stream = p.client_id, tools, p.stream
+        self.session.status(
+            "tools_synced", f"{len(tools)} client tool(s) available to {p.agent_id}", p.agent_id
+        )
+        return {
+            "status": "registered",
+            "agent_id": p.agent_id,
+            "tools_count": len(tools),
+            "tools_synced": True,
+            "protocol_version": PROTOCOL_VERSION,
+            "capabilities": {**CAPABILITIES, "max_message_size": self.settings.max_message_size},
+            "session_id": self.session.session_id,
+            "thread_id": binding.thread_id,
+            "stream": binding.stream,
+        }
+
+    async def chat(self, raw: Any) -> dict[str, Any]:
+        p: ChatParams = _params(ChatParams, raw)
+        binding = self._binding(p.agent_id)
+        if binding.busy:
+            raise RpcError(
+                SERVER_ERROR,
+                f"A chat with {binding.agent_id} is already running; wait for it or agent.cancel",
+            )
+        binding.chat = asyncio.create_task(self.service.chat(self.session, binding, p.message))
+        try:
+            return await binding.chat
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if binding.cancelled and task is not None and not task.cancelling():
+                return {"status": "cancelled", "agent_id": binding.agent_id}
+            binding.chat.cancel()
+            raise
+
+    async def submit_tool_result(self, raw: Any) -> dict[str, Any]:
+        p: SubmitParams = _params(SubmitParams, raw)
+        if not self.session.agents:
+            raise RpcError(NOT_REGISTERED, "Call agent.register first")
+        answer: dict[str, Any] = {"success": p.success, "result": p.result}
+        if not p.success:
+            answer["error"] = (
+                p.error
+                or (p.result if isinstance(p.result, str) else None)
+                or ("the client reported a failure")
+            )
+        self.session.submit(p.call_id, p.tool_name, answer)
+        return {"status": "accepted", "call_id": p.call_id}
+
+    async def clear_history(self, raw: Any) -> dict[str, Any]:
+        p: AgentParams = _params(AgentParams, raw)
+        binding = self._binding(p.agent_id)
+        if binding.busy:
+            raise RpcError(SERVER_ERROR, "A chat is running; agent.cancel it before clearing")
+        old = binding.thread_id
+        thread_id = await self.service.new_thread(self.session, binding)
+        return {
+            "status": "cleared",
+            "agent_id": binding.agent_id,
+            "thread_id": thread_id,
+            "previous_thread_id": old,
+        }
+
+    async def cancel(self, raw: Any) -> dict[str, Any]:
+        p: AgentParams = _params(AgentParams, raw)
+        binding = self._binding(p.agent_id)
+        if not binding.busy:
+            return {"status": "idle", "agent_id": binding.agent_id, "cancelled_calls": []}
+        binding.cancelled = True
+        calls = self.session.cancel_calls(binding.agent_id)
+        assert binding.chat is not None
+        binding.chat.cancel()
+        await self.service.cancel_run(binding)
+        self.session.status("cancelled", "The chat was cancelled", binding.agent_id)
+        return {"status": "cancelled", "agent_id": binding.agent_id, "cancelled_calls": calls}
+
+    async def ping(self, raw: Any) -> dict[str, Any]:
+        return {"pong": True, "timestamp": time.time()}
+
+    async def list_agents(self, raw: Any) -> dict[str, Any]:
+        return {"agents": await self.service.list_agents()}
