@@ -1,0 +1,74 @@
+"""The ``analyst`` graph: the background procurement analysis (DESIGN section 4).
+
+Started by the orchestrator's ``start_async_task`` on its own thread; deepagents'
+parent notifier wakes the orchestrator when the run ends. Five stages: skills →
+data (ERP through MCP, quote pages through fetch_url) → a Python analysis in the
+sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from typing import Any
+
+from deepagents import create_deep_agent
+from deepagents.middleware.summarization import create_summarization_middleware
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    ModelCallLimitMiddleware,
+    ToolCallLimitMiddleware,
+)
+from langgraph.graph.state import CompiledStateGraph
+
+from graphs.context import Context
+from graphs.middleware.mcp_tools import McpToolsMiddleware
+from graphs.models import main_model, summary_model
+from graphs.prompts import ANALYST_PROMPT
+from graphs.settings import get_settings
+from graphs.storage import make_backend
+from graphs.toolbox import local_tools, registry
+
+__all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
+
+ANALYST_TOOLS = ("generate_visualization", "web_search", "fetch_url")
+LIMITS = {"model_calls": 50, "tool_calls": 200}
+
+
+def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Assemble the analyst (synchronous; checks the sandbox, connects to nothing)."""
+    settings = get_settings()
+    tools = local_tools()
+    backend = make_backend(skills_dir=settings.skills_dir)
+    stack: list[AgentMiddleware[Any, Any, Any]] = [
+        McpToolsMiddleware(registry(), agent="analyst", timeout=settings.mcp_call_timeout_s),
+        create_summarization_middleware(summary_model(), backend),
+        ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
+        ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
+    ]
+    return create_deep_agent(
+        model=main_model(policy="analyst"),
+        tools=[
+            tools[name] for name in ANALYST_TOOLS if name in tools
+        ],  # TODO: strict once viz lands
+        system_prompt=ANALYST_PROMPT.format(today=date.today().isoformat()),
+        skills=["/skills/procurement/"],
+        backend=backend,
+        context_schema=Context,
+        middleware=stack,
+        name="analyst",
+    )
+
+
+_graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
+_lock = asyncio.Lock()
+
+
+async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The ``analyst`` graph for langgraph.json: built once per process, off the event loop."""
+    global _graph
+    if _graph is None:
+        async with _lock:
+            if _graph is None:
+                _graph = await asyncio.to_thread(build_analyst)
+    return _graph

@@ -1,0 +1,181 @@
+"""Reading a conversation the way a policy needs it: the request and the tool results since."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+__all__ = ["ToolResult", "View", "message_text", "parse_json"]
+
+NOTIFICATION_KEY = "deepagents_notification"  # deepagents' marker on async-task notifications
+
+
+def message_text(message: BaseMessage | Any) -> str:
+    """The text of a message whatever its content shape (string or content blocks)."""
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+        return "".join(parts)
+    return str(content)
+
+
+_GUTTER = re.compile(r"^\s*(\d+)(\.\d+)?(?:  |\t)(.*)$")
+
+
+def parse_json(text: str) -> Any:
+    """JSON in a tool result: the whole text, else the first object or array in it; else None."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start, end = text.find(opener), text.rfind(closer)
+        if 0 <= start < end:
+            try:
+                return json.loads(text[start : end + 1])
+            except ValueError:
+                continue
+    return None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One tool call the agent made and what came back."""
+
+    name: str
+    args: dict[str, Any]
+    content: str
+    status: str
+    call_id: str
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call succeeded (no error status and no error text)."""
+        if self.status == "error":
+            return False
+        head = self.content.lstrip()[:40].lower()
+        return not head.startswith(("error", "failed", "user rejected"))
+
+    def data(self) -> Any:
+        """The result as JSON data, when it is JSON."""
+        return parse_json(self.content)
+
+
+@dataclass
+class View:
+    """What a policy sees: the current request and everything the agent did since."""
+
+    policy: str
+    messages: Sequence[BaseMessage]
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON schema
+    request: str = ""
+    request_index: int = -1
+    results: list[ToolResult] = field(default_factory=list)
+    system: str = ""
+
+    @classmethod
+    def of(
+        cls, policy: str, messages: Sequence[BaseMessage], tools: dict[str, dict[str, Any]]
+    ) -> View:
+        """Build the view; the request is the newest user message that is not a notification."""
+        view = cls(policy=policy, messages=messages, tools=tools)
+        view.system = "\n".join(message_text(m) for m in messages if isinstance(m, SystemMessage))
+        for i in range(len(messages) - 1, -1, -1):
+            m = messages[i]
+            if isinstance(m, HumanMessage) and not is_notification(m):
+                view.request = message_text(m)
+                view.request_index = i
+                break
+        calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        for m in messages[view.request_index + 1 :]:
+            if isinstance(m, AIMessage):
+                for call in m.tool_calls:
+                    calls[str(call.get("id"))] = (call["name"], dict(call.get("args") or {}))
+            elif isinstance(m, ToolMessage):
+                name, args = calls.get(str(m.tool_call_id), (m.name or "", {}))
+                view.results.append(
+                    ToolResult(
+                        name=name or (m.name or ""),
+                        args=args,
+                        content=message_text(m),
+                        status=getattr(m, "status", "success") or "success",
+                        call_id=str(m.tool_call_id),
+                    )
+                )
+        return view
+
+    @property
+    def last(self) -> BaseMessage | None:
+        """The newest message."""
+        return self.messages[-1] if self.messages else None
+
+    def notification(self) -> dict[str, Any] | None:
+        """The async-task event when the newest message is a task notification."""
+        last = self.last
+        if isinstance(last, HumanMessage) and is_notification(last):
+            event = last.additional_kwargs.get(NOTIFICATION_KEY)
+            return dict(event) if isinstance(event, dict) else {}
+        return None
+
+    def called(self, name: str) -> list[ToolResult]:
+        """Results of every call to ``name`` since the request, oldest first."""
+        return [r for r in self.results if r.name == name]
+
+    def last_result(self, name: str | None = None) -> ToolResult | None:
+        """The newest result (of ``name``, when given)."""
+        for r in reversed(self.results):
+            if name is None or r.name == name:
+                return r
+        return None
+
+    def has_tool(self, name: str) -> bool:
+        """Whether ``name`` is among the tools bound to the model."""
+        return name in self.tools
+
+    def params(self, name: str) -> set[str]:
+        """Parameter names the bound tool ``name`` accepts."""
+        schema = self.tools.get(name) or {}
+        return set((schema.get("properties") or {}).keys())
+
+    def iter_data(self, name: str) -> Iterator[tuple[ToolResult, Any]]:
+        """Successful results of ``name`` with their JSON data."""
+        for r in self.called(name):
+            if r.ok:
+                data = r.data()
+                if data is not None:
+                    yield r, data
+
+
+def is_notification(message: BaseMessage) -> bool:
+    """Whether a user-role message is deepagents' async-task notification, not the user."""
+    return NOTIFICATION_KEY in (getattr(message, "additional_kwargs", None) or {})
+
+
+def strip_line_numbers(text: str) -> str:
+    """File text as ``read_file`` shows it (a line-number gutter, long lines split into
+    ``N.1``, ``N.2`` continuation rows) back to the raw text; other lines are dropped."""
+    rows: list[str] = []
+    for line in text.splitlines():
+        m = _GUTTER.match(line)
+        if m is None:
+            continue
+        if m.group(2) and rows:
+            rows[-1] += m.group(3)
+        else:
+            rows.append(m.group(3))
+    return "\n".join(rows) if rows else text

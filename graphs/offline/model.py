@@ -1,0 +1,117 @@
+"""The offline planner: a deterministic chat model that drives the real tools by fixed policies.
+
+It is a LangChain ``BaseChatModel``, so the graphs, middleware and tools are exactly the
+ones a real model drives. Each agent's graph names the policy (``orchestrator``,
+``analyst``, ``procurement-order``, ``summary``, ``memory``); the policy reads the
+request and the real tool results in the conversation and returns the next tool
+calls or the final answer. Every message it produces is labelled, in
+``response_metadata`` and at the start of its text.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+from graphs.offline.history import View
+from graphs.offline.policies import Decision, decide
+
+__all__ = ["LABEL", "OfflinePlanner", "PolicyName", "offline_label"]
+
+logger = logging.getLogger(__name__)
+
+PolicyName = Literal["orchestrator", "analyst", "procurement-order", "summary", "memory"]
+LABEL = "〔离线规划器 offline planner〕"
+
+
+def offline_label(text: str) -> str:
+    """``text`` with the visible offline label in front (once)."""
+    return text if text.startswith(LABEL) else f"{LABEL} {text}"
+
+
+def _schema(tool: Any) -> tuple[str, dict[str, Any]]:
+    spec = convert_to_openai_tool(tool)
+    fn = spec.get("function", spec)
+    return str(fn.get("name")), dict(fn.get("parameters") or {})
+
+
+class OfflinePlanner(BaseChatModel):
+    """Deterministic stand-in for an LLM; ``policy`` says which agent it drives."""
+
+    policy: PolicyName = "orchestrator"
+    tool_schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-planner"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"policy": self.policy}
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """A copy of the planner that knows the tools' names and argument schemas."""
+        schemas = dict(_schema(t) for t in tools)
+        return self.model_copy(update={"tool_schemas": schemas})
+
+    def _decide(self, messages: list[BaseMessage]) -> AIMessage:
+        view = View.of(self.policy, messages, self.tool_schemas)
+        try:
+            decision = decide(view)
+        except Exception as e:  # a policy bug must not take the run down: say so instead
+            logger.exception("offline planner policy %s failed", self.policy)
+            decision = Decision(
+                text=f"离线规划器出错（{type(e).__name__}: {e}）。Offline planner error; "
+                "the run stops here.",
+                note="error",
+            )
+        tool_calls = [
+            {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:20]}", "type": "tool_call"}
+            for name, args in decision.calls
+        ]
+        return AIMessage(
+            content=offline_label(decision.text),
+            tool_calls=tool_calls,
+            response_metadata={
+                "offline_planner": True,
+                "policy": self.policy,
+                "step": decision.note,
+                "model_name": "offline-planner",
+            },
+        )
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._decide(messages))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # Pure computation over the messages, no I/O: safe on the event loop.
+        return ChatResult(generations=[ChatGeneration(message=self._decide(messages))])

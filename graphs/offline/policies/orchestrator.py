@@ -1,0 +1,221 @@
+"""Orchestrator policy: route by DESIGN's keyword classes, delegate, report back.
+
+analysis words → ``start_async_task`` (analyst, in the background) and the task id at
+once; order words → ``task`` (procurement-order); greetings → a greeting; anything
+else → what offline mode can do. A task notification → tell the user the outcome.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphs.offline.history import View, message_text
+from graphs.offline.policies.base import Decision, say
+from graphs.offline.text import classify, is_chinese
+from graphs.prompts import DELEGATION_TEMPLATE
+
+__all__ = ["decide"]
+
+ANALYST = "analyst"
+ORDER_AGENT = "procurement-order"
+_STATUS_WORDS = re.compile(
+    r"进度|好了吗|完成了吗|做完|状态如何|\bstatus\b|\bprogress\b|\bdone\b", re.I
+)
+_TASK_ID = re.compile(r"task_id:\s*([0-9a-fA-F-]{8,})")
+
+
+def _scope(zh: bool) -> str:
+    return say(
+        zh,
+        "当前为离线模式（未配置模型密钥），我能做：\n"
+        "1. 供应商比价 / 采购分析（例如“帮我对摩托车火花塞做供应商比价分析”），"
+        "在后台生成报告和图表；\n"
+        "2. 订单操作：下单、修改、取消、查询订单状态"
+        "（例如“给 NGK 下单 200 个火花塞 IU7，下周五前到货”），提交前需要你审批；\n"
+        "3. 查询后台分析任务的进度。\n"
+        "配置 DEEPSEEK_API_KEY 或 OPENAI_API_KEY 后可以自由对话。",
+        "Offline mode (no model key configured). I can:\n"
+        "1. run a supplier price comparison / procurement analysis in the background "
+        "(e.g. 'compare suppliers for spark plugs'), with a report and charts;\n"
+        "2. place, change, cancel or look up purchase orders (e.g. 'order 200 NGK spark plugs "
+        "IU7 by next Friday'), always with your approval before anything is committed;\n"
+        "3. tell you how a background analysis is doing.\n"
+        "Set DEEPSEEK_API_KEY or OPENAI_API_KEY for open conversation.",
+    )
+
+
+def _delegation(view: View, *, analysis: bool) -> str:
+    zh = is_chinese(view.request)
+    goal = (
+        say(
+            zh,
+            "按 5 个阶段完成供应商比价 / 采购分析并写报告",
+            "Run the 5-stage procurement analysis and write the report",
+        )
+        if analysis
+        else say(
+            zh,
+            "执行用户的订单操作（提交前需人工审批）",
+            "Carry out the user's order operation (human approval before committing)",
+        )
+    )
+    output = (
+        say(
+            zh,
+            "/analysis/report_YYYYMMDD.md（摘要、表格、2-4 张图、结论、建议、带 URL 的编号来源），"
+            "返回结构化摘要",
+            "/analysis/report_YYYYMMDD.md (summary, tables, 2-4 charts, "
+            "conclusions, recommendations, numbered sources with URLs); "
+            "return a structured summary",
+        )
+        if analysis
+        else say(
+            zh,
+            "订单号、状态、明细与金额的确认",
+            "Confirmation with order number, status, lines and total",
+        )
+    )
+    return DELEGATION_TEMPLATE.format(
+        goal=goal, preferences=say(zh, "无", "none"), body=view.request.strip(), output=output
+    )
+
+
+def _known_tasks(view: View) -> list[str]:
+    ids: list[str] = []
+    for m in view.messages:
+        if getattr(m, "type", "") == "tool" and getattr(m, "name", "") == "start_async_task":
+            found = _TASK_ID.search(str(m.content))
+            if found:
+                ids.append(found.group(1))
+    return ids
+
+
+def _on_notification(view: View, event: dict[str, object]) -> Decision:
+    text = message_text(view.last) if view.last is not None else ""
+    zh = is_chinese(view.request) if view.request else True
+    result = re.search(r"<result>\s*(.*?)\s*</result>", text, re.S)
+    body = result.group(1).strip() if result else ""
+    task_id = str(event.get("task_id", ""))
+    status = str(event.get("status", ""))
+    if status == "success":
+        return Decision(
+            say(
+                zh,
+                f"后台分析任务 {task_id} 已完成。\n\n{body}",
+                f"The background analysis {task_id} has finished.\n\n{body}",
+            ),
+            note="notified-success",
+        )
+    if status == "waiting":
+        return Decision(
+            say(
+                zh,
+                f"后台任务 {task_id} 正在等待输入，请在它自己的线程里回答。",
+                f"Background task {task_id} is waiting for input on its own thread.",
+            ),
+            note="notified-waiting",
+        )
+    return Decision(
+        say(
+            zh,
+            f"后台任务 {task_id} 没有成功（{status}）。可以让我重新开始分析。",
+            f"Background task {task_id} did not succeed ({status}). Ask me to start it again.",
+        ),
+        note="notified-failure",
+    )
+
+
+def decide(view: View) -> Decision:
+    """Next step of the orchestrator."""
+    event = view.notification()
+    if event is not None:
+        return _on_notification(view, event)
+    zh = is_chinese(view.request)
+    last = view.last_result()
+    if last is not None and getattr(view.last, "type", "") == "tool":
+        if last.name == "start_async_task":
+            found = _TASK_ID.search(last.content)
+            if found is None:
+                return Decision(
+                    say(
+                        zh,
+                        f"后台分析没能启动：{last.content}",
+                        f"The analysis could not start: {last.content}",
+                    ),
+                    note="launch-failed",
+                )
+            return Decision(
+                say(
+                    zh,
+                    f"已在后台启动分析，task_id: {found.group(1)}。你可以继续提问；"
+                    "分析完成后我会告诉你报告位置。",
+                    f"The analysis is running in the background, task_id: {found.group(1)}. "
+                    "Keep chatting; I'll tell you where the report is when it's done.",
+                ),
+                note="launched",
+            )
+        if last.name == "task":
+            return Decision(last.content, note="relayed-subagent")
+        if last.name in ("check_async_task", "list_async_tasks"):
+            return Decision(
+                say(
+                    zh,
+                    f"后台任务状态：\n{last.content}",
+                    f"Background task status:\n{last.content}",
+                ),
+                note="task-status",
+            )
+        return Decision(last.content, note="relayed-tool")
+
+    intent = classify(view.request)
+    tasks = _known_tasks(view)
+    asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"
+    if tasks and asks_status and view.has_tool("check_async_task"):
+        return Decision(
+            say(zh, "查询后台任务状态。", "Checking the background task."),
+            [("check_async_task", {"task_id": tasks[-1]})],
+            note="check-task",
+        )
+    if intent == "analysis" and view.has_tool("start_async_task"):
+        return Decision(
+            say(
+                zh,
+                "这是分析类请求，交给后台分析师。",
+                "An analysis request: handing it to the background analyst.",
+            ),
+            [
+                (
+                    "start_async_task",
+                    {"description": _delegation(view, analysis=True), "subagent_type": ANALYST},
+                )
+            ],
+            note="route-analyst",
+        )
+    if intent == "order" and view.has_tool("task"):
+        return Decision(
+            say(
+                zh,
+                "这是订单操作，交给订单子代理。",
+                "An order operation: handing it to the order agent.",
+            ),
+            [
+                (
+                    "task",
+                    {
+                        "description": _delegation(view, analysis=False),
+                        "subagent_type": ORDER_AGENT,
+                    },
+                )
+            ],
+            note="route-order",
+        )
+    if intent == "greeting":
+        return Decision(
+            say(
+                zh,
+                "你好！我是采购助理。\n" + _scope(zh),
+                "Hello! I'm the procurement assistant.\n" + _scope(zh),
+            ),
+            note="greeting",
+        )
+    return Decision(_scope(zh), note="offline-scope")

@@ -1,0 +1,125 @@
+"""The ``orchestrator`` graph: understands the request, delegates, keeps memory (DESIGN section 4).
+
+- the analyst is an ``AsyncSubAgent`` on this deployment (no url: in-process ASGI),
+  graph ``analyst``, which wakes this agent when it finishes;
+- procurement-order is a sync subagent from ``subagents/procurement_order.yaml``,
+  its MCP tools listed on first use, its committing tools paused for approval.
+
+``make_graph`` is cheap: nothing connects, and the compiled graph is cached per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date
+from typing import Any
+
+from deepagents import create_deep_agent
+from deepagents.middleware.subagents import SubAgent
+from deepagents.middleware.summarization import create_summarization_middleware
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    InterruptOnConfig,
+    ModelCallLimitMiddleware,
+    ToolCallLimitMiddleware,
+)
+from langchain_core.tools import BaseTool
+from langgraph.graph.state import CompiledStateGraph
+
+from graphs.context import Context
+from graphs.middleware.mcp_tools import McpToolsMiddleware
+from graphs.middleware.order_idempotency import OrderIdempotencyMiddleware
+from graphs.models import main_model, summary_model
+from graphs.prompts import ORCHESTRATOR_PROMPT
+from graphs.settings import get_settings
+from graphs.storage import make_backend
+from graphs.toolbox import local_tools, registry
+from subagents.loader import load_async_card, load_sync_subagent
+
+__all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "make_graph"]
+
+logger = logging.getLogger(__name__)
+
+ORCHESTRATOR_TOOLS = ("web_search", "get_current_time", "calculator")
+ORDER_AGENT_FILE = "procurement_order.yaml"
+ANALYST_CARD_FILE = "analyst.yaml"
+LIMITS = {"model_calls": 50, "tool_calls": 200}
+
+_APPROVAL: InterruptOnConfig = {
+    "allowed_decisions": ["approve", "edit", "reject"],
+    "description": "Committing an order change to the ERP needs your approval",
+}
+
+
+def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
+    settings = get_settings()
+    path = settings.subagents_dir / ORDER_AGENT_FILE
+    reg = registry()
+    spec = load_sync_subagent(
+        path,
+        local_tools=tools,
+        mcp_tools=set(reg.declared_tools("procurement-order")),
+    )
+    allowed = set(spec["mcp_tools"])
+    undeclared = allowed - set(reg.declared_tools(spec["name"]))
+    if undeclared:
+        msg = (
+            f"{path}: tools {sorted(undeclared)} are not granted to {spec['name']} in {reg.source}"
+        )
+        raise ValueError(msg)
+    stack: list[AgentMiddleware[Any, Any, Any]] = [
+        McpToolsMiddleware(reg, agent=spec["name"], timeout=settings.mcp_call_timeout_s),
+        OrderIdempotencyMiddleware(),
+        ModelCallLimitMiddleware(run_limit=spec["limits"]["model_calls"], exit_behavior="end"),
+        ToolCallLimitMiddleware(run_limit=spec["limits"]["tool_calls"], exit_behavior="end"),
+    ]
+    return {
+        "name": spec["name"],
+        "description": spec["description"],
+        "system_prompt": spec["system_prompt"],
+        "model": main_model(policy="procurement-order"),
+        "tools": spec["tools"],
+        "interrupt_on": {name: _APPROVAL for name in spec["interrupt_on"]},
+        "middleware": stack,
+    }
+
+
+def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Assemble the orchestrator (synchronous; reads YAML and checks the sandbox)."""
+    settings = get_settings()
+    tools = local_tools()
+    backend = make_backend(skills_dir=settings.skills_dir)
+    analyst_card = load_async_card(settings.subagents_dir / ANALYST_CARD_FILE)
+    prompt = ORCHESTRATOR_PROMPT.format(today=date.today().isoformat())
+    stack: list[AgentMiddleware[Any, Any, Any]] = [
+        create_summarization_middleware(summary_model(), backend),
+        ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
+        ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
+    ]
+    return create_deep_agent(
+        model=main_model(policy="orchestrator"),
+        tools=[tools[name] for name in ORCHESTRATOR_TOOLS],
+        system_prompt=prompt,
+        subagents=[_order_subagent(tools), analyst_card],
+        skills=["/skills/main/"],
+        backend=backend,
+        context_schema=Context,
+        middleware=stack,
+        name="orchestrator",
+    )
+
+
+_graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
+_lock = asyncio.Lock()
+
+
+async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The ``orchestrator`` graph for langgraph.json: built once per process, off the event loop."""
+    global _graph
+    if _graph is None:
+        async with _lock:
+            if _graph is None:
+                # Reading YAML and probing bubblewrap are blocking calls.
+                _graph = await asyncio.to_thread(build_orchestrator)
+    return _graph

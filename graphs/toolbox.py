@@ -1,0 +1,47 @@
+"""The local (non-MCP) tools, by name, and the process-wide MCP registry.
+
+Tool modules owned by other packages are imported here, when a graph is built,
+never at import of this module.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from langchain_core.tools import BaseTool
+
+from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.settings import get_settings
+
+__all__ = ["local_tools", "registry"]
+
+
+@lru_cache(maxsize=1)
+def registry() -> McpRegistry:
+    """The MCP servers of ``MCP_SERVERS_FILE`` (read once; nothing connects)."""
+    return load_registry(get_settings().mcp_servers_file)
+
+
+def local_tools() -> dict[str, BaseTool]:
+    """Every local tool an agent may be given, by name."""
+    from graphs.tools.basic import calculator, get_current_time
+    from graphs.tools.order_info import make_request_order_info
+    from graphs.tools.web_fetch import fetch_url
+    from graphs.tools.web_search import web_search
+
+    tools: list[BaseTool] = [
+        calculator,
+        get_current_time,
+        make_request_order_info(),
+        fetch_url,
+        web_search,
+    ]
+    try:  # TODO(issue 5): drop the guard once graphs/tools/visualization.py has landed
+        from graphs.tools.visualization import make_generate_visualization
+
+        tools.append(make_generate_visualization(registry().url("viz")))
+    except ImportError:
+        import logging
+
+        logging.getLogger(__name__).error("generate_visualization is not available yet")
+    return {t.name: t for t in tools}
