@@ -19,10 +19,12 @@ from graphs.sandbox.bubblewrap import (
 from graphs.sandbox.errors import SandboxConfigError, SandboxUnavailableError, WorkspacePathError
 from graphs.sandbox.factory import ThreadSandboxBackend, current_thread_id, make_sandbox_backend
 from graphs.sandbox.opensandbox import OpenSandboxBackend
+from graphs.sandbox.prompts import SANDBOX_PROMPT, sandbox_prompt
 from graphs.sandbox.settings import SandboxSettings
 from graphs.sandbox.workspace import WorkspaceFiles, safe_thread_id, workspace_path
 
 __all__ = [
+    "SANDBOX_PROMPT",
     "BubblewrapInfo",
     "BubblewrapSandbox",
     "OpenSandboxBackend",
@@ -37,5 +39,6 @@ __all__ = [
     "make_bubblewrap_sandbox",
     "make_sandbox_backend",
     "safe_thread_id",
+    "sandbox_prompt",
     "workspace_path",
 ]

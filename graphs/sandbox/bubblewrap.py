@@ -411,8 +411,8 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         wall_s = self._effective_timeout(timeout)
         cpu_s = self.settings.cpu_s or wall_s
         # Poll instead of blocking: the event loop must keep running while a
-        # file operation in a worker thread finishes.
-        # A threading lock shared with worker threads cannot be an asyncio.Event.
+        # file operation in a worker thread finishes, and a threading lock
+        # shared with worker threads cannot be an asyncio.Event.
         while not self._busy.acquire(blocking=False):  # noqa: ASYNC110
             await asyncio.sleep(0.02)
         try:

@@ -70,7 +70,7 @@ def tool_messages(result: dict[str, Any]) -> list[ToolMessage]:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> SandboxSettings:
-    return SandboxSettings(data_dir=tmp_path)
+    return SandboxSettings(data_dir=tmp_path, provider="bubblewrap")
 
 
 def test_execute_tool_runs_in_the_sandbox_and_read_file_sees_the_result(

@@ -32,7 +32,16 @@ except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
 
 
 def settings_for(tmp_path: Path, **overrides: object) -> SandboxSettings:
-    return SandboxSettings(data_dir=tmp_path, **overrides)  # type: ignore[arg-type]
+    # Explicit limits, so a developer's .env cannot change what these tests see.
+    values: dict[str, object] = {
+        "data_dir": tmp_path,
+        "timeout_s": 60,
+        "cpu_s": None,
+        "memory_mb": 1024,
+        "max_output_bytes": 100_000,
+        "max_file_mb": 256,
+    }
+    return SandboxSettings(**{**values, **overrides})  # type: ignore[arg-type]
 
 
 @pytest.fixture

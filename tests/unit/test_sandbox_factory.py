@@ -78,3 +78,24 @@ def test_cli_check_reports_failure(
 
     assert sandbox_cli(["check"]) == 1
     assert "apt-get install bubblewrap" in capsys.readouterr().err
+
+
+def test_sandbox_prompt_snapshot(tmp_path: Path) -> None:
+    from graphs.sandbox import sandbox_prompt
+
+    settings = SandboxSettings(
+        data_dir=tmp_path, timeout_s=60, cpu_s=None, memory_mb=1024, max_output_bytes=100_000
+    )
+
+    text = sandbox_prompt(settings)
+
+    assert text == (
+        "## Running code\n"
+        "`execute` runs a bash command in an isolated sandbox of this conversation. Its\n"
+        "working directory is `/`, which holds the same files as the file tools: `/data/`,\n"
+        "`/analysis/`, `/skills/`, `/AGENTS.md`. `python3` has numpy and pandas. There is\n"
+        "no network: fetch data with the web tools first and save it under `/data/`.\n"
+        "`/tmp` is private to each command. Per command: 60 s wall time,\n"
+        "60 s CPU, 1024 MB memory, 100 KB of output (write large\n"
+        "results to files and read them back)."
+    )
