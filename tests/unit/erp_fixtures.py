@@ -1,0 +1,98 @@
+"""Helpers shared by the ERP unit tests: a seeded template database, clients, fingerprints.
+
+Seeding takes a fraction of a second; each test module seeds a template file once
+and every test copies it, so tests never share state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import make_url
+from starlette.testclient import TestClient
+
+from sim.erp.app import create_app
+from sim.erp.db import Database
+from sim.erp.models import Base
+from sim.erp.seed import reset
+from sim.erp.settings import ErpSettings
+
+SEED = 20261201
+BASE_URL = "http://localhost"
+
+
+def make_template(folder: Path, seed: int = SEED) -> Path:
+    """A freshly seeded SQLite file in ``folder`` (its WAL checkpointed, ready to copy)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "template.sqlite3"
+    db = Database(f"sqlite:///{path}")
+    try:
+        reset(db, seed)
+    finally:
+        db.dispose()
+    return path
+
+
+def settings_for(template: Path, folder: Path) -> ErpSettings:
+    """Settings pointing at a private copy of ``template`` under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db_path = folder / "erp.sqlite3"
+    shutil.copyfile(template, db_path)
+    return ErpSettings(
+        data_dir=folder, database_url=f"sqlite:///{db_path}", seed=SEED, log_level="WARNING"
+    )
+
+
+@contextmanager
+def client_for(settings: ErpSettings) -> Iterator[TestClient]:
+    """A TestClient of the guarded app with its lifespan running."""
+    with TestClient(create_app(settings), base_url=BASE_URL) as client:
+        yield client
+
+
+def fingerprint(url: str) -> dict[str, tuple[int, str]]:
+    """Row counts of every ERP table and a digest of all their contents."""
+    path = make_url(url).database
+    assert path, url
+    out: dict[str, tuple[int, str]] = {}
+    # Plain sqlite3: this runs twice per refused request, and must be cheap.
+    conn = sqlite3.connect(path)
+    try:
+        for name, table in Base.metadata.tables.items():
+            keys = ", ".join(c.name for c in table.primary_key.columns)
+            rows = conn.execute(f"SELECT * FROM {name} ORDER BY {keys}").fetchall()
+            out[name] = (len(rows), hashlib.sha256(repr(rows).encode()).hexdigest())
+    finally:
+        conn.close()
+    return out
+
+
+def order_body(key: str, **overrides: Any) -> dict[str, Any]:
+    """A valid create request: NGK (supplier 1), 100 of part 1 (its MOQ is 50), on 2026-12-01."""
+    body: dict[str, Any] = {
+        "idempotency_key": key,
+        "supplier_id": 1,
+        "lines": [{"part_id": 1, "quantity": 100}],
+        "buyer": "tester",
+        "order_date": "2026-12-01",
+    }
+    body.update(overrides)
+    return body
+
+
+def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
+    """The error body of ``response`` after checking its status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}, body
+    error: dict[str, Any] = body["error"]
+    assert error["code"] == code, error
+    assert isinstance(error["message"], str) and error["message"].endswith((".", ")")), error
+    assert "Traceback" not in response.text
+    return error
