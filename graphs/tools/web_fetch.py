@@ -39,12 +39,15 @@ import json
 import logging
 import re
 import socket
+import ssl
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
+import certifi
 import httpx
 from charset_normalizer import from_bytes
 from langchain_core.tools import ToolException, tool
@@ -63,6 +66,8 @@ __all__ = [
     "fetch_markdown",
     "fetch_url",
     "html_to_markdown",
+    "new_client",
+    "shared_ssl_context",
 ]
 
 log = logging.getLogger(__name__)
@@ -253,6 +258,42 @@ class _Raw:
     content_type: str
     body: bytes
     truncated: bool
+
+
+_SettingsT = TypeVar("_SettingsT", bound=BaseSettings)
+
+
+async def _load(cls: type[_SettingsT]) -> _SettingsT:
+    """Settings read in a thread: pydantic-settings reads ``.env``, blocking I/O."""
+    return await asyncio.to_thread(cls)
+
+
+_SSL: ssl.SSLContext | None = None
+_SSL_LOCK = threading.Lock()
+
+
+def _build_ssl_context() -> ssl.SSLContext:
+    global _SSL
+    with _SSL_LOCK:  # concurrent first calls build it once
+        if _SSL is None:
+            _SSL = ssl.create_default_context(cafile=certifi.where())
+        return _SSL
+
+
+async def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context for all clients, built off the event loop.
+
+    Building it reads the CA bundle from disk (blocking I/O that ``langgraph dev``
+    flags, and tens of milliseconds per client), so it is done once, in a thread.
+    """
+    if _SSL is not None:
+        return _SSL
+    return await asyncio.to_thread(_build_ssl_context)
+
+
+async def new_client(**kw: Any) -> httpx.AsyncClient:
+    """An AsyncClient that ignores proxy variables and reuses :func:`shared_ssl_context`."""
+    return httpx.AsyncClient(verify=await shared_ssl_context(), trust_env=False, **kw)
 
 
 def _hostport(host: str, port: int) -> str:
@@ -636,13 +677,14 @@ async def fetch_markdown(
     ``resolver(host, port) -> [ip, ...]`` replaces DNS (default: ``loop.getaddrinfo``).
     The result says ``ok`` with the Markdown, or carries ``error`` and ``error_code``.
     """
-    settings = settings or WebSettings()
+    if settings is None:
+        settings = await _load(WebSettings)
     started = time.monotonic()
     result = FetchResult(url=url, ok=False)
     guard = _Guard(settings, resolver)
     own = client is None
     if client is None:
-        client = httpx.AsyncClient(follow_redirects=False, trust_env=False)
+        client = await new_client(follow_redirects=False)
     fetcher = _Fetcher(settings, client, guard, started + settings.total_budget)
     try:
         try:
@@ -710,7 +752,7 @@ class FetchUrlInput(BaseModel):
 async def fetch_url(url: str, max_chars: int | None = None) -> str:
     """Fetch ``url`` as Markdown for the model; failures become error tool messages."""
     try:
-        settings = WebSettings()
+        settings = await _load(WebSettings)
         result = await fetch_markdown(url, settings=settings)
     except Exception as exc:  # a tool must not take the graph down
         log.exception("fetch_url failed unexpectedly for %s", url)

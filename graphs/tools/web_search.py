@@ -25,7 +25,7 @@ from langchain_core.tools import ToolException, tool
 from pydantic import AliasChoices, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.tools.web_fetch import DEFAULT_SUPPLIER_SITES_URL, DEFAULT_USER_AGENT
+from graphs.tools.web_fetch import DEFAULT_SUPPLIER_SITES_URL, DEFAULT_USER_AGENT, new_client
 from graphs.tools.web_prompts import WEB_SEARCH_DESCRIPTION
 
 __all__ = [
@@ -182,7 +182,7 @@ class LocalShopsSearch:
         """Ask each shop, then rank all hits by one relevance measure."""
         out = SearchResponse(query=query, provider="local supplier shops")
         base = self.settings.supplier_sites_url.rstrip("/")
-        client = self.client or httpx.AsyncClient(timeout=self.settings.timeout, trust_env=False)
+        client = self.client or await new_client(timeout=self.settings.timeout)
         try:
             try:
                 shops = (await self._get(client, f"{base}/shops.json"))["shops"]
@@ -263,7 +263,7 @@ class ZhipuSearch:
             "count": min(50, count),
         }
         url = self.settings.zhipu_base_url.rstrip("/") + "/web_search"
-        client = self.client or httpx.AsyncClient(timeout=self.settings.timeout)
+        client = self.client or await new_client(timeout=self.settings.timeout)
         try:
             resp = await client.post(
                 url, json=body, headers={"Authorization": f"Bearer {key.get_secret_value()}"}
@@ -316,7 +316,8 @@ async def run_search(
     client: httpx.AsyncClient | None = None,
 ) -> SearchResponse:
     """Search with the configured provider; never raises for a failed search."""
-    settings = settings or WebSearchSettings()
+    if settings is None:
+        settings = await asyncio.to_thread(WebSearchSettings)  # reads .env: off the loop
     provider = make_provider(settings, client=client)
     return await provider.search(query, count or settings.count)
 

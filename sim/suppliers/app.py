@@ -283,7 +283,10 @@ def build_app(settings: SuppliersSettings | None = None) -> Starlette:
                     "category": q.part.category,
                     "brand": q.part.brand,
                     "quote_url": d.shop.quote_url(base, q.part),
-                    "truth": _truth(q),
+                    "truth": {
+                        **_truth(q),
+                        "malformed": is_malformed(d.shop, q.part, state.settings.misbehave),
+                    },
                 }
                 for q in d.quotes
             ]
