@@ -167,7 +167,11 @@ async def test_unreachable_erp_names_the_url_quickly() -> None:
     url = closed_port_url()
     server = create_server(ErpMcpSettings(erp_base_url=url, retry_wait=0.01))
     async with Client(server) as client:
-        for tool, args in [("part_search", {"name": "x"}), ("order_create", CREATE)]:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("part_search", {"name": "x"}),
+            ("order_create", CREATE),
+        ]
+        for tool, args in calls:
             started = time.monotonic()
             text = await refused(client, tool, args)
             assert time.monotonic() - started < 3

@@ -1,0 +1,175 @@
+"""Benchmark: each read tool through the ERP MCP server vs the same query straight to REST.
+
+Run from the checkout: ``.venv/bin/python -m scripts.bench.bench_mcp_vs_rest [-n 200]``.
+It starts ``python -m sim.erp`` and ``python -m mcp_erp`` on free loopback ports
+(with a throw-away DATA_DIR), or uses running ones given ``--erp-url`` and
+``--mcp-url``; calls each read tool N times over streamable HTTP and the
+equivalent REST request N times over a kept-alive connection; and prints p50/p99
+per side and the MCP/REST ratio at p50. Targets (issue 2): MCP at most 2x REST at
+p50; a part search over the whole catalogue under 20 ms at p50 through REST.
+This is a measurement, not a test: it always exits 0 unless something fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from fastmcp import Client
+
+from tests.integration.procs import free_port, start_service
+
+RATIO_TARGET = 2.0
+SEARCH_TARGET_MS = 20.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One read tool and the REST request that answers the same question."""
+
+    tool: str
+    args: dict[str, Any]
+    path: str
+    params: dict[str, Any]
+
+
+def cases(supplier_id: int) -> list[Case]:
+    """The six read tools, each paired with its REST twin."""
+    return [
+        Case("supplier_query", {"name": "NGK"}, "/suppliers/search", {"name": "NGK"}),
+        Case(
+            "part_query",
+            {"category": "火花塞", "size": 20},
+            "/parts",
+            {"category": "火花塞", "page": 1, "size": 20},
+        ),
+        Case(
+            "part_search",
+            {"name": "火花塞", "limit": 10},
+            "/parts/search",
+            {"name": "火花塞", "limit": 10},
+        ),
+        Case(
+            "part_by_supplier",
+            {"supplier_id": supplier_id},
+            f"/parts/supplier/{supplier_id}",
+            {"page": 1, "size": 20},
+        ),
+        Case(
+            "order_search_details",
+            {"size": 20},
+            "/orders/search-details",
+            {"page": 1, "size": 20},
+        ),
+        Case("inventory_warning", {"size": 20}, "/inventory/warnings", {"page": 1, "size": 20}),
+    ]
+
+
+async def timed_pair(
+    n: int, warmup: int, first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]]
+) -> tuple[list[float], list[float]]:
+    """Milliseconds of ``n`` calls of each of ``first`` and ``second``, alternated so both
+    see the same machine load, after ``warmup`` untimed rounds."""
+    for _ in range(warmup):
+        await first()
+        await second()
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(n):
+        for fn, samples in ((first, a), (second, b)):
+            started = time.perf_counter()
+            await fn()
+            samples.append((time.perf_counter() - started) * 1000)
+    return a, b
+
+
+def p50_p99(samples: list[float]) -> tuple[float, float]:
+    """Median and 99th percentile."""
+    return statistics.median(samples), statistics.quantiles(samples, n=100)[98]
+
+
+async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
+    """Measure every case and print the table."""
+    async with httpx.AsyncClient(base_url=erp_url, timeout=30) as rest, Client(mcp_url) as mcp:
+        ngk = (await rest.get("/suppliers/search", params={"name": "NGK"})).json()["items"][0]
+        print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)\n")
+        header = f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} {'ratio':>6}"
+        print(header + "\n" + "-" * len(header))
+        ratios = []
+        search_p50 = 0.0
+        for case in cases(ngk["id"]):
+
+            async def via_rest(case: Case = case) -> None:
+                response = await rest.get(case.path, params=case.params)
+                response.raise_for_status()
+                response.json()
+
+            async def via_mcp(case: Case = case) -> None:
+                await mcp.call_tool(case.tool, case.args)
+
+            rest_ms, mcp_ms = await timed_pair(n, warmup, via_rest, via_mcp)
+            (rest_p50, rest_p99), (mcp_p50, mcp_p99) = p50_p99(rest_ms), p50_p99(mcp_ms)
+            ratio = mcp_p50 / rest_p50
+            ratios.append(ratio)
+            if case.tool == "part_search":
+                search_p50 = rest_p50
+            print(
+                f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
+                f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {ratio:5.2f}x"
+            )
+        worst = max(ratios)
+        print(
+            f"\nMCP/REST at p50: median {statistics.median(ratios):.2f}x, worst {worst:.2f}x "
+            f"(target <= {RATIO_TARGET:.0f}x: {'met' if worst <= RATIO_TARGET else 'MISSED'})"
+        )
+        print(
+            f"part search through REST, p50 {search_p50:.2f} ms "
+            f"(target < {SEARCH_TARGET_MS:.0f} ms: "
+            f"{'met' if search_p50 < SEARCH_TARGET_MS else 'MISSED'})"
+        )
+
+
+@contextlib.contextmanager
+def own_stack() -> Iterator[tuple[str, str]]:
+    """sim.erp and mcp_erp on free ports with a temporary DATA_DIR; their URLs."""
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as data:
+        erp_port, mcp_port = free_port(), free_port()
+        erp_env = {"DATA_DIR": data, "SIM_ERP_PORT": str(erp_port), "LOG_LEVEL": "WARNING"}
+        with start_service("sim.erp", erp_env, erp_port, timeout=60) as erp:
+            mcp_env = {
+                "DATA_DIR": data,
+                "ERP_MCP_PORT": str(mcp_port),
+                "ERP_BASE_URL": erp.url,
+                "LOG_LEVEL": "WARNING",
+            }
+            with start_service("mcp_erp", mcp_env, mcp_port, timeout=30) as mcp:
+                yield erp.url, f"{mcp.url}/mcp"
+
+
+def main() -> None:
+    """Parse arguments, start or reuse the services, print the measurements."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=200, help="timed calls per tool and side")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed calls first")
+    parser.add_argument("--erp-url", help="use this running ERP instead of starting one")
+    parser.add_argument("--mcp-url", help="use this running MCP endpoint (with --erp-url)")
+    args = parser.parse_args()
+    if args.erp_url and args.mcp_url:
+        asyncio.run(run(args.erp_url, args.mcp_url, args.n, args.warmup))
+        return
+    if args.erp_url or args.mcp_url:
+        parser.error("give both --erp-url and --mcp-url, or neither")
+    with own_stack() as (erp_url, mcp_url):
+        asyncio.run(run(erp_url, mcp_url, args.n, args.warmup))
+
+
+if __name__ == "__main__":
+    main()

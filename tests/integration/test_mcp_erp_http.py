@@ -1,0 +1,199 @@
+"""The ERP MCP server as clients meet it: real ``python -m sim.erp`` and ``python -m mcp_erp``
+processes on free loopback ports, called over streamable HTTP (and once over stdio)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from fastmcp.exceptions import ToolError
+
+from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
+
+pytestmark = pytest.mark.integration
+
+TOOLS = {
+    "supplier_query",
+    "part_query",
+    "part_search",
+    "part_by_supplier",
+    "order_create",
+    "order_update",
+    "order_search_details",
+    "inventory_warning",
+}
+
+
+@pytest.fixture(scope="module")
+def erp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
+    data = tmp_path_factory.mktemp("erp-data")
+    port = free_port()
+    env = {"DATA_DIR": str(data), "SIM_ERP_PORT": str(port)}
+    with start_service("sim.erp", env, port, timeout=30, log_dir=data) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def mcp(erp: ServiceHandle, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
+    data = tmp_path_factory.mktemp("mcp-data")
+    port = free_port()
+    env = {"DATA_DIR": str(data), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": erp.url}
+    with start_service("mcp_erp", env, port, log_dir=data) as handle:
+        yield handle
+
+
+async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.data, dict), result
+    return result.data
+
+
+def test_health_reports_the_erp(mcp: ServiceHandle, erp: ServiceHandle) -> None:
+    body = httpx.get(f"{mcp.url}/health", timeout=5).json()
+    assert body["status"] == "ok"
+    assert body["erp"] == {"url": erp.url, "reachable": True}
+
+
+async def test_eight_tools_over_streamable_http(mcp: ServiceHandle) -> None:
+    async with Client(f"{mcp.url}/mcp") as client:
+        tools = {t.name: t for t in await client.list_tools()}
+        assert set(tools) == TOOLS
+
+        ngk = (await call(client, "supplier_query", name="NGK"))["items"][0]
+        assert ngk["status"] == "active"
+        assert (await call(client, "supplier_query", supplier_id=ngk["id"]))["code"] == ngk["code"]
+        bosch = await call(client, "supplier_query", name="博世")
+        assert bosch["total"] >= 1 and "Bosch" in bosch["items"][0]["name_en"]
+
+        plugs_zh = await call(client, "part_search", name="火花塞", limit=5)
+        plugs_en = await call(client, "part_search", name="spark plug", limit=5)
+        assert plugs_zh["items"] and plugs_en["items"]
+        assert {p["category_code"] for p in plugs_zh["items"][:3]} == {
+            plugs_en["items"][0]["category_code"]
+        }
+
+        listed = await call(client, "part_query", category="火花塞", size=3)
+        assert len(listed["items"]) == 3 and listed["has_more"] is True
+        part = await call(client, "part_query", part_id=listed["items"][0]["id"])
+        assert part["offers"] and "safety_stock" in part["inventory"]
+        offer = part["offers"][0]
+        assert isinstance(offer["price_minor"], int) and isinstance(offer["price"], str)
+
+        sold = await call(client, "part_by_supplier", supplier_id=ngk["id"], size=5)
+        assert sold["supplier"]["id"] == ngk["id"] and sold["items"]
+        first = sold["items"][0]
+        assert first["offer"]["supplier_id"] == ngk["id"]
+
+        warn = await call(client, "inventory_warning", size=5)
+        shortages = [w["shortage"] for w in warn["items"]]
+        assert shortages and shortages == sorted(shortages, reverse=True)
+
+        key = f"it-{uuid.uuid4().hex}"
+        order_args = {
+            "idempotency_key": key,
+            "supplier_id": ngk["id"],
+            "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
+            "note": "integration test",
+        }
+        order = await call(client, "order_create", **order_args)
+        assert order["status"] == "draft" and order["supplier_id"] == ngk["id"]
+        assert order["lines"][0]["amount_minor"] == order["total_minor"]
+        assert "amount" in order["lines"][0]
+
+        found = await call(client, "order_search_details", order_no=order["order_no"])
+        assert [o["id"] for o in found["items"]] == [order["id"]]
+
+        again = await call(client, "order_create", **order_args)
+        assert again["id"] == order["id"]
+        same_key = await call(client, "order_search_details", supplier_id=ngk["id"], size=100)
+        assert sum(o.get("idempotency_key") == key for o in same_key["items"]) == 1
+
+        with pytest.raises(ToolError, match=r"^IDEMPOTENCY_CONFLICT: "):
+            await client.call_tool(
+                "order_create",
+                {**order_args, "lines": [{**order_args["lines"][0], "quantity": 10**6}]},
+            )
+
+        submitted = await call(
+            client,
+            "order_update",
+            order_id=order["order_no"],
+            expected_version=order["version"],
+            status="pending_approval",
+        )
+        assert submitted["status"] == "pending_approval"
+        assert submitted["version"] == order["version"] + 1
+        with pytest.raises(ToolError, match=r"^VERSION_CONFLICT: "):
+            await client.call_tool(
+                "order_update",
+                {"order_id": order["id"], "expected_version": order["version"], "note": "x"},
+            )
+        with pytest.raises(ToolError, match=r"^APPROVAL_REQUIRED: "):
+            await client.call_tool(
+                "order_update",
+                {
+                    "order_id": order["id"],
+                    "expected_version": submitted["version"],
+                    "status": "approved",
+                },
+            )
+        cancelled = await call(
+            client,
+            "order_update",
+            order_id=order["id"],
+            expected_version=submitted["version"],
+            status="cancelled",
+        )
+        assert cancelled["status"] == "cancelled"
+        now = await call(client, "order_search_details", order_no=order["order_no"])
+        assert now["items"][0]["status"] == "cancelled"
+        assert now["items"][0]["version"] == cancelled["version"]
+
+        with pytest.raises(ToolError, match=r"^NOT_FOUND: "):
+            await client.call_tool("part_by_supplier", {"supplier_id": 999_999})
+        with pytest.raises(ToolError, match="greater than 0"):
+            await client.call_tool(
+                "order_create",
+                {**order_args, "lines": [{"part_id": first["id"], "quantity": 0}]},
+            )
+
+
+async def test_stdio_transport(erp: ServiceHandle, tmp_path: Path) -> None:
+    transport = StdioTransport(
+        sys.executable,
+        ["-m", "mcp_erp", "--stdio"],
+        env={"ERP_BASE_URL": erp.url, "DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)},
+        cwd=str(ROOT),
+        keep_alive=False,
+    )
+    async with Client(transport) as client:
+        assert {t.name for t in await client.list_tools()} == TOOLS
+        hits = await call(client, "part_search", name="刹车片", limit=2)
+        assert len(hits["items"]) == 2
+
+
+@pytest.fixture
+def mcp_without_erp(tmp_path: Path) -> Iterator[ServiceHandle]:
+    dead = f"http://127.0.0.1:{free_port()}"
+    port = free_port()
+    env = {"DATA_DIR": str(tmp_path), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": dead}
+    with start_service("mcp_erp", env, port, log_dir=tmp_path) as handle:
+        yield handle
+
+
+async def test_unreachable_erp_over_http(mcp_without_erp: ServiceHandle) -> None:
+    async with httpx.AsyncClient(base_url=mcp_without_erp.url) as web:
+        health = (await web.get("/health")).json()
+    dead = health["erp"]["url"]
+    assert health["status"] == "ok" and health["erp"]["reachable"] is False
+    async with Client(f"{mcp_without_erp.url}/mcp") as client:
+        with pytest.raises(ToolError, match=rf"^ERP_UNREACHABLE: the ERP at {re.escape(dead)} "):
+            await client.call_tool("inventory_warning", {})
