@@ -351,7 +351,8 @@ def _apply(
     if payload.status is not None and target is None and changing == {"status"}:
         raise ErpError(
             "VALIDATION",
-            f"Order {order.order_no} is already {order.status.replace('_', ' ')}; nothing to change.",
+            f"Order {order.order_no} is already {order.status.replace('_', ' ')}; "
+            "nothing to change.",
             {"order_no": order.order_no, "status": order.status},
         )
     if payload.approved_by is not None and target != "approved":

@@ -25,6 +25,9 @@ def text(params: QueryParams, name: str, *, max_len: int = MAX_TEXT) -> str | No
             f"{name} is too long (at most {max_len} characters).",
             {"field": name, "length": len(value)},
         )
+    if "\x00" in value:
+        # Postgres refuses NUL in text; no real name contains one.
+        raise ErpError("VALIDATION", f"{name} contains a NUL character.", {"field": name})
     value = value.strip()
     return value or None
 

@@ -10,6 +10,7 @@ from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -44,10 +45,25 @@ Quantity = Annotated[
     BeforeValidator(_whole_float_to_int),
     Field(strict=True, gt=0, le=MAX_QUANTITY, description="Units, a whole number > 0."),
 ]
+
+
+def _no_nul(value: str) -> str:
+    # Postgres refuses NUL in text; no real name or note contains one.
+    if "\x00" in value:
+        msg = "text must not contain NUL characters"
+        raise ValueError(msg)
+    return value
+
+
 Id = Annotated[int, Field(strict=True, ge=1, le=2_147_483_647)]
 Day = Annotated[date, Field(strict=True, description="YYYY-MM-DD")]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-Note = Annotated[str, StringConstraints(max_length=2000)]
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
+    AfterValidator(_no_nul),
+]
+Note = Annotated[str, StringConstraints(max_length=2000), AfterValidator(_no_nul)]
+Key = Annotated[str, StringConstraints(min_length=8, max_length=128), AfterValidator(_no_nul)]
 
 
 class _Body(BaseModel):
@@ -64,7 +80,7 @@ class LineIn(_Body):
 class OrderCreate(_Body):
     """``POST /orders/create``."""
 
-    idempotency_key: Annotated[str, StringConstraints(min_length=8, max_length=128)] = Field(
+    idempotency_key: Key = Field(
         description="Client-chosen key; the same key and payload always give the same order."
     )
     supplier_id: Id

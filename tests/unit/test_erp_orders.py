@@ -74,7 +74,7 @@ class Erp:
         """A fresh order (two lines) brought to ``state`` through the API."""
         lines = [{"part_id": 1, "quantity": 100}, {"part_id": 6, "quantity": 50}]
         order = self.create(lines=lines, submit=state != "draft")
-        path = {
+        steps: dict[str, list[dict[str, Any]]] = {
             "draft": [],
             "pending_approval": [],
             "approved": [{"status": "approved", "approved_by": "boss"}],
@@ -89,8 +89,8 @@ class Erp:
                 {"status": "closed"},
             ],
             "cancelled": [{"status": "cancelled"}],
-        }[state]
-        for step in path:
+        }
+        for step in steps[state]:
             order = self.update(order, **step)
         assert order["status"] == state
         return order
@@ -266,6 +266,7 @@ BAD_CREATES: list[tuple[str, dict[str, Any], int, str]] = [
         "VALIDATION",
     ),
     ("unknown field", {"qty": 5}, 422, "VALIDATION"),
+    ("NUL in buyer", {"buyer": "a\x00b"}, 422, "VALIDATION"),
     ("submit as text", {"submit": "yes"}, 422, "VALIDATION"),
     ("lines not a list", {"lines": {"part_id": 1}}, 422, "VALIDATION"),
 ]
