@@ -11,6 +11,7 @@ Server, including the SDK's own in-process calls.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import importlib
@@ -158,8 +159,9 @@ def create_app(
 
     async def root(request: Request) -> JSONResponse:
         try:
-            agents = [a["agent_id"] for a in await service.list_agents()]
-        except RpcError:
+            async with asyncio.timeout(2):
+                agents = [a["agent_id"] for a in await service.list_agents()]
+        except (RpcError, TimeoutError):
             agents = []
         return JSONResponse(
             {

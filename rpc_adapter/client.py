@@ -220,4 +220,3 @@ class RpcClient:
             await self.call("agent.submitToolResult", answer)
         except (RpcClientError, ConnectionError) as exc:
             logger.warning("tool result for %s not accepted: %s", call_id, exc)
-
