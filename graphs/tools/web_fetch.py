@@ -4,8 +4,9 @@ What it promises:
 
 - **SSRF guard.** Only http(s). Every hop's host is resolved (``loop.getaddrinfo``) and
   refused when any address is private, loopback, link-local, cloud metadata,
-  unspecified, multicast or otherwise not globally routable, unless its ``host:port``
-  (or ``host``) is on ``WEB_ALLOWED_HOSTS`` (the supplier shops' address by default).
+  unspecified, multicast or otherwise not globally routable, unless the URL's
+  ``host:port`` (or ``host``), as written, is on ``WEB_ALLOWED_HOSTS`` (the supplier
+  shops' address from ``SUPPLIER_SITES_URL`` always is).
   Redirects are followed by hand and checked again; the connection goes to the very
   address that was checked (the URL is pinned to it, Host header and TLS SNI keep the
   name), so a DNS answer that changes between check and connect cannot slip through.
@@ -356,9 +357,9 @@ class _Guard:
             if ip in _METADATA or (ip.version == 6 and ip.ipv4_mapped in _METADATA):
                 raise Refused(f"{host} resolves to the cloud metadata address {ip}; refused.")
         private = [ip for ip in ips if not _is_public(ip)]
-        if private and not (
-            self.is_allowed(host, port) or any(self.is_allowed(str(ip), port) for ip in ips)
-        ):
+        # Matched on the host as written, not on what it resolves to: otherwise any name
+        # pointed at an allowed internal address (DNS rebinding) would be let in too.
+        if private and not self.is_allowed(host, port):
             shown = host if host.strip("[]") == str(private[0]) else f"{host} ({private[0]})"
             raise Refused(
                 f"{shown}:{port} is a private, loopback, link-local or otherwise internal "
@@ -709,10 +710,11 @@ async def fetch_markdown(
             if fetcher.remaining() <= 0.2:
                 result.notes.append("no time left for more reader services")
                 break
+            direct_error = result.error
             try:
                 done = await _fetch_reader(fetcher, prefix, url, result)
                 done.error, done.error_code = None, None
-                done.notes.insert(0, f"direct fetch failed: {result.error}")
+                done.notes.insert(0, f"direct fetch failed: {direct_error}")
                 return done
             except (Refused, _Failure) as exc:
                 result.notes.append(f"reader {prefix} skipped: {exc}")

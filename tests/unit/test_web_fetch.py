@@ -295,23 +295,32 @@ async def test_allow_list_admits_the_shops_and_configured_hosts_but_never_metada
     web = Web(
         {
             "127.0.0.1:8300/p": html(PAGE),
-            "localhost:8300/p": html(PAGE),
             "10.1.2.3:9000/p": html(PAGE),
             "intranet.test/p": html(PAGE),
+            "intranet.test:8080/p": html(PAGE),
         }
     )
-    dns = {"localhost": ["127.0.0.1"], "intranet.test": ["10.9.9.9"]}
+    dns = {"localhost": ["127.0.0.1"], "intranet.test": ["10.9.9.9"], "rebind.test": ["127.0.0.1"]}
     allowed = ["10.1.2.3:9000", "intranet.test", "169.254.169.254"]
     for url in (
-        "http://127.0.0.1:8300/p",
-        "http://localhost:8300/p",  # resolves to the allowed address and port
+        "http://127.0.0.1:8300/p",  # the shops (SUPPLIER_SITES_URL)
         "http://10.1.2.3:9000/p",
         "http://intranet.test/p",  # a host allowed on any port
+        "http://intranet.test:8080/p",
     ):
         result = await fetch(url, web, dns=dns, allowed_hosts=allowed)
         assert result.ok, (url, result.error)
-    meta = await fetch("http://169.254.169.254/p", web, allowed_hosts=allowed)
-    assert meta.error_code == "blocked"
+    for url in (
+        "http://169.254.169.254/p",  # metadata: never, allow-listed or not
+        "http://rebind.test:8300/p",  # a name pointed at the allowed address: not the same
+        "http://localhost:8300/p",  # the allow-list matches the host as written
+        "http://10.1.2.3:9001/p",  # another port
+    ):
+        result = await fetch(url, web, dns=dns, allowed_hosts=allowed)
+        assert result.error_code == "blocked", url
+    assert {c.headers["host"] for c in web.calls} == {
+        "127.0.0.1:8300", "10.1.2.3:9000", "intranet.test", "intranet.test:8080"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
