@@ -1,0 +1,106 @@
+"""Seeding: deterministic, fast, automatic on an empty database; reset restores it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from sim.catalog import generate
+from sim.erp.__main__ import main
+from sim.erp.db import Database
+from sim.erp.seed import ensure_seeded, is_seeded, reset
+from sim.erp.settings import ErpSettings
+from tests.unit.erp_fixtures import (
+    SEED,
+    client_for,
+    fingerprint,
+    make_template,
+    order_body,
+    settings_for,
+)
+
+CATALOG = generate(SEED)
+
+
+def test_the_catalogue_is_the_size_of_a_small_plant() -> None:
+    assert len(CATALOG.suppliers) >= 30
+    assert len(CATALOG.parts) >= 300
+    assert len(CATALOG.categories) >= 12
+    assert sum(1 for i in CATALOG.inventory if i.on_hand - i.reserved < i.safety_stock) > 0
+    sellers: dict[int, set[int]] = {}
+    for p in CATALOG.prices:
+        sellers.setdefault(p.part_id, set()).add(p.supplier_id)
+    assert all(len(s) >= 2 for s in sellers.values())
+
+
+def test_same_seed_same_database_and_seeding_is_fast(tmp_path: Path) -> None:
+    started = time.perf_counter()
+    first = make_template(tmp_path / "a")
+    assert time.perf_counter() - started < 3  # about 0.2 s when the machine is idle
+    second = make_template(tmp_path / "b")
+    assert fingerprint(f"sqlite:///{first}") == fingerprint(f"sqlite:///{second}")
+    other = make_template(tmp_path / "c", seed=SEED + 1)
+    assert fingerprint(f"sqlite:///{other}") != fingerprint(f"sqlite:///{first}")
+
+
+def test_seeded_rows_match_the_catalogue(tmp_path: Path) -> None:
+    counts = {k: v[0] for k, v in fingerprint(f"sqlite:///{make_template(tmp_path)}").items()}
+    assert counts["supplier"] == len(CATALOG.suppliers)
+    assert counts["part"] == len(CATALOG.parts)
+    assert counts["supplier_price"] == len(CATALOG.prices)
+    assert counts["inventory"] == len(CATALOG.inventory)
+    assert counts["purchase_order"] == len(CATALOG.orders)
+    assert counts["purchase_order_line"] == sum(len(o.lines) for o in CATALOG.orders)
+    assert counts["audit_log"] == 0
+
+
+def test_first_start_on_an_empty_database_seeds_it(tmp_path: Path) -> None:
+    settings = ErpSettings(data_dir=tmp_path, seed=SEED)
+    assert settings.resolved_database_url == f"sqlite:///{tmp_path / 'erp.sqlite3'}"
+    with client_for(settings) as client:
+        assert client.get("/suppliers/search").json()["total"] == len(CATALOG.suppliers)
+    assert (tmp_path / "erp.sqlite3").exists()
+
+
+def test_admin_reset_restores_the_seed(tmp_path: Path) -> None:
+    template = make_template(tmp_path / "template")
+    settings = settings_for(template, tmp_path / "erp")
+    seed_state = fingerprint(settings.resolved_database_url)
+    with client_for(settings) as client:
+        order = client.post("/orders/create", json=order_body("reset-key-1")).json()
+        client.put(
+            f"/orders/update/{order['id']}", json={"expected_version": 1, "status": "cancelled"}
+        )
+        assert fingerprint(settings.resolved_database_url) != seed_state
+        answer = client.post("/admin/reset").json()
+        assert answer["status"] == "reset"
+        assert answer["orders"] == len(CATALOG.orders)
+        assert fingerprint(settings.resolved_database_url) == seed_state
+        # The service carries on: the next order takes the first number after the history.
+        again = client.post("/orders/create", json=order_body("reset-key-2")).json()
+        assert again["order_no"] == order["order_no"]
+        assert again["id"] == order["id"]
+
+
+def test_cli_seed_and_reset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("LOG_LEVEL", "WARNING")
+    url = f"sqlite:///{tmp_path / 'erp.sqlite3'}"
+    assert main(["seed"]) == 0
+    seed_state = fingerprint(url)
+    db = Database(url)
+    try:
+        with db.write() as session:
+            session.execute(text("UPDATE inventory SET on_hand = on_hand + 1"))
+        assert not ensure_seeded(db, SEED)  # a filled database is left alone
+        assert main(["seed"]) == 0
+        assert fingerprint(url) != seed_state
+        assert main(["reset"]) == 0
+        assert fingerprint(url) == seed_state
+        assert is_seeded(db.read_engine)
+        assert reset(db, SEED)["parts"] == len(CATALOG.parts)
+    finally:
+        db.dispose()
