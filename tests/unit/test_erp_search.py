@@ -13,6 +13,7 @@ from sim.catalog import generate
 from sim.erp.db import Database
 from sim.erp.masterdata import MasterData
 from sim.erp.search import SearchIndex, _one_edit_apart, compact, normalize
+from sim.erp.views import PartView
 from tests.unit.erp_fixtures import SEED, client_for, make_template, settings_for
 
 CATALOG = generate(SEED)
@@ -39,8 +40,8 @@ def client(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield c
 
 
-def _parts(master: MasterData, query: str) -> list[dict[str, str]]:
-    return [dict(master.parts[h.key]) for h in master.part_index.search(query)]
+def _parts(master: MasterData, query: str) -> list[PartView]:
+    return [master.parts[h.key] for h in master.part_index.search(query)]
 
 
 def test_normalize_folds_case_and_width() -> None:
