@@ -1,0 +1,86 @@
+"""``python -m sim.erp`` as a real process on a free loopback port, used as clients use it."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.integration.procs import HOST, ROOT, free_port, start_service
+
+pytestmark = pytest.mark.integration
+
+
+def _env(tmp_path: Path, port: int) -> dict[str, str]:
+    return {"SIM_ERP_PORT": str(port), "DATA_DIR": str(tmp_path), "LOG_LEVEL": "INFO"}
+
+
+def test_serves_creates_and_stops_cleanly(tmp_path: Path) -> None:
+    port = free_port()
+    with start_service("sim.erp", _env(tmp_path, port), port) as erp:
+        with httpx.Client(base_url=erp.url, timeout=10) as client:
+            assert client.get("/health").json() == {"status": "ok", "database": "sqlite"}
+            body = {
+                "idempotency_key": "process-test-1",
+                "supplier_id": 1,
+                "lines": [{"part_id": 1, "quantity": 100}],
+                "order_date": "2026-12-01",
+            }
+            created = client.post("/orders/create", json=body)
+            assert created.status_code == 201, created.text
+            order = created.json()
+            assert client.post("/orders/create", json=body).json()["replayed"] is True
+
+            # Two writers with one version over real HTTP: exactly one wins.
+            answers: list[httpx.Response] = []
+
+            def put(n: int) -> None:
+                with httpx.Client(base_url=erp.url, timeout=10) as c:
+                    answers.append(
+                        c.put(
+                            f"/orders/update/{order['id']}",
+                            json={"expected_version": 1, "note": f"writer {n}"},
+                        )
+                    )
+
+            threads = [threading.Thread(target=put, args=(n,)) for n in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert sorted(a.status_code for a in answers) == [200, 409, 409, 409]
+
+            # Abuse does not take it down.
+            assert client.post("/orders/create", content=b"\x00" * 5000).status_code == 400
+            huge = client.get("/parts/search", params={"name": "x" * 60_000})
+            assert 400 <= huge.status_code < 500
+            assert client.get("/health").status_code == 200
+        # uvicorn shuts down gracefully, then re-raises SIGTERM so the parent sees it.
+        assert erp.stop() in (0, -15)
+    log = erp.log_tail(400)
+    assert "Application shutdown complete" in log
+    assert "Traceback" not in log
+    assert (tmp_path / "erp.sqlite3").exists()
+
+
+def test_a_taken_port_is_refused_with_its_number(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind((HOST, 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "sim.erp"],
+            cwd=ROOT,
+            env={**_env(tmp_path, port), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 2
+    assert str(port) in result.stderr
