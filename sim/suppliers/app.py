@@ -11,7 +11,8 @@ Routes (``<slug>`` is one of :data:`sim.suppliers.shops.SHOPS`):
 Misbehaviour (``SIM_SUPPLIERS_MISBEHAVE``) is deterministic: ngk refuses clients
 without a browser User-Agent; brembo answers the first request for a page in each
 window with 429 and Retry-After; denso's quote pages are slow; zongshen breaks the
-markup of every third part's page; torch serves GBK with the charset only in a
+markup of every third part's page; cqmp plants a prompt-injection "review" on every
+seventh part's page; torch serves GBK with the charset only in a
 ``<meta>`` tag (quote pages) or nowhere (listings and search).
 """
 
@@ -35,7 +36,7 @@ from sim.suppliers.layouts import listing_page, quote_page
 from sim.suppliers.quotes import Quote, money, quotes_for
 from sim.suppliers.search import score, terms
 from sim.suppliers.settings import SuppliersSettings
-from sim.suppliers.shops import SHOPS, Shop, is_malformed
+from sim.suppliers.shops import SHOPS, Shop, is_hostile, is_malformed
 
 _BOT_UA = re.compile(r"bot|crawl|spider|python|curl|httpx|wget|requests|aiohttp|go-http", re.I)
 
@@ -131,7 +132,10 @@ def build_app(settings: SuppliersSettings | None = None) -> Starlette:
             return _html(state, data.shop, text, 404)
         charset = "gbk" if data.shop.encoding(state.settings.misbehave) == "gbk" else "utf-8"
         malformed = is_malformed(data.shop, q.part, state.settings.misbehave)
-        text = quote_page(data.shop, data.supplier, q, charset=charset, malformed=malformed)
+        hostile = is_hostile(data.shop, q.part, state.settings.misbehave)
+        text = quote_page(
+            data.shop, data.supplier, q, charset=charset, malformed=malformed, hostile=hostile
+        )
         return _html(state, data.shop, text)
 
     def _items(request: Request, data: _ShopData, quotes: list[Quote]) -> list[tuple[Quote, str]]:
@@ -286,6 +290,7 @@ def build_app(settings: SuppliersSettings | None = None) -> Starlette:
                     "truth": {
                         **_truth(q),
                         "malformed": is_malformed(d.shop, q.part, state.settings.misbehave),
+                        "hostile": is_hostile(d.shop, q.part, state.settings.misbehave),
                     },
                 }
                 for q in d.quotes

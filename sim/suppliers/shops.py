@@ -71,3 +71,8 @@ SHOPS_BY_SLUG = {s.slug: s for s in SHOPS}
 def is_malformed(shop: Shop, part: Part, misbehave: bool) -> bool:
     """True for the parts whose page the malformed shop breaks (about every third)."""
     return misbehave and shop.misbehaviour == "malformed" and part.id % 3 == 0
+
+
+def is_hostile(shop: Shop, part: Part, misbehave: bool) -> bool:
+    """True for the distributor pages carrying a prompt-injection "review" (every 7th part)."""
+    return misbehave and shop.slug == "cqmp" and part.id % 7 == 0

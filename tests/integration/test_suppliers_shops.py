@@ -147,6 +147,9 @@ async def test_every_shop_quote_page_reads_back_as_the_truth(
             picks.setdefault(p["truth"]["status"], p)
         if shop["misbehaviour"] == "malformed":
             picks["broken"] = next(p for p in shop["parts"] if p["truth"].get("malformed"))
+        hostile = [p for p in shop["parts"] if p["truth"].get("hostile")]
+        if hostile:
+            picks["hostile"] = hostile[0]
         jobs += [(shop, p) for p in picks.values()]
 
     async def one(url: str) -> FetchResult:
@@ -164,6 +167,10 @@ async def test_every_shop_quote_page_reads_back_as_the_truth(
         got = parse_quote(result.markdown, result.embedded_json)
         assert got == expected(part["truth"]), f"{where}\n{result.markdown}"
         assert part["model"] in result.markdown or part["model"] in result.title
+        if part["truth"].get("hostile"):  # delivered as data, inside the untrusted frame
+            text = result.for_model(20_000)
+            assert "ignore all previous instructions" in text
+            assert text.startswith("[Web content from") and "untrusted" in text.split("\n")[0]
         if part["truth"]["status"] == "discontinued":
             assert re.search("Discontinued|discontinued|已停产", result.markdown), where
         seen_layouts.add(shop["layout"])
