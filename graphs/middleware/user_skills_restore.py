@@ -1,0 +1,131 @@
+"""UserSkillsRestore: the user's persisted skills from the Store back into the sandbox.
+
+Third layer of DESIGN section 4's stack (``abefore_agent``). Skills a user created
+and assigned with ``assign_skill`` are kept in the Store under
+``/persisted-skills/{user_id}/<path under /skills/>``, so they outlive the sandbox
+(a new thread, a reset workspace, the analyst's own thread). Before each run the
+ones missing or different in this thread's sandbox are written back to
+``/skills/<path>``; files already identical are left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from deepagents.backends.protocol import BackendProtocol
+from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
+from langchain_core.messages import SystemMessage
+from langgraph.runtime import Runtime
+
+from graphs.middleware.context_injection import user_fields
+
+__all__ = [
+    "PERSISTED_ROOT",
+    "RESTORE_PROMPT",
+    "UserSkillsRestore",
+    "persisted_files",
+    "persisted_path",
+    "restore_skills",
+    "sandbox_path",
+]
+
+logger = logging.getLogger(__name__)
+
+PERSISTED_ROOT = "/persisted-skills/"
+SKILLS_ROOT = "/skills/"
+RESTORE_PROMPT = "已从存储恢复你的技能 / Restored your persisted skills into /skills/: {paths}"
+
+SandboxGetter = Callable[[], BackendProtocol]
+
+
+def persisted_path(user_id: str, skills_path: str) -> str:
+    """``/skills/x/y`` → ``/persisted-skills/{user_id}/x/y``."""
+    rest = skills_path.removeprefix(SKILLS_ROOT).lstrip("/")
+    return f"{PERSISTED_ROOT}{user_id}/{rest}"
+
+
+def sandbox_path(user_id: str, stored_path: str) -> str:
+    """``/persisted-skills/{user_id}/x/y`` → ``/skills/x/y``."""
+    rest = stored_path.removeprefix(f"{PERSISTED_ROOT}{user_id}/")
+    return SKILLS_ROOT + rest.lstrip("/")
+
+
+async def persisted_files(files: BackendProtocol, user_id: str) -> dict[str, bytes]:
+    """Stored path → content of every file persisted for ``user_id``."""
+    root = f"{PERSISTED_ROOT}{user_id}/"
+    found = await files.aglob("**/*", path=root)
+    if found.error:
+        msg = f"listing {root} failed: {found.error}"
+        raise RuntimeError(msg)
+    paths = sorted(info["path"] for info in found.matches or [] if not info.get("is_dir"))
+    if not paths:
+        return {}
+    out: dict[str, bytes] = {}
+    for response in await files.adownload_files(paths):
+        if response.error is None and response.content is not None:
+            out[response.path] = response.content
+    return out
+
+
+async def restore_skills(
+    files: BackendProtocol, sandbox: BackendProtocol, user_id: str
+) -> list[str]:
+    """Write ``user_id``'s persisted skills into ``sandbox``; the sandbox paths written."""
+    stored = await persisted_files(files, user_id)
+    if not stored:
+        return []
+    wanted = {sandbox_path(user_id, path): data for path, data in stored.items()}
+    current = await sandbox.adownload_files(list(wanted))
+    todo = [
+        (r.path, wanted[r.path])
+        for r in current
+        if r.error is not None or r.content != wanted[r.path]
+    ]
+    if not todo:
+        return []
+    written = []
+    for response in await sandbox.aupload_files(todo):
+        if response.error is None:
+            written.append(response.path)
+        else:
+            logger.warning("UserSkillsRestore: %s not restored: %s", response.path, response.error)
+    return written
+
+
+class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+    """Restore the run's user's persisted skills into the thread's sandbox (async only).
+
+    ``files`` is a backend through which ``/persisted-skills/`` reaches the Store (the
+    graph's CompositeBackend); ``sandbox`` is the sandbox backend itself.
+    """
+
+    def __init__(self, *, files: BackendProtocol, sandbox: BackendProtocol | SandboxGetter) -> None:
+        """Read persisted skills through ``files``, write them to ``sandbox``."""
+        self._files = files
+        self._sandbox = sandbox
+
+    def _backend(self) -> BackendProtocol:
+        if isinstance(self._sandbox, BackendProtocol):
+            return self._sandbox
+        return self._sandbox()
+
+    async def abefore_agent(
+        self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | None:
+        """Restore; a system message naming the restored files, or nothing."""
+        try:
+            fields = user_fields(getattr(runtime, "context", None))
+            if fields is None:
+                return None
+            written = await restore_skills(self._files, self._backend(), fields[0])
+        except Exception:  # fail soft: the run goes on without the user's skills
+            logger.warning("UserSkillsRestore failed; the run continues without it", exc_info=True)
+            return None
+        if not written:
+            return None
+        logger.info("UserSkillsRestore: restored %s", written)
+        return {
+            "messages": [SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))]
+        }
