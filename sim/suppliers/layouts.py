@@ -49,7 +49,7 @@ def _page(shop: Shop, supplier: Supplier, title: str, body: str, *, charset: str
         f'<nav><a href="/{shop.slug}/">Home</a> | <a href="/{shop.slug}/search">Search</a> | '
         '<a href="#">Contact</a> | <a href="#">Cart</a></nav></header>'
         f"<main>{body}</main>"
-        f"<footer>© 2026 {escape(supplier.name_en)}. All rights reserved. "
+        f"<footer>© 2026 {escape(supplier.name_en.rstrip('.'))}. All rights reserved. "
         '<a href="#">Privacy</a> <a href="#">Terms</a></footer>'
         '<script>gtag("event","page_view");</script></body></html>'
     )
