@@ -23,6 +23,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs.context import Context
 from graphs.middleware.mcp_tools import McpToolsMiddleware
+from graphs.middleware.user_context import UserContextMiddleware
 from graphs.models import main_model, summary_model
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
@@ -41,6 +42,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
     stack: list[AgentMiddleware[Any, Any, Any]] = [
+        UserContextMiddleware(),
         McpToolsMiddleware(registry(), agent="analyst", timeout=settings.mcp_call_timeout_s),
         create_summarization_middleware(summary_model(), backend),
         ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
@@ -48,9 +50,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     ]
     return create_deep_agent(
         model=main_model(policy="analyst"),
-        tools=[
-            tools[name] for name in ANALYST_TOOLS if name in tools
-        ],  # TODO: strict once viz lands
+        tools=[tools[name] for name in ANALYST_TOOLS],
         system_prompt=ANALYST_PROMPT.format(today=date.today().isoformat()),
         skills=["/skills/procurement/"],
         backend=backend,

@@ -30,6 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from graphs.context import Context
 from graphs.middleware.mcp_tools import McpToolsMiddleware
 from graphs.middleware.order_idempotency import OrderIdempotencyMiddleware
+from graphs.middleware.user_context import UserContextMiddleware
 from graphs.models import main_model, summary_model
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
@@ -93,6 +94,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     analyst_card = load_async_card(settings.subagents_dir / ANALYST_CARD_FILE)
     prompt = ORCHESTRATOR_PROMPT.format(today=date.today().isoformat())
     stack: list[AgentMiddleware[Any, Any, Any]] = [
+        UserContextMiddleware(),
         create_summarization_middleware(summary_model(), backend),
         ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
         ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),

@@ -26,6 +26,7 @@ def local_tools() -> dict[str, BaseTool]:
     """Every local tool an agent may be given, by name."""
     from graphs.tools.basic import calculator, get_current_time
     from graphs.tools.order_info import make_request_order_info
+    from graphs.tools.visualization import make_generate_visualization
     from graphs.tools.web_fetch import fetch_url
     from graphs.tools.web_search import web_search
 
@@ -35,13 +36,6 @@ def local_tools() -> dict[str, BaseTool]:
         make_request_order_info(),
         fetch_url,
         web_search,
+        make_generate_visualization(registry().url("viz")),
     ]
-    try:  # TODO(issue 5): drop the guard once graphs/tools/visualization.py has landed
-        from graphs.tools.visualization import make_generate_visualization
-
-        tools.append(make_generate_visualization(registry().url("viz")))
-    except ImportError:
-        import logging
-
-        logging.getLogger(__name__).error("generate_visualization is not available yet")
     return {t.name: t for t in tools}

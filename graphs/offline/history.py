@@ -31,6 +31,7 @@ def message_text(message: BaseMessage | Any) -> str:
     return str(content)
 
 
+_HEADER = re.compile(r"^@@ lines \d+-\d+ of \d+.*@@\s*$")
 _GUTTER = re.compile(r"^\s*(\d+)(\.\d+)?(?:  |\t)(.*)$")
 
 
@@ -167,10 +168,17 @@ def is_notification(message: BaseMessage) -> bool:
 
 
 def strip_line_numbers(text: str) -> str:
-    """File text as ``read_file`` shows it (a line-number gutter, long lines split into
-    ``N.1``, ``N.2`` continuation rows) back to the raw text; other lines are dropped."""
+    """File text as ``read_file`` returned it back to the raw text.
+
+    deepagents shows a ``@@ lines A-B of N @@`` header above the verbatim lines; older
+    versions put a line-number gutter (``N  text``, long lines split into ``N.1`` rows)
+    in front of each line. Both are removed.
+    """
+    lines = text.split("\n")
+    if lines and _HEADER.match(lines[0]):
+        return "\n".join(lines[1:])
     rows: list[str] = []
-    for line in text.splitlines():
+    for line in lines:
         m = _GUTTER.match(line)
         if m is None:
             continue

@@ -1,0 +1,64 @@
+"""Tell the model whose run this is: user id, name, and their memory and report paths.
+
+A minimal context injection for the graphs of issue 5 (the full ContextInjection with
+preferences and fallbacks belongs to the middleware stack of DESIGN section 4). It
+edits the system message of each model call and adds no messages to the state.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ContextT,
+    ModelRequest,
+    ModelResponse,
+    ResponseT,
+)
+from langchain_core.messages import SystemMessage
+
+from graphs.context import user_of
+
+__all__ = ["USER_CONTEXT_TEMPLATE", "UserContextMiddleware"]
+
+logger = logging.getLogger(__name__)
+
+USER_CONTEXT_TEMPLATE = (
+    "Current user: user_id={user_id}; username={username}. "
+    "Preferences: /memories/{user_id}/preferences.md. Reports: /reports/{user_id}/."
+)
+
+
+class UserContextMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+    """Append the current user's identity and paths to the system message."""
+
+    def _request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
+        try:
+            context = request.runtime.context if request.runtime is not None else None
+            user_id, username = user_of(context)
+            note = USER_CONTEXT_TEMPLATE.format(user_id=user_id, username=username)
+            current = request.system_message
+            text = f"{current.text}\n\n{note}" if current is not None else note
+            return request.override(system_message=SystemMessage(content=text))
+        except Exception:  # fail soft: the run goes on without the note
+            logger.warning("UserContextMiddleware stepped aside", exc_info=True)
+            return request
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], ModelResponse[ResponseT]],
+    ) -> ModelResponse[ResponseT]:
+        """Add the note, then call the model."""
+        return handler(self._request(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], Awaitable[ModelResponse[ResponseT]]],
+    ) -> ModelResponse[ResponseT]:
+        """Add the note, then call the model."""
+        return await handler(self._request(request))

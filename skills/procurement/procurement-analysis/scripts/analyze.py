@@ -1,0 +1,351 @@
+"""Supplier price comparison: ERP offers + order history + web quotes → analysis_result.json.
+
+Run in the sandbox:  python3 analyze.py [/data/analysis_input.json] [/data/analysis_result.json]
+
+Input (written by the analyst after data collection)::
+
+    {"request": str, "today": "YYYY-MM-DD", "category": {"code", "name_zh", "name_en"},
+     "parts": [{"id", "sku", "model", "name_zh", "name_en", "unit",
+                "offers": [ERP offer rows], "inventory": {...},
+                "quotes": [{"supplier_code", "url", "text": fetch_url's Markdown}],
+                "orders": [ERP orders with lines, any supplier]}]}
+
+Output: per part and supplier the contract price, the web quote per tier (parsed from
+the page text), the last 12 months' average paid price and its trend, lead time, MOQ,
+stock, a total-cost score and a rank; plus the numbered web sources. Standard library
+only, deterministic, no network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import date, timedelta
+from statistics import median
+
+FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}  # stated in the report as an assumption
+LEAD_TIME_COST_PER_DAY = 0.001  # 0.1 % of the price per day of lead time (capital, risk)
+STOCK_RISK_SURCHARGE = 0.03  # web shop out of stock / discontinued
+
+
+# ---------------------------------------------------------------------------- quotes
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _json_blocks(text: str) -> list[object]:
+    blocks = []
+    for body in re.findall(r"```json\s*(.*?)```", text, re.S):
+        try:
+            blocks.append(json.loads(body))
+        except ValueError:
+            continue
+    return blocks
+
+
+def _from_json(data: object) -> dict | None:
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("priceTiers"), list):
+        tiers = [
+            {"min_qty": int(t["minQty"]), "unit_price": _num(str(t["unitPrice"]))}
+            for t in data["priceTiers"]
+            if isinstance(t, dict) and "minQty" in t and "unitPrice" in t
+        ]
+        return {
+            "currency": data.get("currency"),
+            "tiers": tiers,
+            "stock": data.get("stock"),
+            "lead_time_days": data.get("leadTimeDays"),
+            "status": data.get("availability"),
+            "updated": data.get("updatedAt"),
+        }
+    offers = data.get("offers")
+    if isinstance(offers, dict) and isinstance(offers.get("offers"), list):
+        tiers = []
+        for o in offers["offers"]:
+            qty = (
+                ((o.get("eligibleQuantity") or {}).get("minValue")) if isinstance(o, dict) else None
+            )
+            if qty is not None and o.get("price") is not None:
+                tiers.append({"min_qty": int(qty), "unit_price": _num(str(o["price"]))})
+        availability = str(offers.get("availability", ""))
+        status = (
+            "discontinued"
+            if "Discontinued" in availability
+            else "out_of_stock"
+            if "OutOfStock" in availability
+            else "in_stock"
+        )
+        return {
+            "currency": offers.get("priceCurrency"),
+            "tiers": tiers,
+            "stock": (offers.get("inventoryLevel") or {}).get("value"),
+            "lead_time_days": (offers.get("deliveryLeadTime") or {}).get("value"),
+            "status": status,
+            "updated": offers.get("priceValidFrom"),
+        }
+    return None
+
+
+_UNIT = r"(?:个|片|条|副|套|支|只|件|pcs|pc|pieces|piece|units|unit|sets|set)"
+_PRICE = r"(?:¥|￥|US\$|\$|CNY|USD|RMB)\s*(\d[\d,]*\.\d{1,2})"
+_TIER = re.compile(
+    r"(?:≥|>=)?\s*(\d[\d,]*)\s*(?:\+|(?:-|–|~)\s*\d[\d,]*)?\s*"
+    + _UNIT
+    + r"?\s*(?:pcs)?\s*[|:\s]*\s*"
+    + _PRICE,
+    re.I,
+)
+
+
+def _first(pattern: str, text: str) -> str | None:
+    m = re.search(pattern, text, re.I)
+    return m.group(1) if m else None
+
+
+def parse_quote(text: str) -> dict:
+    """The facts of one quote page (fetch_url Markdown) in any of the shops' layouts."""
+    for block in _json_blocks(text):
+        found = _from_json(block)
+        if found and found["tiers"]:
+            return _normalise(found)
+    tiers = {}
+    for m in _TIER.finditer(text):
+        qty, price = int(m.group(1).replace(",", "")), _num(m.group(2))
+        if qty > 0 and qty not in tiers:
+            tiers[qty] = price
+    currency = (
+        _first(r"Currency:\s*([A-Z]{3})", text)
+        or _first(r"币种：[^A-Z\n]*([A-Z]{3})", text)
+        or _first(r"Unit price \(([A-Z]{3})\)", text)
+        or ("USD" if "US$" in text else "CNY")
+    )
+    low = text.lower()
+    status = (
+        "discontinued"
+        if ("discontinued" in low or "已停产" in text)
+        else "out_of_stock"
+        if ("out of stock" in low or "缺货" in text)
+        else "in_stock"
+    )
+    stock = _first(r"Stock:\s*([\d,]+)", text) or _first(r"库存：\s*([\d,]+)", text)
+    lead = _first(r"Lead time:\s*(\d+)", text) or _first(r"交货期：\s*(\d+)", text)
+    updated = _first(r"Last updated:\s*(\d{4}-\d{2}-\d{2})", text) or _first(
+        r"更新日期：\s*(\d{4}-\d{2}-\d{2})", text
+    )
+    return _normalise(
+        {
+            "currency": currency,
+            "tiers": [{"min_qty": q, "unit_price": p} for q, p in sorted(tiers.items())],
+            "stock": int(stock.replace(",", "")) if stock else None,
+            "lead_time_days": int(lead) if lead else None,
+            "status": status,
+            "updated": updated,
+        }
+    )
+
+
+def _normalise(found: dict) -> dict:
+    status = str(found.get("status") or "in_stock").lower().replace(" ", "_")
+    found["status"] = {"instock": "in_stock", "outofstock": "out_of_stock"}.get(status, status)
+    found["tiers"] = sorted(found["tiers"], key=lambda t: t["min_qty"])
+    return found
+
+
+def price_at(tiers: list[dict], qty: int) -> float | None:
+    """The unit price for ordering ``qty``: the highest break not above it (else the first)."""
+    if not tiers:
+        return None
+    eligible = [t for t in tiers if t["min_qty"] <= qty]
+    return (eligible[-1] if eligible else tiers[0])["unit_price"]
+
+
+# ---------------------------------------------------------------------------- history
+
+
+def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> dict:
+    """Average paid unit price over the window and its trend, for one part from one supplier."""
+    points = []
+    for order in orders:
+        # Drafts and cancelled orders were never paid.
+        if order.get("supplier_id") != supplier_id or order.get("status") in ("draft", "cancelled"):
+            continue
+        day = date.fromisoformat(str(order.get("order_date"))[:10])
+        if day < since:
+            continue
+        for line in order.get("lines") or []:
+            if line.get("part_id") == part_id and line.get("unit_price_minor") is not None:
+                points.append((day, int(line["quantity"]), int(line["unit_price_minor"])))
+    if not points:
+        return {
+            "orders": 0,
+            "units": 0,
+            "avg_paid_price": None,
+            "months": [],
+            "trend_pct": None,
+            "trend": "no data",
+        }
+    units = sum(q for _, q, _ in points)
+    avg = sum(q * p for _, q, p in points) / units / 100
+    months: dict[str, list[tuple[int, int]]] = {}
+    for day, q, p in points:
+        months.setdefault(day.strftime("%Y-%m"), []).append((q, p))
+    series = [
+        {"month": m, "avg_price": round(sum(q * p for q, p in v) / sum(q for q, _ in v) / 100, 2)}
+        for m, v in sorted(months.items())
+    ]
+    trend_pct = None
+    trend = "flat"
+    if len(series) >= 2:
+        half = max(1, len(series) // 2)
+        early = sum(s["avg_price"] for s in series[:half]) / half
+        late = sum(s["avg_price"] for s in series[-half:]) / half
+        trend_pct = round((late - early) / early * 100, 2) if early else None
+        if trend_pct is not None and trend_pct > 1:
+            trend = "rising"
+        elif trend_pct is not None and trend_pct < -1:
+            trend = "falling"
+    return {
+        "orders": len(points),
+        "units": units,
+        "avg_paid_price": round(avg, 2),
+        "months": series,
+        "trend_pct": trend_pct,
+        "trend": trend,
+    }
+
+
+# ---------------------------------------------------------------------------- analysis
+
+
+def analyse(data: dict) -> dict:
+    today = date.fromisoformat(data.get("today") or date.today().isoformat())
+    since = today - timedelta(days=365)
+    sources: list[dict] = []
+    parts_out = []
+    suppliers = data.get("suppliers") or {}
+    for part in data.get("parts") or []:
+        quotes = {q["supplier_code"]: q for q in part.get("quotes") or []}
+        quantities = [
+            int(line["quantity"])
+            for o in part.get("orders") or []
+            for line in o.get("lines") or []
+            if line.get("part_id") == part["id"]
+        ]
+        offers = part.get("offers") or []
+        moqs = [int(o.get("min_order_qty") or 1) for o in offers]
+        ref_qty = int(median(quantities)) if quantities else max(moqs or [1])
+        rows = []
+        for offer in offers:
+            code = offer.get("supplier_code")
+            currency = offer.get("currency") or "CNY"
+            contract = offer["price_minor"] / 100
+            web = None
+            quote = quotes.get(code)
+            if quote is not None:
+                parsed = parse_quote(quote.get("text") or "")
+                n = len(sources) + 1
+                sources.append(
+                    {"n": n, "url": quote["url"], "supplier_code": code, "sku": part["sku"]}
+                )
+                web = {
+                    **parsed,
+                    "url": quote["url"],
+                    "source": n,
+                    "price_at_ref_qty": price_at(parsed["tiers"], ref_qty),
+                }
+            hist = history(part.get("orders") or [], part["id"], offer.get("supplier_id"), since)
+            lead = int(offer.get("lead_time_days") or 0)
+            price_cny = contract * FX_TO_CNY.get(currency, 1.0)
+            risky = web is not None and web.get("status") in ("out_of_stock", "discontinued")
+            score = (
+                price_cny
+                * (1 + LEAD_TIME_COST_PER_DAY * lead)
+                * (1 + (STOCK_RISK_SURCHARGE if risky else 0))
+            )
+            status = (suppliers.get(code) or {}).get("status") or "active"
+            rows.append(
+                {
+                    "supplier_id": offer.get("supplier_id"),
+                    "supplier_code": code,
+                    "supplier_name_zh": offer.get("supplier_name_zh"),
+                    "supplier_name_en": offer.get("supplier_name_en"),
+                    "currency": currency,
+                    "contract_price": round(contract, 2),
+                    "contract_price_minor": offer["price_minor"],
+                    "contract_price_cny": round(price_cny, 2),
+                    "moq": offer.get("min_order_qty"),
+                    "lead_time_days": lead,
+                    "valid_to": offer.get("valid_to"),
+                    "web": web,
+                    "history": hist,
+                    "total_cost_score": round(score, 2),
+                    "supplier_status": status,
+                }
+            )
+        # Only active suppliers can be ordered from: the others are listed, unranked, last.
+        rows.sort(
+            key=lambda r: (
+                r["supplier_status"] != "active",
+                r["total_cost_score"],
+                str(r["supplier_code"]),
+            )
+        )
+        rank = 0
+        for row in rows:
+            if row["supplier_status"] == "active":
+                rank += 1
+                row["rank"] = rank
+            else:
+                row["rank"] = None
+        parts_out.append(
+            {
+                "id": part["id"],
+                "sku": part["sku"],
+                "model": part.get("model"),
+                "name_zh": part.get("name_zh"),
+                "name_en": part.get("name_en"),
+                "unit": part.get("unit"),
+                "reference_qty": ref_qty,
+                "inventory": part.get("inventory"),
+                "suppliers": rows,
+                "best": rows[0]["supplier_code"] if rows and rows[0]["rank"] else None,
+            }
+        )
+    return {
+        "generated_at": today.isoformat(),
+        "request": data.get("request"),
+        "category": data.get("category"),
+        "method": {
+            "fx_to_cny": FX_TO_CNY,
+            "lead_time_cost_per_day": LEAD_TIME_COST_PER_DAY,
+            "stock_risk_surcharge": STOCK_RISK_SURCHARGE,
+            "history_window_days": 365,
+            "excluded": "suppliers not active in the ERP (on hold, blocked) are listed, unranked",
+            "score": "contract price in CNY x (1 + 0.1% per lead-time day) x (1 + 3% if the "
+            "supplier's web shop is out of stock or discontinued); lower is better",
+        },
+        "parts": parts_out,
+        "sources": sources,
+    }
+
+
+def main() -> None:
+    source = sys.argv[1] if len(sys.argv) > 1 else "/data/analysis_input.json"
+    target = sys.argv[2] if len(sys.argv) > 2 else "/data/analysis_result.json"
+    with open(source, encoding="utf-8") as f:
+        data = json.load(f)
+    result = analyse(data)
+    with open(target, "w", encoding="utf-8") as f:
+        json.dump(result, f, ensure_ascii=False, indent=2)
+    for part in result["parts"]:
+        print(f"{part['sku']}: {len(part['suppliers'])} suppliers, best {part['best']}")
+    print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
