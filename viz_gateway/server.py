@@ -42,23 +42,18 @@ class Gateway:
     """Validates calls, answers from the image cache, renders locally or through upstream."""
 
     def __init__(self, settings: VizSettings) -> None:
-        from viz_gateway.render import Renderer
+        from viz_gateway.workers import shared_pool
 
         self.settings = settings
         self.store = ChartStore(settings.charts_dir, int(settings.cache_max_mb * 1024 * 1024))
-        self.renderer = Renderer()
+        self.pool = shared_pool(settings.render_workers, settings.font_dir, settings.font_family)
+        self.renders = 0
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
 
     # -- helpers ------------------------------------------------------------------
     def url(self, key: str, ext: str) -> str:
         """The public URL of a stored image."""
         return f"{self.settings.base_url}/charts/{key}.{ext}"
-
-    def _font(self) -> fonts.CjkFont:
-        try:
-            return fonts.activate(self.settings.font_dir, self.settings.font_family)
-        except fonts.FontError as exc:
-            raise ToolError(str(exc)) from exc
 
     def _result(
         self,
@@ -159,47 +154,52 @@ class Gateway:
                 "support (such as AntV's hosted mcp-server-chart), or use another "
                 "chart type."
             )
-        meta = await asyncio.to_thread(self._render_local, tool, args, local_key)
+        meta = await self._render_local(tool, args, local_key)
         return self._result(local_key, "png", source="local", cached=False, note=note, meta=meta)
 
     def _save(self, key: str, ext: str, data: bytes, meta: dict[str, Any]) -> None:
         self.store.put(key, "json", json.dumps(meta, ensure_ascii=False).encode())
         self.store.put(key, ext, data)
 
-    def _render_local(self, tool: str, args: dict[str, Any], key: str) -> dict[str, Any]:
+    async def _render_local(self, tool: str, args: dict[str, Any], key: str) -> dict[str, Any]:
         from viz_gateway.diagrams import LayoutError
-        from viz_gateway.render import build_spec
+        from viz_gateway.workers import RenderCrashed
 
-        font = self._font()
+        timeout = self.settings.render_timeout
         try:
-            chart = build_spec(tool, args, font.family)
+            fmt, spec, png = await asyncio.wait_for(self.pool.build_and_render(tool, args), timeout)
+        except fonts.FontError as exc:
+            raise ToolError(str(exc)) from exc
         except LayoutError as exc:
             raise ToolError(f"Cannot draw {tool}: {exc}") from exc
-        except (ValueError, KeyError, TypeError, ZeroDivisionError, OverflowError) as exc:
-            log.exception("layout failed for %s", tool)
+        except TimeoutError as exc:
+            self.pool.reset()
             raise ToolError(
-                f"Cannot draw {tool} from these arguments ({type(exc).__name__}: "
-                f"{exc}); check the data"
+                f"Rendering {tool} took longer than {timeout:g} s; use less data"
             ) from exc
-        try:
-            png = self.renderer.render(chart, "png")
+        except RenderCrashed as exc:
+            raise ToolError(f"Rendering {tool} failed: {exc}") from exc
+        except (ValueError, KeyError, TypeError, ZeroDivisionError, OverflowError) as exc:
+            log.warning("layout failed for %s: %r", tool, exc)
+            raise ToolError(
+                f"Cannot draw {tool} from these arguments ({type(exc).__name__}: {exc}); "
+                "check the data"
+            ) from exc
         except Exception as exc:
             log.exception("render failed for %s", tool)
-            raise ToolError(f"Rendering {tool} failed: {exc}") from exc
-        meta = {"tool": tool, "specFormat": chart.format, "spec": chart.spec}
-        self._save(key, "png", png, meta)
+            raise ToolError(f"Rendering {tool} failed: {type(exc).__name__}") from exc
+        self.renders += 1
+        meta = {"tool": tool, "specFormat": fmt, "spec": spec}
+        await asyncio.to_thread(self._save, key, "png", png, meta)
         return meta
 
-    def svg_for(self, key: str) -> bytes | None:
+    async def svg_for(self, key: str) -> bytes | None:
         """Render (once) and store the SVG of a locally rendered chart; None if unknown."""
-        from viz_gateway.render import ChartSpec
-
-        meta = self.store.read_json(key)
+        meta = await asyncio.to_thread(self.store.read_json, key)
         if not meta or meta.get("specFormat") not in ("vega", "vega-lite"):
             return None
-        self._font()
-        svg = self.renderer.render(ChartSpec(meta["specFormat"], meta["spec"]), "svg")
-        self.store.put(key, "svg", svg)
+        svg = await self.pool.render_spec(meta["specFormat"], meta["spec"], "svg")
+        await asyncio.to_thread(self.store.put, key, "svg", svg)
         return svg
 
 
@@ -219,23 +219,12 @@ class ChartTool(Tool):
         return await self._gateway.call(self.name, arguments)
 
 
-def _warm_up(gateway: Gateway) -> None:
-    """Load the font and the renderer's JavaScript engine before the first real call."""
-    from viz_gateway.render import ChartSpec
-
+async def _warm_up(gateway: Gateway) -> None:
+    """Start the render workers (fonts, JavaScript engine) before the first real call."""
     try:
-        font = fonts.activate(gateway.settings.font_dir, gateway.settings.font_family)
-        spec = {
-            "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-            "data": {"values": [{"a": "预热", "b": 1}]},
-            "mark": "bar",
-            "encoding": {"x": {"field": "a"}, "y": {"field": "b", "type": "quantitative"}},
-            "config": {"font": font.family},
-        }
-        gateway.renderer.render(ChartSpec("vega-lite", spec))
-        gateway.renderer.renders -= 1  # the warm-up is not a chart anyone asked for
+        await gateway.pool.warm_up()
     except Exception as exc:  # a failed warm-up only costs the first call some time
-        log.warning("warm-up skipped: %s", exc)
+        log.warning("render warm-up failed: %s", exc)
 
 
 def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) -> FastMCP:
@@ -245,12 +234,13 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
-        task = asyncio.create_task(asyncio.to_thread(_warm_up, gateway)) if warm_up else None
+        task = asyncio.create_task(_warm_up(gateway)) if warm_up else None
         try:
             yield {"gateway": gateway}
         finally:
-            if task is not None:
-                with contextlib.suppress(Exception):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
                     await task
 
     mcp: FastMCP = FastMCP(
@@ -286,7 +276,7 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
                 "status": "ok",
                 "service": "viz-gateway",
                 "mode": "upstream" if settings.upstream_url else "local",
-                "renders": gateway.renderer.renders,
+                "renders": gateway.renders,
                 "store": await asyncio.to_thread(gateway.store.stats),
             }
         )
@@ -307,7 +297,7 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
         path = gateway.store.path(key, ext)
         if not path.exists() and ext == "svg":
             try:
-                await asyncio.to_thread(gateway.svg_for, key)
+                await gateway.svg_for(key)
             except Exception as exc:
                 log.warning("svg for %s failed: %s", key, exc)
         if not path.exists():

@@ -39,6 +39,10 @@ class VizSettings(CommonSettings):
     cache_max_mb: float = Field(
         default=512.0, gt=0, description="Size cap of DATA_DIR/charts; oldest images go first."
     )
+    render_workers: int = Field(
+        default=2, ge=1, le=16, description="Worker processes that lay out and draw charts."
+    )
+    render_timeout: float = Field(default=60.0, gt=0, description="Seconds one render may take.")
     max_points: int = Field(default=20_000, ge=10, description="Most data items one chart accepts.")
     disabled_tools: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -137,6 +138,11 @@ def check_arguments(tool: str, args: Any, *, max_points: int) -> list[str]:
             )
         if len(message) > _MAX_MESSAGE:
             message = message[:_MAX_MESSAGE] + "…"
+        missing = re.fullmatch(r"'(.+)' is a required property", err.message)
+        if err.validator == "required" and missing:
+            where = _path([*err.absolute_path, missing.group(1)])
+            errors.append(f"{where}: required field is missing")
+            continue
         errors.append(f"{_path(err.absolute_path)}: {message}")
     if not errors:
         errors.extend(_semantic(tool, args))

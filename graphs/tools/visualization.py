@@ -139,6 +139,11 @@ def validate_config(schema: dict[str, Any], config: dict[str, Any]) -> list[str]
     found = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.path])
     for err in found:
         message = err.message if len(err.message) <= 240 else err.message[:240] + "…"
+        missing = re.fullmatch(r"'(.+)' is a required property", err.message)
+        if err.validator == "required" and missing:
+            where = _path([*err.absolute_path, missing.group(1)])
+            errors.append(f"{where}: required field is missing")
+            continue
         errors.append(f"{_path(err.absolute_path)}: {message}")
     return errors
 
@@ -207,9 +212,7 @@ async def _generate(
         raise _down(server, exc) from exc
     by_short = {short_name(t): t for t in tools}
     key = _normalise(chart_type)
-    tool = by_short.get(key) or (key if key in tools else None)
-    if tool is None:
-        tool = f"generate_{key}_chart" if f"generate_{key}_chart" in tools else None
+    tool = by_short.get(key) or by_short.get(short_name(f"generate_{key}"))
     if tool is None:
         valid = ", ".join(sorted(by_short))
         raise ToolException(VIZ_UNKNOWN_TYPE.format(chart_type=chart_type, valid=valid))

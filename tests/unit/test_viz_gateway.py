@@ -1,0 +1,345 @@
+"""The visualization gateway through FastMCP's in-memory client: tool list, rendering,
+cache, validation, maps offline, disabled tools, the image store and the HTTP routes."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastmcp import Client
+from PIL import Image
+
+from viz_gateway.examples import EXAMPLES
+from viz_gateway.render import BUILDERS
+from viz_gateway.settings import VizSettings
+
+# Upstream's tools and their required fields (@antv/mcp-server-chart).
+EXPECTED_REQUIRED = {
+    "generate_area_chart": ["data"],
+    "generate_bar_chart": ["data"],
+    "generate_boxplot_chart": ["data"],
+    "generate_column_chart": ["data"],
+    "generate_district_map": ["title", "data"],
+    "generate_dual_axes_chart": ["categories", "series"],
+    "generate_fishbone_diagram": ["data"],
+    "generate_flow_diagram": ["data"],
+    "generate_funnel_chart": ["data"],
+    "generate_histogram_chart": ["data"],
+    "generate_line_chart": ["data"],
+    "generate_liquid_chart": ["percent"],
+    "generate_mind_map": ["data"],
+    "generate_network_graph": ["data"],
+    "generate_organization_chart": ["data"],
+    "generate_path_map": ["title", "data"],
+    "generate_pie_chart": ["data"],
+    "generate_pin_map": ["title", "data"],
+    "generate_radar_chart": ["data"],
+    "generate_sankey_chart": ["data"],
+    "generate_scatter_chart": ["data"],
+    "generate_treemap_chart": ["data"],
+    "generate_venn_chart": ["data"],
+    "generate_violin_chart": ["data"],
+    "generate_waterfall_chart": ["data"],
+    "generate_word_cloud_chart": ["data"],
+    "generate_spreadsheet": ["data"],
+}
+MAPS = ["generate_district_map", "generate_pin_map", "generate_path_map"]
+LOCAL = sorted(set(EXPECTED_REQUIRED) - set(MAPS))
+
+
+def settings(tmp_path: Path, **kw: Any) -> VizSettings:
+    return VizSettings(data_dir=tmp_path, public_url="http://charts.test", **kw)
+
+
+@pytest.fixture(scope="module")
+def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One image store for the module: charts made by one test are cache hits in the next."""
+    return tmp_path_factory.mktemp("viz-store")
+
+
+@pytest.fixture
+async def client(shared_dir: Path) -> AsyncIterator[Client[Any]]:
+    from viz_gateway.server import create_server
+
+    mcp = create_server(settings(shared_dir), warm_up=False)
+    async with Client(mcp) as c:
+        c.gateway = mcp.gateway  # type: ignore[attr-defined]
+        yield c
+
+
+def png_of(result: Any) -> Image.Image:
+    path = Path(result.structured_content["path"])
+    assert path.suffix == ".png"
+    image = Image.open(io.BytesIO(path.read_bytes()))
+    image.load()
+    return image
+
+
+async def test_tool_names_and_required_fields_match_upstream(client: Client[Any]) -> None:
+    tools = {t.name: t for t in await client.list_tools()}
+    assert set(tools) == set(EXPECTED_REQUIRED)
+    for name, required in EXPECTED_REQUIRED.items():
+        assert sorted(tools[name].inputSchema.get("required", [])) == sorted(required), name
+    assert len(LOCAL) == 24 and set(LOCAL) == set(BUILDERS)  # 23 chart types + spreadsheet
+
+
+async def test_defaults_match_upstream(client: Client[Any]) -> None:
+    props = {t.name: t.inputSchema["properties"] for t in await client.list_tools()}
+    assert props["generate_bar_chart"]["group"]["default"] is False
+    assert props["generate_bar_chart"]["stack"]["default"] is True
+    assert props["generate_column_chart"]["group"]["default"] is True
+    assert props["generate_column_chart"]["stack"]["default"] is False
+    assert props["generate_area_chart"]["stack"]["default"] is False
+    assert props["generate_pie_chart"]["innerRadius"]["default"] == 0
+    assert props["generate_liquid_chart"]["shape"]["default"] == "circle"
+    assert props["generate_sankey_chart"]["nodeAlign"]["default"] == "center"
+    assert props["generate_organization_chart"]["orient"]["default"] == "vertical"
+    for name in LOCAL:
+        assert props[name]["width"]["default"] == 600, name
+        assert props[name]["height"]["default"] == 400, name
+        assert "default" in props[name]["theme"]["enum"], name
+    for name in MAPS:
+        assert props[name]["width"]["default"] == 1600
+        assert props[name]["height"]["default"] == 1000
+
+
+@pytest.mark.parametrize("tool", LOCAL)
+async def test_each_local_type_renders_a_real_png(client: Client[Any], tool: str) -> None:
+    args = {**EXAMPLES[tool], "width": 640, "height": 420}
+    result = await client.call_tool(tool, args)
+    url = result.content[0].text
+    assert url.startswith("http://charts.test/charts/") and url.endswith(".png")
+    image = png_of(result)
+    assert image.format == "PNG" and image.size == (640, 420)
+    pixels = np.asarray(image.convert("L"), dtype=float)
+    assert pixels.std() > 12, f"{tool} looks blank (std {pixels.std():.1f})"
+    assert len(np.unique(np.asarray(image.convert("RGB")).reshape(-1, 3), axis=0)) > 20
+    chart = result.meta["chart"]
+    assert chart["specFormat"] in ("vega", "vega-lite") and chart["spec"]["width"] == 640
+    assert result.structured_content["source"] == "local"
+
+
+async def test_theme_palette_and_background_are_honoured(client: Client[Any]) -> None:
+    base = EXAMPLES["generate_bar_chart"]
+    dark = await client.call_tool("generate_bar_chart", {**base, "theme": "dark"})
+    pixels = np.asarray(png_of(dark).convert("L"), dtype=float)
+    assert pixels[2, 2] < 40  # dark background in the corner
+    red = await client.call_tool(
+        "generate_bar_chart", {**base, "style": {"palette": ["#ff0000"], "backgroundColor": "#fff"}}
+    )
+    rgb = np.asarray(png_of(red).convert("RGB")).reshape(-1, 3).astype(int)
+    reds = ((rgb[:, 0] > 230) & (rgb[:, 1] < 30) & (rgb[:, 2] < 30)).sum()
+    assert reds > 2000
+
+
+async def test_chinese_title_renders_with_real_glyphs(tmp_path: Path) -> None:
+    from viz_gateway import fonts
+    from viz_gateway.render import ChartSpec, Renderer
+    from viz_gateway.scene import Scene
+    from viz_gateway.themes import look_from_args
+
+    font = fonts.activate()
+    title = "火花塞供应商比价分析"
+    assert fonts.has_glyphs(font, title)
+    # The font really draws these characters: each glyph differs from the .notdef box.
+    from PIL import ImageFont
+
+    pil = ImageFont.truetype(str(font.path), 32, index=font.index)
+    tofu = bytes(pil.getmask("\U000f0000"))
+    assert all(bytes(pil.getmask(ch)) != tofu for ch in title)
+
+    def title_only(text: str) -> np.ndarray:
+        scene = Scene(look_from_args({"width": 400, "height": 80}, font.family))
+        scene.text(200, 40, text, 28, align="center", baseline="middle")
+        png = Renderer().render(ChartSpec("vega", scene.to_vega()))
+        return np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=float)
+
+    chinese = title_only(title)
+    boxes = title_only("\U000f0000" * len(title))  # what missing glyphs would look like
+    assert chinese.std() > 10
+    assert np.abs(chinese - boxes).mean() > 2, "Chinese title drawn as empty boxes"
+
+
+async def test_repeated_call_is_served_from_cache(client: Client[Any]) -> None:
+    gateway = client.gateway  # type: ignore[attr-defined]
+    args = {**EXAMPLES["generate_line_chart"], "title": "缓存测试 cache test"}
+    first = await client.call_tool("generate_line_chart", args)
+    assert gateway.renders == 1
+    started = time.perf_counter()
+    second = await client.call_tool("generate_line_chart", args)
+    assert gateway.renders == 1  # no second render
+    assert second.content[0].text == first.content[0].text
+    assert second.structured_content["cached"] is True
+    assert second.meta["chart"]["spec"] == first.meta["chart"]["spec"]
+    assert time.perf_counter() - started < 1.0
+    # Explicit defaults are the same chart as omitted ones.
+    third = await client.call_tool(
+        "generate_line_chart", {**args, "width": 600, "theme": "default"}
+    )
+    assert third.content[0].text == first.content[0].text and gateway.renders == 1
+
+
+async def test_concurrent_identical_calls_render_once(client: Client[Any]) -> None:
+    gateway = client.gateway  # type: ignore[attr-defined]
+    args = {**EXAMPLES["generate_pie_chart"], "title": "并发测试 concurrency test"}
+    results = await asyncio.gather(
+        *(client.call_tool("generate_pie_chart", args) for _ in range(4))
+    )
+    assert len({r.content[0].text for r in results}) == 1
+    assert gateway.renders == 1
+
+
+BAD_CALLS = [
+    ("generate_bar_chart", {}, ["data: required field is missing"]),
+    ("generate_bar_chart", {"data": []}, ["data: [] should be non-empty"]),
+    (
+        "generate_bar_chart",
+        {"data": [{"category": 3, "value": "high"}], "width": "wide"},
+        [
+            "data[0].category: 3 is not of type 'string'",
+            "data[0].value: 'high' is not of type",
+            "width: 'wide' is not of type 'number'",
+        ],
+    ),
+    (
+        "generate_line_chart",
+        {"data": [{"time": "2026-01", "value": float("nan")}]},
+        ["data[0].value"],
+    ),
+    (
+        "generate_line_chart",
+        {"data": [{"time": "2026-01", "value": float("inf")}]},
+        ["data[0].value"],
+    ),
+    ("generate_histogram_chart", {"data": [1.0] * 1_000_000}, ["too many", "aggregate"]),
+    ("generate_liquid_chart", {"percent": 1.7}, ["percent: 1.7 is greater than the maximum of 1"]),
+    (
+        "generate_pie_chart",
+        {"data": [{"category": "a", "value": 1}], "theme": "neon"},
+        ["theme: 'neon' is not one of"],
+    ),
+    (
+        "generate_flow_diagram",
+        {"data": {"nodes": [{"name": "下单"}], "edges": [{"source": "下单", "target": "入库"}]}},
+        ["data.edges[0].target: '入库' is not one of data.nodes"],
+    ),
+    (
+        "generate_mind_map",
+        {"data": {"name": "根", "children": [{"name": "根"}]}},
+        ["node names must be unique"],
+    ),
+    (
+        "generate_dual_axes_chart",
+        {"categories": ["Q1", "Q2"], "series": [{"type": "line", "data": [1]}]},
+        ["series[0].data: 1 values for 2 categories"],
+    ),
+    (
+        "generate_sankey_chart",
+        {
+            "data": [
+                {"source": "A", "target": "B", "value": 1},
+                {"source": "B", "target": "A", "value": 1},
+            ]
+        },
+        ["cycle"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "expected"), BAD_CALLS)
+async def test_invalid_calls_get_clear_errors_and_the_gateway_stays_up(
+    client: Client[Any], tool: str, args: dict[str, Any], expected: list[str]
+) -> None:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    assert result.is_error
+    text = result.content[0].text
+    for fragment in expected:
+        assert fragment in text, text
+    assert "Traceback" not in text
+    ok = await client.call_tool("generate_funnel_chart", EXAMPLES["generate_funnel_chart"])
+    assert not ok.is_error
+
+
+async def test_all_field_errors_come_back_at_once(client: Client[Any]) -> None:
+    bad = {"data": [{"category": 1}, {"value": "x"}], "height": "tall", "stack": "yes"}
+    result = await client.call_tool("generate_column_chart", bad, raise_on_error=False)
+    lines = [ln for ln in result.content[0].text.splitlines() if ln.startswith("- ")]
+    assert len(lines) >= 6, lines
+
+
+@pytest.mark.parametrize("tool", MAPS)
+async def test_maps_offline_say_why(client: Client[Any], tool: str) -> None:
+    result = await client.call_tool(tool, EXAMPLES[tool], raise_on_error=False)
+    assert result.is_error
+    text = result.content[0].text
+    assert "online geodata" in text and "VIZ_UPSTREAM_URL" in text
+
+
+async def test_disabled_tools_are_hidden(tmp_path: Path) -> None:
+    from viz_gateway.server import create_server
+
+    hidden = ["generate_pie_chart", "generate_district_map"]
+    mcp = create_server(settings(tmp_path, disabled_tools=hidden), warm_up=False)
+    async with Client(mcp) as c:
+        names = {t.name for t in await c.list_tools()}
+    assert names == set(EXPECTED_REQUIRED) - set(hidden)
+
+
+def test_disabled_tools_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISABLED_TOOLS", "generate_pie_chart, generate_venn_chart")
+    assert VizSettings().disabled_tools == ["generate_pie_chart", "generate_venn_chart"]
+
+
+def test_store_evicts_oldest_first(tmp_path: Path) -> None:
+    from viz_gateway.store import ChartStore
+
+    store = ChartStore(tmp_path / "charts", max_bytes=2500)
+    keys = [f"{i:032x}" for i in range(4)]
+    for key in keys:
+        store.put(key, "png", b"x" * 1000)
+        time.sleep(0.01)
+    assert store.total <= 2500
+    assert store.find(keys[0]) is None and store.find(keys[1]) is None
+    assert store.find(keys[3]) == "png"
+    # Using an image makes it recent: it outlives an older unused one.
+    assert store.find(keys[2]) == "png"
+    store.put(f"{9:032x}", "png", b"y" * 1000)
+    assert store.find(keys[2]) == "png" and store.find(keys[3]) is None
+    # A new store over the same folder sees what is there.
+    again = ChartStore(tmp_path / "charts", max_bytes=2500)
+    assert again.stats()["charts"] == 2
+
+
+def test_http_routes(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from viz_gateway.server import create_app
+
+    app = create_app(settings(tmp_path, allowed_hosts=["testserver", "127.0.0.1"]), warm_up=False)
+    with TestClient(app) as http:
+        health = http.get("/health")
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        gateway = app.mcp.gateway
+
+        async def make() -> Any:
+            return await gateway.call("generate_radar_chart", EXAMPLES["generate_radar_chart"])
+
+        result = asyncio.run(make())
+        key = result.structured_content["hash"]
+        png = http.get(f"/charts/{key}.png")
+        assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+        assert Image.open(io.BytesIO(png.content)).size == (600, 400)
+        svg = http.get(f"/charts/{key}.svg")
+        assert svg.status_code == 200 and svg.text.lstrip().startswith("<svg")
+        assert http.get(f"/charts/{'0' * 32}.png").status_code == 404
+        assert http.get(f"/charts/{key}.json").status_code == 404
+        assert http.get("/charts/../../etc/passwd").status_code == 404
+        assert http.get("/charts/").json()["charts"] >= 1
+        evil = http.get("/health", headers={"host": "evil.example"})
+        assert evil.status_code == 403

@@ -1,0 +1,249 @@
+"""``generate_visualization`` against the real gateway through FastMCP's in-memory client:
+description size, chart_type resolution, schema validation, errors as ToolMessages,
+server down, the cached tool list, and a non-blocking ``ainvoke``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages.utils import count_tokens_approximately
+
+from graphs.tools import visualization
+from graphs.tools.prompts import GENERATE_VISUALIZATION_DESCRIPTION
+from graphs.tools.visualization import make_generate_visualization, short_name
+from viz_gateway.examples import EXAMPLES
+from viz_gateway.schemas import TOOLS
+from viz_gateway.settings import VizSettings
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Route the tool's MCP client to an in-memory gateway; count tools/list calls."""
+    from viz_gateway.server import create_server
+
+    mcp = create_server(VizSettings(data_dir=tmp_path), warm_up=False)
+    mcp.list_calls = 0  # type: ignore[attr-defined]
+
+    class CountingClient(Client[Any]):
+        async def list_tools(self, *a: Any, **kw: Any) -> Any:
+            mcp.list_calls += 1  # type: ignore[attr-defined]
+            return await super().list_tools(*a, **kw)
+
+    monkeypatch.setattr(visualization._VizServer, "_client", lambda self: CountingClient(mcp))
+    yield mcp
+
+
+def call(args: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "generate_visualization", "args": args, "id": "call-1", "type": "tool_call"}
+
+
+def test_description_is_compact_and_covers_every_type() -> None:
+    tokens = count_tokens_approximately([HumanMessage(GENERATE_VISUALIZATION_DESCRIPTION)])
+    assert tokens <= 850, tokens
+    # A stricter count too: one token per CJK character, ~4 characters per token otherwise.
+    text = GENERATE_VISUALIZATION_DESCRIPTION
+    cjk = sum(1 for ch in text if ord(ch) > 0x2E80)
+    assert cjk + (len(text) - cjk) / 3.5 <= 850
+    for tool in TOOLS:
+        assert short_name(tool) in text, short_name(tool)
+    for group in ("Category-value", "Time-value", "Distribution", "flow / sets", "Special", "Maps"):
+        assert group in text
+    assert "chart_params.md" in text
+
+
+def test_building_the_tool_connects_to_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(self: Any) -> Any:
+        raise AssertionError("connected at build time")
+
+    monkeypatch.setattr(visualization._VizServer, "_client", boom)
+    tool = make_generate_visualization("http://127.0.0.1:1/mcp")
+    assert tool.name == "generate_visualization"
+    assert set(tool.args) == {"chart_type", "chart_config"}
+
+
+async def test_makes_a_chart_and_returns_its_url(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    msg = await tool.ainvoke(
+        call({"chart_type": "column", "chart_config": EXAMPLES["generate_column_chart"]})
+    )
+    assert isinstance(msg, ToolMessage) and msg.status == "success"
+    assert "Chart ready: http://127.0.0.1:1122/charts/" in msg.content
+    assert "![各供应商链条报价对比](" in msg.content
+    assert msg.artifact["tool"] == "generate_column_chart"
+    assert msg.artifact["spec_format"] == "vega-lite" and msg.artifact["spec"]["data"]
+    png = await asyncio.to_thread(Path(msg.artifact["path"]).read_bytes)
+    assert png.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("given", "tool"),
+    [
+        ("dual_axes", "generate_dual_axes_chart"),
+        ("Mind-Map", "generate_mind_map"),
+        ("generate_word_cloud_chart", "generate_word_cloud_chart"),
+        ("org_chart", "generate_organization_chart"),
+        ("fishbone", "generate_fishbone_diagram"),
+        ("word cloud", "generate_word_cloud_chart"),
+    ],
+)
+async def test_chart_type_names_resolve(gateway: Any, given: str, tool: str) -> None:
+    t = make_generate_visualization("http://viz.test/mcp")
+    msg = await t.ainvoke(call({"chart_type": given, "chart_config": EXAMPLES[tool]}))
+    assert msg.status == "success", msg.content
+    assert msg.artifact["tool"] == tool
+
+
+async def test_unknown_chart_type_lists_the_valid_ones(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    msg = await tool.ainvoke(call({"chart_type": "pyramid", "chart_config": {"data": []}}))
+    assert msg.status == "error"
+    assert "unknown chart_type 'pyramid'" in msg.content
+    for name in ("bar", "line", "dual_axes", "mind_map", "sankey", "pin_map"):
+        assert name in msg.content
+
+
+async def test_every_field_error_at_once_before_any_call(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    bad = {"data": [{"category": 1}, {"category": "博世", "value": "贵"}], "width": "wide"}
+    msg = await tool.ainvoke(call({"chart_type": "bar", "chart_config": bad}))
+    assert msg.status == "error"
+    for line in (
+        "- data[0].category: 1 is not of type 'string'",
+        "- data[0].value: required field is missing",
+        "- data[1].value: '贵' is not of type 'number'",
+        "- width: 'wide' is not of type 'number'",
+    ):
+        assert line in msg.content, msg.content
+    assert gateway.gateway.renders == 0
+
+
+async def test_nan_and_huge_data_are_refused_locally(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    nan = {"data": [{"time": "2026-01", "value": float("nan")}]}
+    msg = await tool.ainvoke(call({"chart_type": "line", "chart_config": nan}))
+    assert msg.status == "error" and "data[0].value: nan is not a finite number" in msg.content
+    huge = {"data": [{"category": "a", "value": 1}] * 1_000_000}
+    started = time.perf_counter()
+    msg = await tool.ainvoke(call({"chart_type": "column", "chart_config": huge}))
+    assert msg.status == "error" and "too many" in msg.content
+    assert time.perf_counter() - started < 30  # refused up front, not rendered
+
+
+async def test_server_side_errors_come_back_as_error_messages(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    cyclic = {
+        "data": [
+            {"source": "A", "target": "B", "value": 1},
+            {"source": "B", "target": "A", "value": 2},
+        ]
+    }
+    msg = await tool.ainvoke(call({"chart_type": "sankey", "chart_config": cyclic}))
+    assert msg.status == "error" and "cycle" in msg.content
+    maps = await tool.ainvoke(
+        call({"chart_type": "pin_map", "chart_config": EXAMPLES["generate_pin_map"]})
+    )
+    assert maps.status == "error" and "online geodata" in maps.content
+
+
+async def test_chart_config_as_json_text_is_accepted(gateway: Any) -> None:
+    import json
+
+    tool = make_generate_visualization("http://viz.test/mcp")
+    text = json.dumps(EXAMPLES["generate_funnel_chart"], ensure_ascii=False)
+    msg = await tool.ainvoke(call({"chart_type": "funnel", "chart_config": text}))
+    assert msg.status == "success", msg.content
+
+
+async def test_tool_list_is_fetched_once_and_again_after_an_outage(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    for chart in ("pie", "funnel", "liquid"):
+        msg = await tool.ainvoke(
+            call({"chart_type": chart, "chart_config": EXAMPLES[f"generate_{chart}_chart"]})
+        )
+        assert msg.status == "success"
+    assert gateway.list_calls == 1
+    working = visualization._VizServer._client
+
+    class Down:
+        async def __aenter__(self) -> Any:
+            raise httpx.ConnectError("All connection attempts failed")
+
+        async def __aexit__(self, *exc: Any) -> None:
+            return None
+
+    monkeypatch.setattr(visualization._VizServer, "_client", lambda self: Down())
+    msg = await tool.ainvoke(
+        call({"chart_type": "pie", "chart_config": EXAMPLES["generate_pie_chart"]})
+    )
+    assert msg.status == "error" and "Chart ready" not in msg.content
+    monkeypatch.setattr(visualization._VizServer, "_client", working)
+    msg = await tool.ainvoke(
+        call({"chart_type": "pie", "chart_config": EXAMPLES["generate_pie_chart"]})
+    )
+    assert msg.status == "success"
+    assert gateway.list_calls == 2  # listed again once the server was back
+
+
+async def test_server_down_names_the_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Down:
+        async def __aenter__(self) -> Any:
+            raise httpx.ConnectError("All connection attempts failed")
+
+        async def __aexit__(self, *exc: Any) -> None:
+            return None
+
+    monkeypatch.setattr(visualization._VizServer, "_client", lambda self: Down())
+    tool = make_generate_visualization("http://charts.internal:1122/mcp")
+    msg = await tool.ainvoke(call({"chart_type": "bar", "chart_config": {"data": []}}))
+    assert msg.status == "error"
+    assert "http://charts.internal:1122/mcp is unreachable" in msg.content
+    assert "python -m viz_gateway" in msg.content
+
+
+def test_mcp_url_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = visualization._VizServer(None, 5)
+    monkeypatch.setenv("VIZ_MCP_URL", "http://viz.example:9000/mcp")
+    assert server.url == "http://viz.example:9000/mcp"
+    monkeypatch.delenv("VIZ_MCP_URL")
+    assert server.url == visualization.DEFAULT_VIZ_MCP_URL
+
+
+async def test_ainvoke_does_not_block_the_event_loop(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    gaps: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    task = asyncio.create_task(ticker())
+    msg = await tool.ainvoke(
+        call({"chart_type": "violin", "chart_config": EXAMPLES["generate_violin_chart"]})
+    )
+    stop.set()
+    await task
+    assert msg.status == "success"
+    assert gateway.gateway.renders == 1
+    assert len(gaps) > 10
+    assert max(gaps) < 0.25, f"event loop stalled for {max(gaps):.3f} s"
+
+
+def test_sync_invoke_works_inside_and_outside_a_loop(gateway: Any) -> None:
+    tool = make_generate_visualization("http://viz.test/mcp")
+    out = tool.invoke({"chart_type": "liquid", "chart_config": EXAMPLES["generate_liquid_chart"]})
+    assert "Chart ready" in out
