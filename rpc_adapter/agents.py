@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 CLIENT_TOOL_INTERRUPT = "client_tool_call"
 _AGENT_CACHE_SECONDS = 10.0
+_CANCEL_WAIT = 5.0
 _LIST_TIMEOUT = 3.0  # the SDK retries a refused connection for longer than a client waits
 
 
@@ -295,12 +296,18 @@ class AgentService:
         messages = values.get("messages", []) if isinstance(values, dict) else []
         return next((m for m in reversed(messages) if _is_ai(m)), None)
 
-    async def cancel_run(self, binding: AgentBinding, thread_id: str | None = None) -> bool:
-        """Ask the Agent Server to stop the agent's current run; True if one was asked."""
+    async def cancel_run(
+        self, binding: AgentBinding, thread_id: str | None = None, *, wait: bool = True
+    ) -> bool:
+        """Stop the agent's current run (waiting briefly until it has stopped, so the thread
+        takes the next message); True if the Agent Server accepted the cancel."""
         thread_id = thread_id or binding.thread_id
         if not (thread_id and binding.run_id):
             return False
         with contextlib.suppress(Exception):
-            await self.client.runs.cancel(thread_id, binding.run_id, action="interrupt")
+            async with asyncio.timeout(_CANCEL_WAIT):
+                await self.client.runs.cancel(
+                    thread_id, binding.run_id, action="interrupt", wait=wait
+                )
             return True
         return False

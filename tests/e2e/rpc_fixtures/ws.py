@@ -22,6 +22,7 @@ class RawRpc:
         self.ws = ws
         self.inbox: list[Message] = []
         self._ids = itertools.count(1)
+        self._lock = asyncio.Lock()
 
     @classmethod
     async def connect(cls, url: str, **kwargs: Any) -> RawRpc:
@@ -41,16 +42,19 @@ class RawRpc:
         return json.loads(await asyncio.wait_for(self.ws.recv(), wait))
 
     async def wait_for(self, pred: Callable[[Message], bool], wait: float = 10) -> Message:
-        """The first message (already received or next) matching ``pred``; others stay queued."""
-        for i, m in enumerate(self.inbox):
-            if pred(m):
-                return self.inbox.pop(i)
+        """The first message (already received or next) matching ``pred``; others stay queued.
+
+        Several coroutines may wait at once: one reads at a time, all look at the inbox.
+        """
         async with asyncio.timeout(wait):
             while True:
-                m = await self.recv(wait)
-                if pred(m):
-                    return m
-                self.inbox.append(m)
+                for i, m in enumerate(self.inbox):
+                    if pred(m):
+                        return self.inbox.pop(i)
+                async with self._lock:
+                    if any(pred(m) for m in self.inbox):
+                        continue
+                    self.inbox.append(json.loads(await self.ws.recv()))
 
     async def request(
         self, method: str, params: Any = None, *, rid: Any = _AUTO, wait: float = 10
