@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,6 +72,35 @@ def fingerprint(url: str) -> dict[str, tuple[int, str]]:
     finally:
         conn.close()
     return out
+
+
+class DbWatch:
+    """Cheap "did anything change?" checks on a SQLite file, for every refused request.
+
+    ``PRAGMA data_version`` on one long-lived connection changes whenever any other
+    connection commits, so an equal value means nothing was committed at all; the
+    row counts of every table are compared as well.
+    """
+
+    def __init__(self, url: str) -> None:
+        path = make_url(url).database
+        assert path, url
+        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def state(self) -> tuple[int, dict[str, int]]:
+        """(data version, row count per table)."""
+        with self._lock:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            counts = {
+                name: self._conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                for name in Base.metadata.tables
+            }
+        return version, counts
+
+    def close(self) -> None:
+        """Close the watching connection."""
+        self._conn.close()
 
 
 def order_body(key: str, **overrides: Any) -> dict[str, Any]:

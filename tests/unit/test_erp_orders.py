@@ -17,6 +17,7 @@ from sim.catalog import REFERENCE_DATE, generate
 from sim.erp import orders
 from tests.unit.erp_fixtures import (
     SEED,
+    DbWatch,
     assert_error,
     client_for,
     fingerprint,
@@ -34,6 +35,7 @@ class Erp:
     def __init__(self, client: TestClient, url: str) -> None:
         self.client = client
         self.url = url
+        self.watch = DbWatch(url)
         self._keys = 0
 
     def key(self) -> str:
@@ -64,10 +66,10 @@ class Erp:
 
     def refused(self, method: str, path: str, status: int, code: str, **kw: Any) -> dict[str, Any]:
         """Send a request that must be refused and must change nothing."""
-        before = fingerprint(self.url)
+        before = self.watch.state()
         response = self.client.request(method, path, **kw)
         error = assert_error(response, status, code)
-        assert fingerprint(self.url) == before, f"{method} {path} changed the database"
+        assert self.watch.state() == before, f"{method} {path} changed the database"
         return error
 
     def in_state(self, state: str) -> dict[str, Any]:
@@ -106,7 +108,9 @@ def erp(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Er
     """One ERP for the module: tests make their own orders and check their own changes."""
     settings = settings_for(template, tmp_path_factory.mktemp("erp"))
     with client_for(settings) as client:
-        yield Erp(client, settings.resolved_database_url)
+        erp = Erp(client, settings.resolved_database_url)
+        yield erp
+        erp.watch.close()
 
 
 @pytest.fixture
@@ -114,7 +118,9 @@ def fresh_erp(template: Path, tmp_path: Path) -> Iterator[Erp]:
     """An ERP in the seed state, for tests that depend on it."""
     settings = settings_for(template, tmp_path)
     with client_for(settings) as client:
-        yield Erp(client, settings.resolved_database_url)
+        erp = Erp(client, settings.resolved_database_url)
+        yield erp
+        erp.watch.close()
 
 
 # ---------------------------------------------------------------- create
@@ -123,6 +129,7 @@ def fresh_erp(template: Path, tmp_path: Path) -> Iterator[Erp]:
 def test_create_draft_prices_lines_and_writes_one_audit_row(fresh_erp: Erp) -> None:
     erp = fresh_erp
     before = fingerprint(erp.url)
+    watched = erp.watch.state()
     order = erp.create(note="urgent", lines=[{"part_id": 1, "quantity": 120}])
     assert order["status"] == "draft"
     assert order["version"] == 1
@@ -140,6 +147,8 @@ def test_create_draft_prices_lines_and_writes_one_audit_row(fresh_erp: Erp) -> N
     assert order["total"] == f"{120 * price.price_minor // 100}.{120 * price.price_minor % 100:02d}"
     assert order["expected_date"] is not None
     after = fingerprint(erp.url)
+    # The cheap check used for refused requests does see a committed change.
+    assert erp.watch.state() != watched
     assert after["purchase_order"][0] == before["purchase_order"][0] + 1
     assert after["purchase_order_line"][0] == before["purchase_order_line"][0] + 1
     assert after["audit_log"][0] == before["audit_log"][0] + 1

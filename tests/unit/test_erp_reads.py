@@ -13,6 +13,7 @@ from sim.catalog import REFERENCE_DATE, generate
 from sim.erp.app import create_app
 from tests.unit.erp_fixtures import (
     SEED,
+    DbWatch,
     assert_error,
     client_for,
     fingerprint,
@@ -273,10 +274,12 @@ def test_bad_query_is_validation_and_changes_nothing(
     erp: tuple[TestClient, str], path: str, query: dict[str, Any]
 ) -> None:
     client, url = erp
-    before = fingerprint(url)
+    watch = DbWatch(url)
+    before = watch.state()
     error = assert_error(client.get(path, params=query), 422, "VALIDATION")
     assert len(str(error)) < 1000
-    assert fingerprint(url) == before
+    assert watch.state() == before
+    watch.close()
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from mcp_erp.settings import ErpMcpSettings
-from tests.unit.test_mcp_erp_fake import FakeErp
+from tests.unit.test_mcp_erp_fake import FakeErp, pinned_settings
 
 LINE = {"part_id": 1, "quantity": 10}
 CREATE = {"idempotency_key": "errors-0000001", "supplier_id": 1, "lines": [LINE]}
@@ -32,7 +31,7 @@ async def client(erp: FakeErp) -> AsyncIterator[Client[Any]]:
     from mcp_erp.server import create_server
 
     async with erp.client() as http:
-        server = create_server(ErpMcpSettings(retry_wait=0), http_client=http)
+        server = create_server(pinned_settings(), http_client=http)
         async with Client(server) as c:
             yield c
 
@@ -165,7 +164,7 @@ async def test_unreachable_erp_names_the_url_quickly() -> None:
     from mcp_erp.server import create_server
 
     url = closed_port_url()
-    server = create_server(ErpMcpSettings(erp_base_url=url, retry_wait=0.01))
+    server = create_server(pinned_settings(erp_base_url=url, retry_wait=0.01))
     async with Client(server) as client:
         calls: list[tuple[str, dict[str, Any]]] = [
             ("part_search", {"name": "x"}),
@@ -194,7 +193,7 @@ async def test_silent_erp_times_out_with_advice_reads_retried_writes_not() -> No
 
     listener = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
-    settings = ErpMcpSettings(
+    settings = pinned_settings(
         erp_base_url=f"http://127.0.0.1:{port}", read_timeout=0.2, retry_wait=0.01
     )
     try:
@@ -285,7 +284,7 @@ async def test_health_reports_the_erp_and_answers_when_it_is_down(erp: FakeErp) 
     from mcp_erp.server import create_http_app
 
     async with erp.client() as http:
-        app = create_http_app(ErpMcpSettings(), http_client=http)
+        app = create_http_app(pinned_settings(), http_client=http)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
             up = await web.get("/health")
@@ -297,7 +296,7 @@ async def test_health_reports_the_erp_and_answers_when_it_is_down(erp: FakeErp) 
     }
 
     url = closed_port_url()
-    app = create_http_app(ErpMcpSettings(erp_base_url=url))
+    app = create_http_app(pinned_settings(erp_base_url=url))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
         down = await web.get("/health")
@@ -308,7 +307,7 @@ async def test_health_reports_the_erp_and_answers_when_it_is_down(erp: FakeErp) 
 async def test_foreign_host_or_origin_is_refused() -> None:
     from mcp_erp.server import create_http_app
 
-    app = create_http_app(ErpMcpSettings(erp_base_url=closed_port_url()))
+    app = create_http_app(pinned_settings(erp_base_url=closed_port_url()))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
         assert (await web.get("/health", headers={"host": "evil.example"})).status_code == 403

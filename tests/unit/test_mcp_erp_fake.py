@@ -19,7 +19,23 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from mcp_erp.settings import ErpMcpSettings
+
 BASE_URL = "http://erp.test"
+
+
+def pinned_settings(**overrides: Any) -> ErpMcpSettings:
+    """Server settings that ignore a developer's .env and pin what the tests count on."""
+    values: dict[str, Any] = {
+        "read_attempts": 3,
+        "retry_wait": 0,
+        "connect_timeout": 2.0,
+        "read_timeout": 10.0,
+        "allowed_hosts": ["127.0.0.1", "localhost", "::1"],
+        **overrides,
+    }
+    return ErpMcpSettings(_env_file=None, **values)
+
 
 SUPPLIERS: list[dict[str, Any]] = [
     {

@@ -22,9 +22,10 @@ def test_money(minor: int, currency: str, shown: str) -> None:
     assert shapes.money(minor, currency) == shown
 
 
-def test_compact_drops_only_none() -> None:
-    answer = {"a": None, "b": 0, "c": "", "d": [{"e": None, "f": False}], "g": {"h": None}}
-    assert shapes.compact(answer) == {"b": 0, "c": "", "d": [{"f": False}], "g": {}}
+def test_decode_drops_only_none() -> None:
+    raw = '{"a": null, "b": 0, "c": "", "d": [{"e": null, "f": false}, null], "g": {"h": null}}'
+    assert shapes.decode(raw) == {"b": 0, "c": "", "d": [{"f": False}, None], "g": {}}
+    assert shapes.decode(b"[1, null]") == [1, None]
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,7 @@ from urllib.parse import parse_qs
 import pytest
 from fastmcp import Client
 
-from mcp_erp.settings import ErpMcpSettings
-from tests.unit.test_mcp_erp_fake import FakeErp
+from tests.unit.test_mcp_erp_fake import FakeErp, pinned_settings
 
 EXPECTED_TOOLS = [
     "supplier_query",
@@ -36,7 +35,7 @@ async def client(erp: FakeErp) -> AsyncIterator[Client[Any]]:
     from mcp_erp.server import create_server
 
     async with erp.client() as http:
-        server = create_server(ErpMcpSettings(retry_wait=0), http_client=http)
+        server = create_server(pinned_settings(), http_client=http)
         async with Client(server) as c:
             yield c
 
