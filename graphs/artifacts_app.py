@@ -1,0 +1,139 @@
+"""``GET /artifacts/{thread_id}/{path}``: a thread's reports and charts, for its owner only.
+
+A custom route of the Agent Server (langgraph.json ``http``). With
+``"enable_custom_route_auth": true`` the server's auth handler runs first and puts the
+authenticated user in ``request.user``; this route then looks the thread up (LangGraph
+SDK, in-process) and serves the file only when the thread's ``metadata.owner`` (or
+``metadata.user_id``) is that user. Unauthenticated requests get 401; another user's
+thread, or a thread that does not exist, 404 (the two are not told apart); paths
+outside the workspace's artifact folders, 400.
+
+Use :func:`artifact_routes` to add the route to another Starlette app (the JSON-RPC
+adapter's), or :data:`app` on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from graphs.sandbox import SandboxSettings, workspace_path
+from graphs.tools.artifacts import check_artifact_path
+
+__all__ = ["ArtifactSettings", "ThreadLookup", "app", "artifact_routes", "thread_metadata"]
+
+logger = logging.getLogger(__name__)
+
+ThreadLookup = Callable[[str], Awaitable[dict[str, Any] | None]]
+"""``thread_id → metadata`` (``None`` when there is no such thread)."""
+
+
+class ArtifactSettings(BaseSettings):
+    """Settings of the artifacts route (env prefix ``ARTIFACTS_``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ARTIFACTS_", env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+    allow_loopback_without_auth: bool = Field(
+        default=False,
+        validation_alias=AliasChoices(
+            "ARTIFACTS_ALLOW_LOOPBACK_WITHOUT_AUTH", "allow_loopback_without_auth"
+        ),
+        description=(
+            "Development only: with no auth configured, serve loopback clients any thread's "
+            "files. Never set it on a shared server."
+        ),
+    )
+
+
+async def thread_metadata(thread_id: str) -> dict[str, Any] | None:
+    """The thread's metadata through the LangGraph SDK (in-process inside the Agent Server)."""
+    from langgraph_sdk import get_client
+    from langgraph_sdk.errors import NotFoundError
+
+    client = get_client()
+    try:
+        thread = await client.threads.get(thread_id)
+    except NotFoundError:
+        return None
+    return dict(thread.get("metadata") or {})
+
+
+def _identity(request: Request) -> str | None:
+    user = request.scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    identity = getattr(user, "identity", None) or getattr(user, "display_name", None)
+    return str(identity) if identity else None
+
+
+def _loopback(request: Request) -> bool:
+    host = request.client.host if request.client else ""
+    return host in ("127.0.0.1", "::1", "localhost", "testclient")
+
+
+def _resolve(root: Path, rel: str) -> Path | None:
+    # Blocking (resolve follows symlinks): called in a worker thread.
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()) or not target.is_file():
+        return None
+    return target
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def artifact_routes(
+    *,
+    lookup: ThreadLookup = thread_metadata,
+    sandboxes_dir: Path | None = None,
+    settings: ArtifactSettings | None = None,
+) -> list[Route]:
+    """The ``GET /artifacts/{thread_id}/{path}`` route, to add to a Starlette app."""
+    conf = settings or ArtifactSettings()
+
+    async def serve(request: Request) -> Response:
+        thread_id = str(request.path_params["thread_id"])
+        path = "/" + str(request.path_params["path"])
+        identity = _identity(request)
+        if identity is None and not (conf.allow_loopback_without_auth and _loopback(request)):
+            return _error(401, "Authentication required to download artifacts.")
+        refusal = check_artifact_path(path)
+        if refusal is not None:
+            return _error(400, f"Path refused: {refusal}.")
+        try:
+            metadata = await lookup(thread_id)
+        except Exception:
+            logger.warning("artifacts: thread lookup failed for %s", thread_id, exc_info=True)
+            return _error(503, "The thread could not be looked up; try again.")
+        owner = (metadata or {}).get("owner") or (metadata or {}).get("user_id")
+        if metadata is None or (identity is not None and str(owner) != identity):
+            return _error(404, "No such artifact (unknown thread, or not yours).")
+        base = sandboxes_dir or SandboxSettings().sandboxes_dir
+        root = workspace_path(base, thread_id)
+        target = await asyncio.to_thread(_resolve, root, path.lstrip("/"))
+        if target is None:
+            return _error(404, f"No file {path} in this thread's workspace.")
+        media_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if target.suffix == ".md":
+            media_type = "text/markdown; charset=utf-8"
+        return FileResponse(target, media_type=media_type, filename=target.name)
+
+    return [Route("/artifacts/{thread_id}/{path:path}", serve, methods=["GET"])]
+
+
+app = Starlette(routes=artifact_routes())
+"""The route alone, for langgraph.json's ``http.app`` when nothing else is mounted."""

@@ -1,0 +1,102 @@
+"""``download_artifact``: a download link for a report or chart the agent made in its sandbox.
+
+The file stays in the thread's workspace; the link points at the Agent Server's
+authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`graphs.artifacts_app`),
+which serves it to the thread's owner only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from deepagents.backends.protocol import BackendProtocol
+from langchain.tools import ToolRuntime
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "ARTIFACT_DIRS",
+    "DOWNLOAD_ARTIFACT_DESCRIPTION",
+    "DownloadArtifactInput",
+    "artifact_url",
+    "check_artifact_path",
+    "make_download_artifact",
+]
+
+ARTIFACT_DIRS: tuple[str, ...] = ("analysis", "data", "charts")
+"""Workspace folders whose files may be downloaded."""
+
+DOWNLOAD_ARTIFACT_DESCRIPTION = (
+    "Get a download link for a file you produced in the sandbox (a report in /analysis/, "
+    "a chart or data file in /data/ or /charts/), to give to the user."
+)
+
+SandboxGetter = Callable[[], BackendProtocol]
+
+
+class DownloadArtifactInput(BaseModel):
+    """Arguments of ``download_artifact``."""
+
+    path: Annotated[
+        str, Field(description="Absolute path in the sandbox, e.g. /analysis/report_20260101.md.")
+    ]
+
+
+def check_artifact_path(path: str) -> str | None:
+    """The refusal for ``path``, or ``None`` when it may be served."""
+    parts = [p for p in path.split("/") if p]
+    if not path.startswith("/") or not parts:
+        return "the path must be absolute, e.g. /analysis/report.md"
+    if any(p in ("..", ".") or p.startswith(".") for p in parts) or "\\" in path or "\x00" in path:
+        return "'..', hidden names and backslashes are not allowed"
+    if parts[0] not in ARTIFACT_DIRS or len(parts) < 2:
+        allowed = ", ".join(f"/{d}/" for d in ARTIFACT_DIRS)
+        return f"only files under {allowed} can be downloaded"
+    return None
+
+
+def artifact_url(thread_id: str, path: str, *, base_url: str | None = None) -> str:
+    """The download URL of ``path`` in ``thread_id``'s workspace."""
+    base = (
+        base_url
+        or os.environ.get("ARTIFACTS_PUBLIC_URL")
+        or os.environ.get("LANGGRAPH_URL")
+        or "http://127.0.0.1:2024"
+    )
+    return f"{base.rstrip('/')}/artifacts/{quote(thread_id, safe='')}/{quote(path.lstrip('/'))}"
+
+
+def make_download_artifact(
+    *, sandbox: BackendProtocol | SandboxGetter, base_url: str | None = None
+) -> BaseTool:
+    """The tool; ``base_url``: the Agent Server's public URL (``ARTIFACTS_PUBLIC_URL``)."""
+
+    def backend() -> BackendProtocol:
+        return sandbox if isinstance(sandbox, BackendProtocol) else sandbox()
+
+    async def run(path: str, runtime: ToolRuntime) -> str:
+        refusal = check_artifact_path(path)
+        if refusal is not None:
+            return f"Error: {path!r} refused: {refusal}."
+        thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
+        if not thread_id:
+            return "Error: this run has no thread, so its files cannot be linked."
+        found = (await backend().adownload_files([path]))[0]
+        if found.error is not None or found.content is None:
+            return f"Error: {path} does not exist ({found.error}); check the path with ls."
+        url = artifact_url(str(thread_id), path, base_url=base_url)
+        return f"{path} ({len(found.content)} bytes): {url}"
+
+    def run_sync(*args: Any, **kwargs: Any) -> str:
+        return "Error: download_artifact runs only asynchronously."
+
+    return StructuredTool.from_function(
+        func=run_sync,
+        coroutine=run,
+        name="download_artifact",
+        description=DOWNLOAD_ARTIFACT_DESCRIPTION,
+        args_schema=DownloadArtifactInput,
+    )
