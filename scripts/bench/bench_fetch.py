@@ -78,7 +78,7 @@ def _start(port: int, misbehave: bool) -> subprocess.Popen[bytes]:
     raise SystemExit("sim.suppliers did not become healthy")
 
 
-async def _bench(base: str, sku: str | None, rounds: int) -> None:
+async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = False) -> None:
     async with httpx.AsyncClient(timeout=10) as client:
         catalog = (await client.get(f"{base}/catalog.json")).json()
     urls: dict[str, list[tuple[str, str]]] = {}
@@ -138,6 +138,8 @@ async def _bench(base: str, sku: str | None, rounds: int) -> None:
     print(f"whole part, sequential:     p50 {statistics.median(sequential):6.2f} ms")
     print(f"whole part, concurrent:     p50 {statistics.median(concurrent):6.2f} ms")
     verdict = "OK" if p50 <= TARGET_MS else "OVER TARGET"
+    if misbehave:
+        verdict = "n/a (misbehaving shops included: slow, 429 and 403 pages are not healthy)"
     print(f"target p50 <= {TARGET_MS:.0f} ms per healthy page: {verdict}")
 
 
@@ -150,12 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="use running shops at this URL instead of starting them")
     args = parser.parse_args(argv)
     if args.url:
-        asyncio.run(_bench(args.url.rstrip("/"), args.sku, args.rounds))
+        asyncio.run(_bench(args.url.rstrip("/"), args.sku, args.rounds, misbehave=True))
         return 0
     port = _free_port()
     proc = _start(port, args.misbehave)
     try:
-        asyncio.run(_bench(f"http://127.0.0.1:{port}", args.sku, args.rounds))
+        bench = _bench(f"http://127.0.0.1:{port}", args.sku, args.rounds, misbehave=args.misbehave)
+        asyncio.run(bench)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
