@@ -22,6 +22,8 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from mcp_erp import shapes
+
 log = logging.getLogger("erp-mcp.erp")
 
 _USER_AGENT = "procurement-erp-mcp/0.1"
@@ -159,7 +161,7 @@ class ErpClient:
 
     def _decode(self, response: httpx.Response) -> Any:
         try:
-            data = response.json()
+            data = shapes.decode(response.content)
         except ValueError:
             data = None
         if response.is_success:

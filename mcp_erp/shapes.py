@@ -1,13 +1,15 @@
 """Shaping ERP answers for the model: compact, but faithful to what the ERP said.
 
-Only ``None`` values are dropped (an absent key reads as "not set"); nothing the
-ERP returned is renamed or rounded. Two things are added because a model needs
-them and cannot reliably derive them: ``has_more`` on paged lists, and the
-display string ``amount`` beside an order line's ``amount_minor``.
+Answers are parsed by :func:`decode`, which drops ``None`` values (an absent key
+reads as "not set"); nothing else the ERP returned is renamed or rounded. Two
+things are added because a model needs them and cannot reliably derive them:
+``has_more`` on paged lists, and the display string ``amount`` beside an order
+line's ``amount_minor``.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 # ISO 4217 minor-unit exponents that differ from the usual 2.
@@ -35,18 +37,18 @@ def money(minor: int, currency: str) -> str:
     return f"{sign}{whole}.{frac:0{digits}d}"
 
 
-def compact(value: Any) -> Any:
-    """``value`` with every ``None``-valued key removed, recursively."""
-    if isinstance(value, dict):
-        return {k: compact(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [compact(v) for v in value]
-    return value
+def decode(raw: bytes | str) -> Any:
+    """Parse an ERP answer, dropping every ``None``-valued key on the way (one pass)."""
+    return json.loads(raw, object_hook=_without_none)
+
+
+def _without_none(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if v is not None}
 
 
 def page(answer: Any) -> dict[str, Any]:
-    """A paged ERP list, compacted, with ``has_more`` telling whether a next page exists."""
-    shaped = compact(answer)
+    """A paged ERP list with ``has_more`` telling whether a next page exists."""
+    shaped = answer
     if not isinstance(shaped, dict):
         return {"items": shaped}
     items = shaped.get("items")
@@ -59,17 +61,16 @@ def page(answer: Any) -> dict[str, Any]:
 
 
 def order(answer: Any) -> dict[str, Any]:
-    """One ERP order, compacted, with display amounts on its lines."""
-    shaped = compact(answer)
+    """One ERP order with display amounts on its lines."""
+    shaped = answer
     if not isinstance(shaped, dict):
         return {"order": shaped}
     return _with_line_amounts(shaped)
 
 
 def record(answer: Any) -> dict[str, Any]:
-    """Any other single ERP object, compacted."""
-    shaped = compact(answer)
-    return shaped if isinstance(shaped, dict) else {"result": shaped}
+    """Any other single ERP object, as a JSON object."""
+    return answer if isinstance(answer, dict) else {"result": answer}
 
 
 def _with_line_amounts(order_: dict[str, Any]) -> dict[str, Any]:

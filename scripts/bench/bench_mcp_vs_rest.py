@@ -101,7 +101,10 @@ async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
     async with httpx.AsyncClient(base_url=erp_url, timeout=30) as rest, Client(mcp_url) as mcp:
         ngk = (await rest.get("/suppliers/search", params={"name": "NGK"})).json()["items"][0]
         print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)\n")
-        header = f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} {'ratio':>6}"
+        header = (
+            f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} "
+            f"{'added':>8} {'ratio':>6}"
+        )
         print(header + "\n" + "-" * len(header))
         ratios = []
         search_p50 = 0.0
@@ -123,7 +126,7 @@ async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
                 search_p50 = rest_p50
             print(
                 f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
-                f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {ratio:5.2f}x"
+                f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {mcp_p50 - rest_p50:6.2f}ms {ratio:5.2f}x"
             )
         worst = max(ratios)
         print(

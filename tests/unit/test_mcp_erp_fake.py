@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 import httpx
+from pydantic_settings import SettingsConfigDict
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -22,6 +23,10 @@ from starlette.routing import Route
 from mcp_erp.settings import ErpMcpSettings
 
 BASE_URL = "http://erp.test"
+
+
+class _NoDotEnvSettings(ErpMcpSettings):
+    model_config = SettingsConfigDict({**ErpMcpSettings.model_config, "env_file": None})
 
 
 def pinned_settings(**overrides: Any) -> ErpMcpSettings:
@@ -34,7 +39,7 @@ def pinned_settings(**overrides: Any) -> ErpMcpSettings:
         "allowed_hosts": ["127.0.0.1", "localhost", "::1"],
         **overrides,
     }
-    return ErpMcpSettings(_env_file=None, **values)
+    return _NoDotEnvSettings(**values)
 
 
 SUPPLIERS: list[dict[str, Any]] = [
