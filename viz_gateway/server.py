@@ -96,6 +96,7 @@ class Gateway:
         errors = check_arguments(tool, args, max_points=self.settings.max_points)
         if errors:
             raise ToolError(f"Invalid arguments for {tool}:\n- " + "\n- ".join(errors))
+        given = args
         args = with_defaults(TOOLS[tool][1], args)
         upstream = self.settings.upstream_url
         local_key = content_hash("local", tool, args, _render_version())
@@ -109,7 +110,7 @@ class Gateway:
         future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
         self._inflight[flight_key] = future
         try:
-            result = await self._produce(tool, args, local_key, up_key)
+            result = await self._produce(tool, given, args, local_key, up_key)
             future.set_result(result)
             return result
         except BaseException as exc:
@@ -120,15 +121,21 @@ class Gateway:
             del self._inflight[flight_key]
 
     async def _produce(
-        self, tool: str, args: dict[str, Any], local_key: str, up_key: str | None
+        self,
+        tool: str,
+        given: dict[str, Any],
+        args: dict[str, Any],
+        local_key: str,
+        up_key: str | None,
     ) -> ToolResult:
+        """Upstream first when configured (with the caller's own arguments), else local."""
         note = None
         if self.settings.upstream_url and up_key:
             from viz_gateway.upstream import UpstreamError, fetch_chart
 
             try:
                 image = await fetch_chart(
-                    self.settings.upstream_url, tool, args, timeout_s=self.settings.upstream_timeout
+                    self.settings.upstream_url, tool, given, timeout_s=self.settings.upstream_timeout
                 )
             except UpstreamError as exc:
                 log.warning("upstream failed for %s: %s", tool, exc)

@@ -54,7 +54,8 @@ LOCAL = sorted(set(EXPECTED_REQUIRED) - set(MAPS))
 
 
 def settings(tmp_path: Path, **kw: Any) -> VizSettings:
-    return VizSettings(data_dir=tmp_path, public_url="http://charts.test", **kw)
+    # One render worker: the suite's renders are sequential, and each worker warms up alone.
+    return VizSettings(data_dir=tmp_path, public_url="http://charts.test", render_workers=1, **kw)
 
 
 @pytest.fixture(scope="module")

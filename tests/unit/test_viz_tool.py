@@ -29,7 +29,7 @@ def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Route the tool's MCP client to an in-memory gateway; count tools/list calls."""
     from viz_gateway.server import create_server
 
-    mcp = create_server(VizSettings(data_dir=tmp_path), warm_up=False)
+    mcp = create_server(VizSettings(data_dir=tmp_path, render_workers=1), warm_up=False)
     mcp.list_calls = 0  # type: ignore[attr-defined]
 
     class CountingClient(Client[Any]):
