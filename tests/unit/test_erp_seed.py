@@ -104,3 +104,24 @@ def test_cli_seed_and_reset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         assert reset(db, SEED)["parts"] == len(CATALOG.parts)
     finally:
         db.dispose()
+
+
+def test_schema_and_queries_compile_for_postgres() -> None:
+    # No Postgres driver is installed here; compiling catches dialect-specific SQL.
+    from sqlalchemy import update
+    from sqlalchemy.dialects import postgresql
+    from sqlalchemy.schema import CreateTable
+
+    from sim.erp.models import Base, PurchaseOrder
+
+    dialect = postgresql.dialect()
+    for table in Base.metadata.sorted_tables:
+        assert "CREATE TABLE" in str(CreateTable(table).compile(dialect=dialect))
+    claim = (
+        update(PurchaseOrder)
+        .where(PurchaseOrder.id == 1, PurchaseOrder.version == 1)
+        .values(version=PurchaseOrder.version + 1)
+    )
+    sql = str(claim.compile(dialect=dialect))
+    assert "SET version=(purchase_order.version + " in sql
+    assert "AND purchase_order.version = " in sql
