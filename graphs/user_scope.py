@@ -128,7 +128,9 @@ class UserScopedBackend(BackendProtocol):
         ok, user_id = self._owner(path)
         if ok:
             return None
-        logger.warning("UserScopedBackend refused %s%s for user %s", self.route, path, user_id)
+        logger.warning(
+            "UserScopedBackend refused %s%s for user %s", self.route.rstrip("/"), path, user_id
+        )
         return _refusal(self.route, path, user_id)
 
     def _is_root(self, path: str | None) -> bool:

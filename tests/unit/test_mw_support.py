@@ -21,6 +21,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from graphs.context import Context
@@ -94,6 +95,7 @@ def agent(
     *,
     backend: BackendProtocol | None = None,
     tools: Sequence[BaseTool] = (),
+    context_schema: type[Any] | None = Context,
 ) -> Any:
     """A deep agent over ``env`` with ``middleware``, no subagents."""
     return create_deep_agent(
@@ -101,8 +103,9 @@ def agent(
         tools=list(tools),
         backend=backend or env.backend,
         middleware=list(middleware),
-        context_schema=Context,
+        context_schema=context_schema,
         store=env.store,
+        checkpointer=InMemorySaver(),
         subagents=[],
     )
 
