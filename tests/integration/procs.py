@@ -57,6 +57,33 @@ class ServiceHandle:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
+    def wait_healthy(self, health_path: str = "/health", timeout: float = 20) -> None:
+        """Block until ``GET {url}{health_path}`` answers 200; ``RuntimeError`` with the log
+        tail when the process exits first or ``timeout`` seconds pass."""
+        deadline = time.monotonic() + timeout
+        last = "no answer yet"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                msg = (
+                    f"{self.module} exited with code {self.process.returncode} before it was "
+                    f"healthy; its log:\n{self.log_tail()}"
+                )
+                raise RuntimeError(msg)
+            try:
+                response = httpx.get(f"{self.url}{health_path}", timeout=2)
+            except httpx.HTTPError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 200:
+                    return
+                last = f"HTTP {response.status_code}: {response.text[:200]}"
+            time.sleep(0.1)
+        msg = (
+            f"{self.module} on port {self.port} was not healthy after {timeout} s "
+            f"({last}); its log:\n{self.log_tail()}"
+        )
+        raise RuntimeError(msg)
+
     def stop(self, grace: float = 10.0) -> int | None:
         """SIGTERM the service's process group, SIGKILL after ``grace`` s; its exit code."""
         if self.process.poll() is None:
@@ -85,13 +112,15 @@ def start_service(
     args: Sequence[str] = (),
     host: str = HOST,
     log_dir: Path | None = None,
+    wait: bool = True,
 ) -> Iterator[ServiceHandle]:
     """Run ``python -m module *args`` with ``env`` over the current environment, wait until
     ``GET http://host:port{health_path}`` answers 200, yield its handle, stop it afterwards.
 
     The caller puts ``port`` into ``env`` under the service's own variable name.
     Raises ``RuntimeError`` with the log tail if the service exits or stays unhealthy
-    for ``timeout`` seconds.
+    for ``timeout`` seconds. With ``wait=False`` it yields at once, so several
+    services can start side by side; call ``handle.wait_healthy()`` on each.
     """
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix=f"{module.replace('.', '-')}-"))
     log_path = log_dir / f"{module}-{port}.log"
@@ -107,33 +136,8 @@ def start_service(
         )
     handle = ServiceHandle(module, port, f"http://{host}:{port}", process, log_path)
     try:
-        _wait_healthy(handle, health_path, timeout)
+        if wait:
+            handle.wait_healthy(health_path, timeout)
         yield handle
     finally:
         handle.stop()
-
-
-def _wait_healthy(handle: ServiceHandle, health_path: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    last = "no answer yet"
-    while time.monotonic() < deadline:
-        if handle.process.poll() is not None:
-            msg = (
-                f"{handle.module} exited with code {handle.process.returncode} before it was "
-                f"healthy; its log:\n{handle.log_tail()}"
-            )
-            raise RuntimeError(msg)
-        try:
-            response = httpx.get(f"{handle.url}{health_path}", timeout=2)
-        except httpx.HTTPError as exc:
-            last = f"{type(exc).__name__}: {exc}"
-        else:
-            if response.status_code == 200:
-                return
-            last = f"HTTP {response.status_code}: {response.text[:200]}"
-        time.sleep(0.1)
-    msg = (
-        f"{handle.module} on port {handle.port} was not healthy after {timeout} s "
-        f"({last}); its log:\n{handle.log_tail()}"
-    )
-    raise RuntimeError(msg)

@@ -3,6 +3,7 @@ processes on free loopback ports, called over streamable HTTP (and once over std
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import uuid
@@ -33,21 +34,58 @@ TOOLS = {
 
 
 @pytest.fixture(scope="module")
-def erp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
-    data = tmp_path_factory.mktemp("erp-data")
-    port = free_port()
-    env = {"DATA_DIR": str(data), "SIM_ERP_PORT": str(port)}
-    with start_service("sim.erp", env, port, timeout=30, log_dir=data) as handle:
-        yield handle
+def services(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, ServiceHandle]]:
+    """sim.erp, mcp_erp in front of it, and an mcp_erp whose ERP is down, started side by
+    side (the slow part is each interpreter's imports, not the health checks)."""
+    data = tmp_path_factory.mktemp("mcp-erp-it")
+    erp_port, mcp_port, orphan_port = free_port(), free_port(), free_port()
+    erp_url, dead_url = f"http://127.0.0.1:{erp_port}", f"http://127.0.0.1:{free_port()}"
+    common = {"DATA_DIR": str(data)}
+    with contextlib.ExitStack() as stack:
+        procs = {
+            "erp": stack.enter_context(
+                start_service(
+                    "sim.erp",
+                    {**common, "SIM_ERP_PORT": str(erp_port)},
+                    erp_port,
+                    log_dir=data,
+                    wait=False,
+                )
+            ),
+            "mcp": stack.enter_context(
+                start_service(
+                    "mcp_erp",
+                    {**common, "ERP_MCP_PORT": str(mcp_port), "ERP_BASE_URL": erp_url},
+                    mcp_port,
+                    log_dir=data,
+                    wait=False,
+                )
+            ),
+            "orphan": stack.enter_context(
+                start_service(
+                    "mcp_erp",
+                    {**common, "ERP_MCP_PORT": str(orphan_port), "ERP_BASE_URL": dead_url},
+                    orphan_port,
+                    log_dir=data,
+                    wait=False,
+                )
+            ),
+        }
+        for handle in procs.values():
+            handle.wait_healthy(timeout=40)
+        yield procs
 
 
 @pytest.fixture(scope="module")
-def mcp(erp: ServiceHandle, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
-    data = tmp_path_factory.mktemp("mcp-data")
-    port = free_port()
-    env = {"DATA_DIR": str(data), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": erp.url}
-    with start_service("mcp_erp", env, port, log_dir=data) as handle:
-        yield handle
+def erp(services: dict[str, ServiceHandle]) -> ServiceHandle:
+    return services["erp"]
+
+
+@pytest.fixture(scope="module")
+def mcp(services: dict[str, ServiceHandle]) -> ServiceHandle:
+    return services["mcp"]
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
@@ -180,20 +218,12 @@ async def test_stdio_transport(erp: ServiceHandle, tmp_path: Path) -> None:
         assert len(hits["items"]) == 2
 
 
-@pytest.fixture
-def mcp_without_erp(tmp_path: Path) -> Iterator[ServiceHandle]:
-    dead = f"http://127.0.0.1:{free_port()}"
-    port = free_port()
-    env = {"DATA_DIR": str(tmp_path), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": dead}
-    with start_service("mcp_erp", env, port, log_dir=tmp_path) as handle:
-        yield handle
-
-
-async def test_unreachable_erp_over_http(mcp_without_erp: ServiceHandle) -> None:
-    async with httpx.AsyncClient(base_url=mcp_without_erp.url) as web:
+async def test_unreachable_erp_over_http(services: dict[str, ServiceHandle]) -> None:
+    orphan = services["orphan"]
+    async with httpx.AsyncClient(base_url=orphan.url) as web:
         health = (await web.get("/health")).json()
     dead = health["erp"]["url"]
     assert health["status"] == "ok" and health["erp"]["reachable"] is False
-    async with Client(f"{mcp_without_erp.url}/mcp") as client:
+    async with Client(f"{orphan.url}/mcp") as client:
         with pytest.raises(ToolError, match=rf"^ERP_UNREACHABLE: the ERP at {re.escape(dead)} "):
             await client.call_tool("inventory_warning", {})
