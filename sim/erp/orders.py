@@ -294,7 +294,12 @@ def _check_expected(expected: date | None, order_date: date) -> None:
 
 def update_order(db: Database, master: MasterData, ref: str, payload: OrderUpdate) -> OrderView:
     """Apply ``payload`` to the order ``ref`` (id or order number) at its expected version."""
-    changing = payload.model_fields_set - {"expected_version", "actor"}
+    # null clears a note or an expected date; for the other fields it means "no change".
+    changing = {
+        name
+        for name in payload.model_fields_set - {"expected_version", "actor"}
+        if name in ("note", "expected_date") or getattr(payload, name) is not None
+    }
     if not changing:
         raise ErpError(
             "VALIDATION",

@@ -352,6 +352,8 @@ def test_update_bumps_version_and_audits(erp: Erp) -> None:
     assert entries[0]["before"]["version"] == 1
     assert entries[0]["after"]["version"] == 2
     assert entries[0]["after"]["note"] == "call before delivery"
+    cleared = erp.update(updated, note=None, expected_date=None)
+    assert (cleared["note"], cleared["expected_date"], cleared["version"]) == (None, None, 3)
 
 
 def test_lines_replaced_in_draft_and_repriced(erp: Erp) -> None:
@@ -506,6 +508,7 @@ def test_updating_a_finished_order_is_invalid_transition(erp: Erp, state: str) -
 
 BAD_UPDATES: list[tuple[str, dict[str, Any], int, str]] = [
     ("nothing to change", {}, 422, "VALIDATION"),
+    ("only nulls", {"status": None, "lines": None, "received": None}, 422, "VALIDATION"),
     ("version missing", {"expected_version": None, "note": "x"}, 422, "VALIDATION"),
     ("version as text", {"expected_version": "1", "note": "x"}, 422, "VALIDATION"),
     ("unknown status", {"status": "shipped"}, 422, "VALIDATION"),
