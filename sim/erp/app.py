@@ -262,6 +262,13 @@ async def order_search(request: Request) -> Response:
         date_from=params.day(q, "date_from"),
         date_to=params.day(q, "date_to"),
     )
+    if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
+        raise ErpError(
+            "VALIDATION",
+            f"date_from {filters.date_from.isoformat()} is after date_to "
+            f"{filters.date_to.isoformat()}.",
+            {"field": "date_from"},
+        )
     found = await run_in_threadpool(orders.search_orders, erp.db, erp.master, filters, number, size)
     return JSONResponse(found)
 

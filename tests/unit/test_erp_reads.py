@@ -260,6 +260,7 @@ BAD_QUERIES = [
     ("/suppliers/search", {"name": "y" * 60_000}),
     ("/orders/search-details", {"status": "shipped"}),
     ("/orders/search-details", {"date_from": "yesterday"}),
+    ("/orders/search-details", {"date_from": "2026-12-01", "date_to": "2026-11-01"}),
     ("/orders/search-details", {"supplier_id": "NGK"}),
     ("/orders/search-details", {"part_id": "1 OR 1=1"}),
     ("/inventory/warnings", {"category": "' OR '1'='1"}),
