@@ -22,6 +22,8 @@ from sim.erp.models import (
 
 
 class CategoryView(TypedDict):
+    """A category with how many active parts it holds."""
+
     code: str
     name_zh: str
     name_en: str
@@ -30,6 +32,8 @@ class CategoryView(TypedDict):
 
 
 class SupplierView(TypedDict):
+    """docs/erp_api.md Supplier."""
+
     id: int
     code: str
     name_zh: str
@@ -43,6 +47,8 @@ class SupplierView(TypedDict):
 
 
 class PartView(TypedDict):
+    """docs/erp_api.md Part."""
+
     id: int
     sku: str
     model: str
@@ -57,6 +63,8 @@ class PartView(TypedDict):
 
 
 class OfferView(TypedDict):
+    """docs/erp_api.md Offer: one supplier price-list row."""
+
     supplier_id: int
     supplier_code: str
     supplier_name_zh: str
@@ -71,6 +79,8 @@ class OfferView(TypedDict):
 
 
 class InventoryView(TypedDict):
+    """docs/erp_api.md Inventory."""
+
     on_hand: int
     reserved: int
     on_order: int
@@ -79,6 +89,8 @@ class InventoryView(TypedDict):
 
 
 class OrderLineView(TypedDict):
+    """One line of an Order."""
+
     id: int
     line_no: int
     part_id: int
@@ -93,6 +105,8 @@ class OrderLineView(TypedDict):
 
 
 class OrderView(TypedDict):
+    """docs/erp_api.md Order."""
+
     id: int
     order_no: str
     idempotency_key: str | None
@@ -116,6 +130,8 @@ class OrderView(TypedDict):
 
 
 class AuditView(TypedDict):
+    """docs/erp_api.md AuditEntry."""
+
     id: int
     at: str
     actor: str
