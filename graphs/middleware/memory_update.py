@@ -35,7 +35,7 @@ import httpx
 from deepagents.backends.protocol import BackendProtocol
 from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -195,7 +195,7 @@ class ErpSupplierDirectory:
 # -- the exchange -------------------------------------------------------------------
 
 
-def last_exchange(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
+def last_exchange(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """The newest human message and everything after it (empty without one)."""
     for i in range(len(messages) - 1, -1, -1):
         if isinstance(messages[i], HumanMessage):
@@ -203,7 +203,7 @@ def last_exchange(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     return []
 
 
-def _domain_tools(exchange: Sequence[AnyMessage]) -> list[str]:
+def _domain_tools(exchange: Sequence[BaseMessage]) -> list[str]:
     used: list[str] = []
     for message in exchange:
         if isinstance(message, AIMessage):
@@ -218,7 +218,7 @@ def _one_line(text: str, limit: int = _MAX_QUERY_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _conversation(exchange: Sequence[AnyMessage]) -> str:
+def _conversation(exchange: Sequence[BaseMessage]) -> str:
     lines = []
     for message in exchange:
         if isinstance(message, HumanMessage):
@@ -351,7 +351,9 @@ class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
         self._model = model
         self._suppliers: SupplierSource = suppliers or ErpSupplierDirectory()
 
-    async def _extract(self, exchange: list[AnyMessage], known: list[dict[str, Any]]) -> Extraction:
+    async def _extract(
+        self, exchange: list[BaseMessage], known: list[dict[str, Any]]
+    ) -> Extraction:
         conversation = _conversation(exchange)
         human = _one_line(message_text(exchange[0]))
         if self._model is not None:
@@ -374,7 +376,7 @@ class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
                 logger.warning("MemoryUpdate: extractor failed; matching locally", exc_info=True)
         return Extraction(_local_suppliers(conversation, known), human or None)
 
-    async def update(self, messages: Sequence[AnyMessage], user_id: str) -> Extraction | None:
+    async def update(self, messages: Sequence[BaseMessage], user_id: str) -> Extraction | None:
         """Remember the last exchange of ``messages`` for ``user_id``; what was merged, if any."""
         exchange = last_exchange(messages)
         if not exchange:

@@ -18,7 +18,7 @@ from deepagents.backends.protocol import BackendProtocol
 from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -51,7 +51,7 @@ def call(name: str, args: dict[str, Any], i: int = 0) -> dict[str, Any]:
 
 def scripted(*turns: list[dict[str, Any]] | str) -> ScriptedChatModel:
     """A model answering each turn in order: a list of tool calls, or final text."""
-    messages: list[BaseMessage] = []
+    messages: list[AIMessage] = []
     for turn in turns:
         if isinstance(turn, str):
             messages.append(AIMessage(content=turn))
