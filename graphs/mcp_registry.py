@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
@@ -131,8 +132,16 @@ class _ServerState:
 class McpRegistry:
     """The configured MCP servers and, per agent, the tools they offer it."""
 
-    def __init__(self, servers: list[ServerSpec], *, source: Path | None = None) -> None:
+    def __init__(
+        self,
+        servers: list[ServerSpec],
+        *,
+        source: Path | None = None,
+        client_factory: Callable[[str, float], Client[Any]] | None = None,
+    ) -> None:
+        """``client_factory(server, timeout)`` replaces the transport (tests use in-memory)."""
         self.source = source
+        self._client_factory = client_factory
         self._servers = {s["name"]: s for s in servers}
         self._state: dict[str, _ServerState] = {name: _ServerState() for name in self._servers}
         self._wrapped: dict[tuple[str, str, str], BaseTool] = {}
@@ -176,6 +185,8 @@ class McpRegistry:
     # ---- connection ---------------------------------------------------------------------
 
     def _client(self, server: str, timeout: float) -> Client[Any]:
+        if self._client_factory is not None:
+            return self._client_factory(server, timeout)
         spec = self._servers[server]
         if spec["transport"] == "stdio":
             transport: Any = StdioTransport(

@@ -170,7 +170,10 @@ def find_date(text: str, today: date) -> date | None:
     return None
 
 
-_ZH_SUFFIXES = ("有限公司", "股份公司", "集团", "公司", "销售", "配件", "进出口")
+_ZH_SUFFIXES = (
+    "有限公司", "股份公司", "集团", "公司", "销售", "配件", "进出口", "工业", "贸易", "实业",
+    "科技", "摩配", "供应链", "股份",
+)  # fmt: skip
 _EN_SUFFIXES = (" co.", " co", " inc.", " inc", " ltd.", " ltd", " corporation", " group")
 
 
@@ -182,9 +185,15 @@ def name_variants(*names: str | None) -> list[str]:
             continue
         name = raw.strip()
         variants = {name}
-        for suffix in _ZH_SUFFIXES:
-            if name.endswith(suffix) and len(name) - len(suffix) >= 2:
-                variants.add(name[: -len(suffix)])
+        stem = name
+        stripped = True
+        while stripped:  # 天顶贸易有限公司 → 天顶贸易 → 天顶
+            stripped = False
+            for suffix in _ZH_SUFFIXES:
+                if stem.endswith(suffix) and len(stem) - len(suffix) >= 2:
+                    stem = stem[: -len(suffix)]
+                    variants.add(stem)
+                    stripped = True
         low = name.lower()
         for suffix in _EN_SUFFIXES:
             if low.endswith(suffix) and len(name) - len(suffix) >= 3:

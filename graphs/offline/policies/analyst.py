@@ -39,7 +39,7 @@ MAX_PARTS = 3  # parts analysed per request: the ones most suppliers offer
 MAX_DETAILS = 40  # part details fetched to choose them
 FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}
 _URL = re.compile(r"https?://[^\s)\"'<>\]]+")
-_USER = re.compile(r"user_id=([^;\s]+)")
+_USER = re.compile(r"user_id=([^;,\s]+)")
 
 
 class _Run:

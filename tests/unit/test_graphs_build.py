@@ -1,0 +1,127 @@
+"""Graph factories: cheap, connect to nothing, and wire the pieces DESIGN section 4 names."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+
+from graphs import models
+from graphs.middleware.order_idempotency import order_idempotency_key
+from graphs.offline import OfflinePlanner
+from graphs.sandbox import SandboxUnavailableError, check_bubblewrap
+from graphs.settings import GraphSettings, get_settings
+
+try:
+    check_bubblewrap()
+except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
+    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for key in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MODEL", "deepseek:deepseek-v4-pro")
+    monkeypatch.setenv("ERP_MCP_URL", "http://127.0.0.1:9/mcp")  # nothing listens: must not matter
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def test_no_key_means_the_offline_planner_announced_once(
+    offline: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkey_announced = models._announced
+    models._announced = False
+    try:
+        first = models.main_model("orchestrator")
+        second = models.main_model("analyst")
+    finally:
+        models._announced = monkey_announced or True
+    assert isinstance(first, OfflinePlanner) and first.policy == "orchestrator"
+    assert isinstance(second, OfflinePlanner) and second.policy == "analyst"
+    assert sum("OFFLINE PLANNER" in r.message for r in caplog.records) == 1
+
+
+def test_a_key_selects_the_configured_provider() -> None:
+    settings = GraphSettings(
+        MODEL="deepseek:deepseek-v4-pro", DEEPSEEK_API_KEY="sk-test", MODEL_TEMPERATURE=1.1
+    )  # type: ignore[call-arg]
+    model = models.resolve_model("main", policy="orchestrator", settings=settings)
+    assert isinstance(model, BaseChatModel) and not isinstance(model, OfflinePlanner)
+    assert type(model).__name__ == "ChatDeepSeek"
+
+
+def test_an_openai_compatible_endpoint_needs_only_a_base_url() -> None:
+    settings = GraphSettings(
+        MODEL="openai:qwen-plus",  # type: ignore[call-arg]
+        OPENAI_BASE_URL="http://127.0.0.1:1/v1",
+    )
+    model = models.resolve_model("main", policy="orchestrator", settings=settings)
+    assert type(model).__name__ == "ChatOpenAI"
+    assert str(getattr(model, "openai_api_base", "")).startswith("http://127.0.0.1:1")
+
+
+def test_model_offline_forces_the_planner() -> None:
+    settings = GraphSettings(MODEL="offline", DEEPSEEK_API_KEY="sk-test")  # type: ignore[call-arg]
+    assert models.is_offline(settings)
+
+
+def test_malformed_model_string_is_a_configuration_error() -> None:
+    settings = GraphSettings(MODEL="gpt4", DEEPSEEK_API_KEY="sk-test")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="provider:model"):
+        models.is_offline(settings)
+
+
+async def test_both_graphs_build_quickly_without_any_server(offline: None) -> None:
+    from graphs import analyst, orchestrator
+
+    orchestrator._graph = None
+    analyst._graph = None
+    started = time.perf_counter()
+    orch, ana = await asyncio.gather(orchestrator.make_graph(), analyst.make_graph())
+    assert time.perf_counter() - started < 30
+    assert (await orchestrator.make_graph()) is orch  # cached per process
+    assert set(orch.nodes) >= {"model", "tools"} and set(ana.nodes) >= {"model", "tools"}
+    orchestrator._graph = None
+    analyst._graph = None
+
+
+def test_the_orchestrator_wires_its_subagents_and_limits(offline: None) -> None:
+    from graphs.orchestrator import build_orchestrator
+
+    graph = build_orchestrator()
+    hooks = {name.split(".")[0] for name in graph.nodes}
+    assert {"AsyncSubAgentMiddleware", "ModelCallLimitMiddleware", "ToolCallLimitMiddleware",
+            "_ParentNotifierMiddleware"} <= hooks  # fmt: skip
+    tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
+    assert {"start_async_task", "check_async_task", "task", "web_search", "calculator",
+            "get_current_time"} <= tools  # fmt: skip
+    assert not tools & {"order_create", "part_query"}  # never calls ERP tools itself
+
+
+def test_the_analyst_has_its_tools_but_no_order_tools(offline: None) -> None:
+    from graphs.analyst import build_analyst
+
+    graph = build_analyst()
+    tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
+    assert {"generate_visualization", "fetch_url", "web_search", "execute", "write_file"} <= tools
+    assert "task" in tools or "start_async_task" not in tools
+    assert not tools & {"order_create", "order_update"}
+
+
+def test_idempotency_key_is_stable_and_content_sensitive() -> None:
+    order = {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": 200}], "note": "n"}
+    same = {"note": "n", "lines": [{"quantity": 200, "part_id": 1}], "supplier_id": 1}
+    key = order_idempotency_key("thread-1", order)
+    assert key == order_idempotency_key("thread-1", same)
+    assert 8 <= len(key) <= 128
+    assert key != order_idempotency_key("thread-2", order)
+    assert key != order_idempotency_key(
+        "thread-1", {**order, "lines": [{"part_id": 1, "quantity": 300}]}
+    )
+    assert key == order_idempotency_key("thread-1", {**order, "idempotency_key": "model-made"})

@@ -1,0 +1,158 @@
+"""The MCP registry: config errors name the file; tools load lazily; a down server fails soft.
+
+Servers are FastMCP apps reached in memory (no sockets); "down" is a client factory
+that fails to connect.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client, FastMCP
+
+from graphs.mcp_registry import McpRegistry, ServerSpec, load_registry
+from graphs.settings import REPO_ROOT
+
+SPEC: ServerSpec = {
+    "name": "erp",
+    "transport": "streamable_http",
+    "url": "${TEST_ERP_MCP_URL:-http://127.0.0.1:1/mcp}",
+    "hint": "start it with `python -m mcp_erp`",
+    "hidden_args": {"order_create": ["idempotency_key"]},
+    "agents": {
+        "procurement-order": {"tools": ["order_create", "part_search"]},
+        "analyst": {"prefixes": ["part_"]},
+    },
+}
+
+
+def make_server() -> FastMCP:
+    server = FastMCP("fake-erp")
+
+    @server.tool
+    def part_search(name: str) -> dict[str, Any]:
+        """Parts matching name."""
+        return {"items": [{"sku": f"SK-{name.upper()}"}]}
+
+    @server.tool
+    def order_create(idempotency_key: str, supplier_id: int) -> dict[str, Any]:
+        """Create an order."""
+        return {"order_no": "PO1", "key": idempotency_key, "supplier_id": supplier_id}
+
+    @server.tool
+    def inventory_warning() -> dict[str, Any]:
+        """Not granted to anyone in SPEC."""
+        return {}
+
+    return server
+
+
+class Switch:
+    """A client factory whose server can be taken down and brought back."""
+
+    def __init__(self) -> None:
+        self.up = False
+        self.server = make_server()
+        self.connects = 0
+
+    def __call__(self, name: str, timeout: float) -> Client[Any]:
+        self.connects += 1
+        if not self.up:
+            raise ConnectionError("All connection attempts failed")
+        return Client(self.server)
+
+
+def test_the_repo_file_loads_and_grants_the_order_agent_its_tools() -> None:
+    registry = load_registry(REPO_ROOT / "mcp_servers.yaml")
+    assert registry.server_names == ["erp", "viz"]
+    tools = registry.declared_tools("procurement-order")
+    assert {"order_create", "order_update", "order_search_details"} <= set(tools)
+    assert registry.declared_tools("orchestrator") == {}  # it never calls ERP tools
+
+
+def test_urls_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = McpRegistry([SPEC])
+    assert registry.url("erp") == "http://127.0.0.1:1/mcp"
+    monkeypatch.setenv("TEST_ERP_MCP_URL", "http://erp.example:9000/mcp")
+    assert registry.url("erp") == "http://erp.example:9000/mcp"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("servers: 3", "'servers' list"),
+        ("servers:\n  - {name: a, transport: stdio}", "needs a 'command'"),
+        ("servers:\n  - {name: a, transport: ftp, url: x}", "unknown transport"),
+        ("servers:\n  - {name: a, url: x, agents: {analyst: {names: [x]}}}", "'tools'"),
+        ("servers:\n  - {name: a, url: x}\n  - {name: a, url: y}", "listed twice"),
+    ],
+)
+def test_config_mistakes_raise_naming_the_file(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "mcp_servers.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=fragment) as caught:
+        load_registry(path)
+    assert str(path) in str(caught.value)
+
+
+async def test_nothing_connects_until_tools_are_asked_for() -> None:
+    switch = Switch()
+    registry = McpRegistry([SPEC], client_factory=switch)
+    assert registry.server_for("analyst", "part_search") == "erp"
+    assert switch.connects == 0
+
+
+async def test_a_down_server_gives_stand_ins_whose_error_names_it() -> None:
+    switch = Switch()
+    registry = McpRegistry([SPEC], client_factory=switch)
+    tools = {t.name: t for t in await registry.tools_for("procurement-order")}
+    assert set(tools) == {"order_create", "part_search"}
+    answer = await tools["part_search"].ainvoke({"name": "x"})
+    assert "MCP server 'erp'" in answer and "python -m mcp_erp" in answer
+    assert "unreachable" in answer
+
+
+async def test_the_server_coming_back_is_picked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("graphs.mcp_registry._RETRY_AFTER_S", 0.0)
+    switch = Switch()
+    registry = McpRegistry([SPEC], client_factory=switch)
+    stand_in = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
+    switch.up = True
+    # The stand-in itself forwards once the server answers ...
+    assert "SK-NGK" in await stand_in.ainvoke({"name": "ngk"})
+    # ... and the next listing has the real tools with their schemas.
+    tools = {t.name: t for t in await registry.tools_for("procurement-order")}
+    assert "name" in tools["part_search"].args
+
+
+async def test_filters_and_hidden_args() -> None:
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    analyst = {t.name for t in await registry.tools_for("analyst")}
+    assert analyst == {"part_search"}  # prefix part_; inventory_warning not granted
+    order = {t.name: t for t in await registry.tools_for("procurement-order")}
+    assert "idempotency_key" not in order["order_create"].args  # the graph fills it in
+    created = await order["order_create"].ainvoke({"supplier_id": 3, "idempotency_key": "k" * 10})
+    assert '"order_no":"PO1"' in created.replace(" ", "")
+
+
+async def test_tool_errors_come_back_as_text() -> None:
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    order = {t.name: t for t in await registry.tools_for("procurement-order")}
+    answer = await order["order_create"].ainvoke({"supplier_id": "not a number"})
+    assert answer.startswith("Error from erp.order_create")
+
+
+async def test_a_call_that_finds_the_server_gone_reports_it() -> None:
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    tool = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
+    switch.up = False
+    answer = await tool.ainvoke({"name": "x"})
+    assert "MCP server 'erp'" in answer and "unreachable" in answer

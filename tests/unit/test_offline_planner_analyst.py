@@ -1,0 +1,202 @@
+"""The analyst's offline policy through its five stages, on a scripted ERP, shops and sandbox.
+
+The sandbox's ``execute`` runs the skill's real analysis script (in-process) on the file
+the planner wrote, so the test checks the numbers end to end.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from graphs.offline.policies.analyst import SCRIPT, URL_MAP
+from tests.unit.test_offline_world import World, converse
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT_PATH = ROOT / "skills" / SCRIPT.removeprefix("/skills/")
+
+ACME_PAGE = """Title: Acme Sprocket 428
+
+| Quantity | Unit price (CNY) |
+| --- | --- |
+| 10+ | ¥23.10 |
+| 100+ | ¥21.90 |
+
+- Availability: In stock (500 pcs)
+- Stock: 500 pcs
+- Lead time: 7 days
+- Currency: CNY
+- Last updated: 2026-11-20
+"""
+
+ZENITH_PAGE = """Title: 艾克米 链轮 428
+
+| 订购数量 | 单价（元，含税） |
+| --- | --- |
+| 5-49 个 | ￥26.00 |
+| ≥50 个 | ￥24.50 |
+
+库存：0 个（缺货）
+
+交货期：12 天
+
+币种：人民币 CNY
+"""
+
+URLS = {
+    "ACME": "http://shops.test/acme/p/SK-ACME-428",
+    "ZENITH": "http://shops.test/zenith/item/SK-ACME-428.html",
+}
+
+MAPPING = (
+    "parts:\n"
+    "  SK-ACME-428:\n"
+    "    model: '428'\n"
+    "    category: SK\n"
+    "    quotes:\n"
+    f"      ACME: {URLS['ACME']}\n"
+    f"      ZENITH: {URLS['ZENITH']}\n"
+    "  SK-ACME-520:\n"
+    "    model: '520'\n"
+    "    quotes: {}\n"
+)
+
+
+def load_script() -> Any:
+    spec = importlib.util.spec_from_file_location("analyze", SCRIPT_PATH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Sandbox:
+    """Files written by the planner, a script runner and a chart server."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self.analyze = load_script()
+        self.charts: list[dict[str, Any]] = []
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "ls": lambda a: str(["/skills/procurement/procurement-analysis/",
+                                 "/skills/procurement/supplier-price-urls/"]),
+            "read_file": self.read,
+            "write_file": self.write,
+            "grep": self.grep,
+            "fetch_url": lambda a: ACME_PAGE if a["url"] == URLS["ACME"] else ZENITH_PAGE,
+            "order_search_details": lambda a: {"items": [
+                {"order_no": "PO1", "supplier_id": 7, "status": "closed",
+                 "order_date": "2026-06-10", "lines": [{"part_id": 101, "quantity": 100,
+                                                        "unit_price_minor": 2450}]},
+                {"order_no": "PO2", "supplier_id": 7, "status": "closed",
+                 "order_date": "2026-10-10", "lines": [{"part_id": 101, "quantity": 300,
+                                                        "unit_price_minor": 2550}]},
+            ], "total": 2, "page": 1, "size": 100, "has_more": False},
+            "execute": self.execute,
+            "generate_visualization": self.chart,
+        }  # fmt: skip
+
+    def grep(self, args: dict[str, Any]) -> str:
+        if args["pattern"] not in MAPPING:
+            return "No matches found"
+        return f"{URL_MAP}:\n  2: {args['pattern']}"
+
+    def read(self, args: dict[str, Any]) -> str:
+        path = args["file_path"]
+        if path == SCRIPT:
+            text = SCRIPT_PATH.read_text(encoding="utf-8")
+        elif path == URL_MAP:
+            text = "\n".join(MAPPING.splitlines()[int(args.get("offset", 0)) :])
+        elif path in self.files:
+            text = self.files[path]
+        else:
+            return f"Error: File '{path}' not found"
+        n = text.count("\n") + 1
+        return f"@@ lines 1-{n} of {n} @@\n{text}"
+
+    def write(self, args: dict[str, Any]) -> str:
+        self.files[args["file_path"]] = args["content"]
+        return f"Updated file {args['file_path']}"
+
+    def execute(self, args: dict[str, Any]) -> str:
+        assert "python3" in args["command"]
+        assert self.files["/data/analyze.py"].startswith('"""')  # the script, header stripped
+        data = json.loads(self.files["/data/analysis_input.json"])
+        result = self.analyze.analyse(data)
+        self.files["/data/analysis_result.json"] = json.dumps(result, ensure_ascii=False)
+        return "wrote /data/analysis_result.json\n[Command succeeded with exit code 0]"
+
+    def chart(self, args: dict[str, Any]) -> str:
+        self.charts.append(args)
+        return f"Chart ready: http://charts.test/charts/{len(self.charts)}.png"
+
+
+def run(request: str) -> tuple[World, Sandbox, list[Any]]:
+    sandbox = Sandbox()
+    world = World(extra=sandbox.handlers())
+    messages = converse("analyst", request, world, system="Current user: user_id=alice; "
+                        "username=Alice.", max_turns=40)  # fmt: skip
+    return world, sandbox, messages
+
+
+def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
+    world, sandbox, messages = run("帮我对链轮做供应商比价分析")
+    names = [n for n, _ in world.calls]
+    # Stage order: skills, ERP data, quote URLs, fetches, script, charts, report.
+    for earlier, later in [("ls", "part_query"), ("part_query", "grep"), ("grep", "fetch_url"),
+                           ("fetch_url", "write_file"), ("write_file", "execute"),
+                           ("execute", "generate_visualization")]:  # fmt: skip
+        assert names.index(earlier) < names.index(later), (earlier, later)
+    report_write = next(
+        i
+        for i, (n, a) in enumerate(world.calls)
+        if n == "write_file" and a["file_path"].startswith("/analysis/")
+    )
+    assert names.index("generate_visualization") < report_write
+    # Only the category the request named: 链轮 (SK), not 后视镜.
+    detail_ids = [a["part_id"] for n, a in world.calls if n == "part_query" and "part_id" in a]
+    assert sorted(detail_ids) == [101, 102]
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    part = result["parts"][0]
+    assert part["sku"] == "SK-ACME-428"  # the part most suppliers offer comes first
+    rows = {r["supplier_code"]: r for r in part["suppliers"]}
+    assert rows["ACME"]["contract_price"] == 25.0 and rows["ZENITH"]["contract_price"] == 24.0
+    assert rows["ACME"]["web"]["tiers"] == [
+        {"min_qty": 10, "unit_price": 23.1},
+        {"min_qty": 100, "unit_price": 21.9},
+    ]
+    assert rows["ZENITH"]["web"]["status"] == "out_of_stock"
+    assert rows["ACME"]["history"]["avg_paid_price"] == 25.25  # (100*24.50 + 300*25.50) / 400
+    assert rows["ACME"]["history"]["trend"] == "rising"
+    report = sandbox.files[f"/analysis/report_{result['generated_at'].replace('-', '')}.md"]
+    assert (
+        report
+        == sandbox.files[f"/reports/alice/report_{result['generated_at'].replace('-', '')}.md"]
+    )
+    for url in URLS.values():
+        assert re.search(r"\d+\. " + re.escape(url), report)  # numbered source
+    assert report.count("![") == len(sandbox.charts) and 2 <= len(sandbox.charts) <= 4
+    final = messages[-1]
+    assert isinstance(final, AIMessage) and not final.tool_calls
+    assert "/reports/alice/" in str(final.content)
+
+
+def test_english_request_for_another_category() -> None:
+    _, sandbox, messages = run("Please compare the suppliers of mirrors")
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert [p["sku"] for p in result["parts"]] == ["MR-ZEN-M8"]
+    assert "Analysis complete" in str(messages[-1].content)
+
+
+def test_unknown_category_lists_the_erps_categories() -> None:
+    world, _, messages = run("帮我分析一下雨刷的价格")
+    assert "execute" not in [n for n, _ in world.calls]
+    text = str(messages[-1].content)
+    assert "链轮" in text and "后视镜" in text
