@@ -46,7 +46,12 @@ class Gateway:
 
         self.settings = settings
         self.store = ChartStore(settings.charts_dir, int(settings.cache_max_mb * 1024 * 1024))
-        self.pool = shared_pool(settings.render_workers, settings.font_dir, settings.font_family)
+        self.pool = shared_pool(
+            settings.render_workers,
+            settings.font_dir,
+            settings.font_family,
+            settings.render_max_tasks,
+        )
         self.renders = 0
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
 
@@ -135,7 +140,10 @@ class Gateway:
 
             try:
                 image = await fetch_chart(
-                    self.settings.upstream_url, tool, given, timeout_s=self.settings.upstream_timeout
+                    self.settings.upstream_url,
+                    tool,
+                    given,
+                    timeout_s=self.settings.upstream_timeout,
                 )
             except UpstreamError as exc:
                 log.warning("upstream failed for %s: %s", tool, exc)

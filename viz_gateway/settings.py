@@ -40,7 +40,13 @@ class VizSettings(CommonSettings):
         default=512.0, gt=0, description="Size cap of DATA_DIR/charts; oldest images go first."
     )
     render_workers: int = Field(
-        default=2, ge=1, le=16, description="Worker processes that lay out and draw charts."
+        default=1,
+        ge=1,
+        le=16,
+        description="Worker processes that lay out and draw charts (about 220 MB each).",
+    )
+    render_max_tasks: int = Field(
+        default=500, ge=1, description="Charts a worker draws before it is replaced (bounds RSS)."
     )
     render_timeout: float = Field(default=60.0, gt=0, description="Seconds one render may take.")
     max_points: int = Field(default=20_000, ge=10, description="Most data items one chart accepts.")

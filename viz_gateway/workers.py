@@ -80,8 +80,11 @@ def _warm() -> int:
 class RenderPool:
     """A lazily started process pool that builds and draws charts."""
 
-    def __init__(self, workers: int, font_dir: Path | None, family: str | None) -> None:
+    def __init__(
+        self, workers: int, font_dir: Path | None, family: str | None, max_tasks: int = 500
+    ) -> None:
         self.workers = workers
+        self.max_tasks = max_tasks
         self.font_dir = font_dir
         self.family = family
         self._pool: ProcessPoolExecutor | None = None
@@ -96,6 +99,9 @@ class RenderPool:
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_worker,
                     initargs=(str(self.font_dir) if self.font_dir else None, self.family),
+                    # The JavaScript engine's heap creeps up; a fresh worker now and then
+                    # keeps memory flat.
+                    max_tasks_per_child=self.max_tasks,
                 )
             return self._pool
 
@@ -137,16 +143,18 @@ class RenderPool:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-_pools: dict[tuple[int, str | None, str | None], RenderPool] = {}
+_pools: dict[tuple[int, str | None, str | None, int], RenderPool] = {}
 _pools_lock = threading.Lock()
 
 
-def shared_pool(workers: int, font_dir: Path | None, family: str | None) -> RenderPool:
+def shared_pool(
+    workers: int, font_dir: Path | None, family: str | None, max_tasks: int = 500
+) -> RenderPool:
     """The process-wide pool for these settings (gateways in one process share workers)."""
-    key = (workers, str(font_dir) if font_dir else None, family)
+    key = (workers, str(font_dir) if font_dir else None, family, max_tasks)
     with _pools_lock:
         if key not in _pools:
-            _pools[key] = RenderPool(workers, font_dir, family)
+            _pools[key] = RenderPool(workers, font_dir, family, max_tasks)
         return _pools[key]
 
 

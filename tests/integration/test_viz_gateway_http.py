@@ -135,6 +135,7 @@ async def test_stdio_transport(tmp_path: Path) -> None:
             "PATH": "/usr/bin:/bin",
             "PYTHONPATH": str(ROOT),
             "VIZ_UPSTREAM_URL": "",
+            "VIZ_RENDER_WORKERS": "1",
         },
         cwd=str(ROOT),
     )

@@ -1,0 +1,233 @@
+"""Benchmark the visualization gateway: fresh vs cached latency per chart type, and memory.
+
+Starts ``python -m viz_gateway`` on a free port (as the stack does), talks to it over
+streamable HTTP with one MCP session, and prints per type p50/p99 of fresh renders
+(unique arguments every call) and cache hits (the same arguments again). Baselines from
+the same run: vl-convert drawing the same spec directly in this process (the renderer's
+floor), and a cache hit inside the gateway without MCP/HTTP. Then it renders 1,000 more
+fresh charts and reports the RSS of the gateway and its render workers.
+
+    .venv/bin/python scripts/bench/bench_viz.py [--n 10] [--renders 1000] [--workers 1]
+
+Targets (issue 3): fresh p50 ≤ 300 ms, cache hit ≤ 5 ms, RSS after 1,000 renders < 500 MB.
+Not a test: numbers depend on the machine and its load (printed alongside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-1) of ``values``, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and all its descendants, in MB."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    total_kb = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        stack.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total_kb += int(line.split()[1])
+        except OSError:
+            pass
+    return total_kb / 1024
+
+
+def unique(args: dict[str, Any], tag: str) -> dict[str, Any]:
+    """The same chart with a different title: a cache miss, about the same work."""
+    out = dict(args)
+    if "title" in out or "data" not in out or isinstance(out.get("data"), list):
+        out["title"] = f"{out.get('title', '')} {tag}".strip()
+    else:
+        data = dict(out["data"])
+        data["name"] = f"{data['name']} {tag}"
+        out["data"] = data
+    return out
+
+
+def baseline_direct(tools: list[str], n: int) -> dict[str, float]:
+    """p50 ms of drawing each example's spec with vl-convert in this process."""
+    import vl_convert
+
+    from viz_gateway import fonts
+    from viz_gateway.examples import EXAMPLES
+    from viz_gateway.render import build_spec
+    from viz_gateway.schemas import TOOLS, with_defaults
+
+    font = fonts.activate()
+    out: dict[str, float] = {}
+    for tool in tools:
+        chart = build_spec(tool, with_defaults(TOOLS[tool][1], EXAMPLES[tool]), font.family)
+        draw = vl_convert.vegalite_to_png if chart.format == "vega-lite" else vl_convert.vega_to_png
+        draw(chart.spec)  # first call compiles
+        times = []
+        for _ in range(n):
+            started = time.perf_counter()
+            draw(chart.spec)
+            times.append((time.perf_counter() - started) * 1000)
+        out[tool] = statistics.median(times)
+    return out
+
+
+async def in_process_cache_hit(data_dir: Path, n: int) -> float:
+    """p50 ms of a cache hit inside the gateway (validation, hash, store lookup), no MCP."""
+    from viz_gateway.examples import EXAMPLES
+    from viz_gateway.server import Gateway
+    from viz_gateway.settings import VizSettings
+
+    gateway = Gateway(VizSettings(data_dir=data_dir, render_workers=1))
+    args = EXAMPLES["generate_line_chart"]
+    await gateway.call("generate_line_chart", args)
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        await gateway.call("generate_line_chart", args)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dict[str, Any]:
+    from fastmcp import Client
+
+    from viz_gateway.examples import EXAMPLES
+
+    run_id = uuid.uuid4().hex[:6]
+    fresh: dict[str, list[float]] = {}
+    cached: dict[str, list[float]] = {}
+    async with Client(f"{url}/mcp", timeout=120) as client:
+        for tool in tools:  # warm every worker and code path once
+            await client.call_tool(tool, unique(EXAMPLES[tool], f"warm-{run_id}"))
+        for tool in tools:
+            fresh[tool], cached[tool] = [], []
+            for i in range(n):
+                args = unique(EXAMPLES[tool], f"{run_id}-{i}")
+                started = time.perf_counter()
+                await client.call_tool(tool, args)
+                fresh[tool].append((time.perf_counter() - started) * 1000)
+            for _ in range(max(n, 20)):
+                started = time.perf_counter()
+                await client.call_tool(tool, args)
+                cached[tool].append((time.perf_counter() - started) * 1000)
+        rss_before = rss_mb(pid)
+        sem = asyncio.Semaphore(4)
+        started = time.perf_counter()
+
+        async def one(i: int) -> None:
+            tool = tools[i % len(tools)]
+            async with sem:
+                await client.call_tool(tool, unique(EXAMPLES[tool], f"{run_id}-rss-{i}"))
+
+        await asyncio.gather(*(one(i) for i in range(renders)))
+        elapsed = time.perf_counter() - started
+    return {
+        "fresh": fresh,
+        "cached": cached,
+        "rss_before": rss_before,
+        "rss_after": rss_mb(pid),
+        "throughput": renders / elapsed,
+        "elapsed": elapsed,
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10, help="fresh renders per type")
+    parser.add_argument("--renders", type=int, default=1000, help="renders before the RSS read")
+    parser.add_argument("--workers", type=int, default=1, help="VIZ_RENDER_WORKERS")
+    parser.add_argument("--types", nargs="*", help="tool names (default: every local type)")
+    ns = parser.parse_args()
+
+    from tests.integration.procs import free_port, start_service
+    from viz_gateway.render import BUILDERS
+
+    tools = ns.types or list(BUILDERS)
+    load0 = os.getloadavg()
+    data = Path(tempfile.mkdtemp(prefix="bench-viz-"))
+    port = free_port()
+    env = {
+        "DATA_DIR": str(data),
+        "VIZ_PORT": str(port),
+        "VIZ_UPSTREAM_URL": "",
+        "VIZ_RENDER_WORKERS": str(ns.workers),
+        "LOG_LEVEL": "WARNING",
+    }
+    print(f"machine: {os.cpu_count()} CPUs, load average {load0[0]:.1f} at start")
+    direct = baseline_direct(tools, 5)
+    with start_service("viz_gateway", env, port, timeout=90, log_dir=data) as gw:
+        rss_idle = rss_mb(gw.process.pid)
+        result = asyncio.run(run(gw.url, gw.process.pid, tools, ns.n, ns.renders))
+    hit_inproc = asyncio.run(in_process_cache_hit(data / "inproc", 200))
+
+    print(
+        f"\n{'type':28s} {'fresh p50':>9s} {'p99':>7s} {'cached p50':>10s} {'p99':>6s} "
+        f"{'direct p50':>10s} {'fresh/direct':>12s} {'fresh/cached':>12s}"
+    )
+    all_fresh, all_cached = [], []
+    for tool in tools:
+        f, c = result["fresh"][tool], result["cached"][tool]
+        all_fresh += f
+        all_cached += c
+        f50, c50 = statistics.median(f), statistics.median(c)
+        print(
+            f"{tool.removeprefix('generate_'):28s} {f50:8.0f}ms {pct(f, 0.99):6.0f}ms "
+            f"{c50:9.1f}ms {pct(c, 0.99):5.1f}ms {direct[tool]:9.0f}ms "
+            f"{f50 / direct[tool]:11.2f}x {f50 / c50:11.0f}x"
+        )
+    f50, c50 = statistics.median(all_fresh), statistics.median(all_cached)
+    print(
+        f"{'ALL':28s} {f50:8.0f}ms {pct(all_fresh, 0.99):6.0f}ms {c50:9.1f}ms "
+        f"{pct(all_cached, 0.99):5.1f}ms {statistics.median(direct.values()):9.0f}ms "
+        f"{f50 / statistics.median(direct.values()):11.2f}x {f50 / c50:11.0f}x"
+    )
+    print(f"\ncache hit inside the gateway (no MCP/HTTP): p50 {hit_inproc:.2f} ms")
+    print(
+        f"{ns.renders} more fresh renders (4 in flight): {result['elapsed']:.1f} s, "
+        f"{result['throughput']:.1f} charts/s"
+    )
+    print(
+        f"RSS gateway + {ns.workers} workers: idle {rss_idle:.0f} MB, before the "
+        f"{ns.renders} {result['rss_before']:.0f} MB, after {result['rss_after']:.0f} MB "
+        f"(ratio {result['rss_after'] / result['rss_before']:.2f})"
+    )
+    verdict = [
+        f"fresh p50 {f50:.0f} ms {'≤' if f50 <= 300 else '>'} 300",
+        f"cache hit {hit_inproc:.1f} ms (in gateway) / {c50:.1f} ms (over MCP) vs 5",
+        f"RSS {result['rss_after']:.0f} MB {'<' if result['rss_after'] < 500 else '≥'} 500",
+    ]
+    print("targets: " + "; ".join(verdict))
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
