@@ -25,15 +25,25 @@ import httpx
 from tests.integration.procs import HOST, ROOT, ServiceHandle, free_port
 
 FIXTURES = Path(__file__).resolve().parent
+FIXTURE_CONFIG = FIXTURES / "langgraph.json"
+MOUNT = "./rpc_adapter/app.py:app"
 
 
-def _absolute_config(folder: Path) -> Path:
-    config = json.loads((FIXTURES / "langgraph.json").read_text())
+def _absolute_config(folder: Path, source: Path) -> Path:
+    """``source`` with absolute paths and the adapter mounted, written into ``folder``."""
+    config = json.loads(source.read_text())
     config["dependencies"] = [str(ROOT)]
     config["graphs"] = {
         name: str(ROOT / spec.removeprefix("./")) for name, spec in config["graphs"].items()
     }
-    config["http"]["app"] = str(ROOT / config["http"]["app"].removeprefix("./"))
+    http = config.setdefault("http", {})
+    http["app"] = str(ROOT / http.get("app", MOUNT).removeprefix("./"))
+    env_file = config.get("env")
+    if isinstance(env_file, str):
+        if (ROOT / env_file).is_file():
+            config["env"] = str(ROOT / env_file)
+        else:
+            config.pop("env")
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config))
     return path
@@ -41,11 +51,15 @@ def _absolute_config(folder: Path) -> Path:
 
 @contextlib.contextmanager
 def langgraph_dev(
-    env: Mapping[str, str] | None = None, *, timeout: float = 60
+    env: Mapping[str, str] | None = None,
+    *,
+    config: Path = FIXTURE_CONFIG,
+    timeout: float = 60,
 ) -> Iterator[ServiceHandle]:
-    """Serve the fixture graphs ``echo`` and ``echo2`` with the adapter mounted; stop after."""
+    """Serve the graphs of ``config`` (default: the fixture graphs ``echo`` and ``echo2``)
+    with the adapter mounted, on a free port; stop it afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="rpc-langgraph-dev-"))
-    config = _absolute_config(folder)
+    config = _absolute_config(folder, config)
     port = free_port()
     log_path = folder / "langgraph-dev.log"
     child_env = {
