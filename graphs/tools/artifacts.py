@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import quote
 
 from deepagents.backends.protocol import BackendProtocol
@@ -90,11 +90,9 @@ def make_download_artifact(
         url = artifact_url(str(thread_id), path, base_url=base_url)
         return f"{path} ({len(found.content)} bytes): {url}"
 
-    def run_sync(*args: Any, **kwargs: Any) -> str:
-        return "Error: download_artifact runs only asynchronously."
-
     return StructuredTool.from_function(
-        func=run_sync,
+        # Async only (the Agent Server runs graphs async); the injected runtime is found
+        # from the coroutine's signature.
         coroutine=run,
         name="download_artifact",
         description=DOWNLOAD_ARTIFACT_DESCRIPTION,

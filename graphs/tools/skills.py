@@ -13,7 +13,7 @@ import logging
 import re
 import shlex
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import yaml
 from deepagents.backends.protocol import BackendProtocol, SandboxBackendProtocol
@@ -317,11 +317,9 @@ def make_assign_skill(
             logger.warning("assign_skill %s %s failed", action, name, exc_info=True)
             return f"Error: {action} failed: {exc}"
 
-    def run_sync(*args: Any, **kwargs: Any) -> str:
-        return "Error: assign_skill runs only asynchronously (use the graph's async API)."
-
     return StructuredTool.from_function(
-        func=run_sync,
+        # Async only (the Agent Server runs graphs async); the injected runtime is found
+        # from the coroutine's signature.
         coroutine=run,
         name="assign_skill",
         description=ASSIGN_SKILL_DESCRIPTION,
