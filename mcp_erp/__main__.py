@@ -6,6 +6,7 @@ import argparse
 
 from core.logs import setup_logging
 from core.serve import serve
+from mcp_erp.library_logs import tame_library_logs
 from mcp_erp.server import create_http_app, create_server
 from mcp_erp.settings import ErpMcpSettings
 
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
         log_dir=settings.resolved_log_dir,
         backup_count=settings.log_backup_count,
     )
+    tame_library_logs()
     if args.stdio:
         log.info("erp-mcp on stdio, ERP at %s", settings.erp_base_url)
         create_server(settings).run(transport="stdio", show_banner=False)

@@ -168,7 +168,8 @@ class ErpClient:
             if data is None:
                 raise ToolError(
                     f"ERP_ERROR: the ERP at {self.base_url} answered HTTP "
-                    f"{response.status_code} without JSON; check ERP_BASE_URL."
+                    f"{response.status_code} without JSON; check ERP_BASE_URL.",
+                    log_level=logging.WARNING,
                 )
             return data
         error = data.get("error") if isinstance(data, dict) else None
@@ -179,7 +180,8 @@ class ErpClient:
             if details:
                 rendered = json.dumps(details, ensure_ascii=False, separators=(",", ":"))
                 text += f" Details: {rendered[:_DETAILS_MAX]}"
-            raise ToolError(text)
+            # The caller's mistake, already logged above: FastMCP need not shout about it.
+            raise ToolError(text, log_level=logging.DEBUG)
         log.warning(
             "ERP answered %s %s with HTTP %s and no error body",
             response.request.method,
@@ -189,7 +191,8 @@ class ErpClient:
         raise ToolError(
             f"ERP_ERROR: the ERP at {self.base_url} answered HTTP {response.status_code} "
             f"to {response.request.method} {response.url.path}. Try again later; if it "
-            f"persists, the ERP's operators need to look at it."
+            f"persists, the ERP's operators need to look at it.",
+            log_level=logging.WARNING,
         )
 
     def _unreachable_error(self, exc: httpx.TransportError) -> ToolError:
@@ -197,14 +200,16 @@ class ErpClient:
         return ToolError(
             f"ERP_UNREACHABLE: the ERP at {self.base_url} cannot be reached ({_reason(exc)}). "
             f"Check that the ERP service is running and that ERP_BASE_URL points at it "
-            f"(for the simulated ERP: scripts/stack up), then try again."
+            f"(for the simulated ERP: scripts/stack up), then try again.",
+            log_level=logging.WARNING,
         )
 
     def _timeout_error(self, exc: httpx.TimeoutException, advice: str) -> ToolError:
         log.warning("ERP at %s timed out: %s", self.base_url, _reason(exc))
         return ToolError(
             f"ERP_TIMEOUT: the ERP at {self.base_url} did not answer in time "
-            f"({type(exc).__name__}). {advice}"
+            f"({type(exc).__name__}). {advice}",
+            log_level=logging.WARNING,
         )
 
 
