@@ -5,6 +5,7 @@ Every refused request is checked to leave every table as it was.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from starlette.testclient import TestClient
 
 from sim.catalog import REFERENCE_DATE, generate
 from sim.erp import orders
+from sim.erp.errors import ErpError
 from tests.unit.erp_fixtures import (
     SEED,
     DbWatch,
@@ -612,3 +614,38 @@ def test_service_stays_up_after_abuse(erp: Erp) -> None:
         r = erp.client.post("/orders/create", content=content)
         assert r.status_code in (400, 422)
     assert erp.client.get("/health").json()["status"] == "ok"
+
+
+def test_a_lost_insert_race_replays_the_winner(
+    template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite serializes writers, so force the race Postgres can have: the key is not
+    # seen by the look-up, and the unique index refuses the second insert.
+    from sim.erp.schemas import OrderCreate
+    from sim.erp.service import Erp as ErpService
+
+    service = ErpService(settings_for(template, tmp_path))
+    service.start()
+    try:
+        body = OrderCreate.model_validate_json(json.dumps(order_body("race-lost-key")))
+        first = orders.create_order(service.db, service.master, body)
+        real = orders._by_key
+        calls = {"n": 0}
+
+        def blind_once(session: Any, key: str) -> Any:
+            calls["n"] += 1
+            return None if calls["n"] == 1 else real(session, key)
+
+        monkeypatch.setattr(orders, "_by_key", blind_once)
+        again = orders.create_order(service.db, service.master, body)
+        assert again.replayed is True
+        assert again.order["id"] == first.order["id"]
+        other = OrderCreate.model_validate_json(
+            json.dumps(order_body("race-lost-key", lines=[{"part_id": 1, "quantity": 200}]))
+        )
+        calls["n"] = 0
+        with pytest.raises(ErpError) as refused:
+            orders.create_order(service.db, service.master, other)
+        assert refused.value.code == "IDEMPOTENCY_CONFLICT"
+    finally:
+        service.close()
