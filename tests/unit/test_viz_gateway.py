@@ -344,3 +344,23 @@ def test_http_routes(tmp_path: Path) -> None:
         assert http.get("/charts/").json()["charts"] >= 1
         evil = http.get("/health", headers={"host": "evil.example"})
         assert evil.status_code == 403
+
+
+def test_chart_params_skill_has_a_valid_example_for_every_tool() -> None:
+    import json
+    import re
+
+    from viz_gateway.schemas import TOOLS, short_name
+    from viz_gateway.validation import check_arguments
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "skills/procurement/chart_params.md").read_text(encoding="utf-8")
+    by_short = {short_name(t): t for t in TOOLS}
+    documented = set()
+    for block in re.findall(r"```json\n(.*?)\n```", text, re.S):
+        example = json.loads(block)
+        tool = by_short[example["chart_type"]]
+        assert check_arguments(tool, example["chart_config"], max_points=20_000) == [], tool
+        documented.add(tool)
+        assert f"### `{example['chart_type']}` ({tool})" in text
+    assert documented == set(TOOLS)
