@@ -4,6 +4,9 @@ empty database and leaves a filled one alone."""
 from __future__ import annotations
 
 import argparse
+import sys
+
+from sqlalchemy.exc import ArgumentError
 
 from core.logs import setup_logging
 from core.serve import serve
@@ -28,8 +31,18 @@ def main(argv: list[str] | None = None) -> int:
         log_dir=settings.resolved_log_dir,
         backup_count=settings.log_backup_count,
     )
+    from sim.erp.db import Database
+
+    try:
+        # Opening no connection yet, this catches a malformed URL or a missing driver.
+        db = Database(settings.resolved_database_url)
+    except (ValueError, ImportError, ArgumentError) as exc:
+        print(f"sim-erp: cannot use ERP_DATABASE_URL: {exc}", file=sys.stderr)
+        return 2
     if args.command == "serve":
         from sim.erp.app import create_app
+
+        db.dispose()
 
         serve(
             create_app(settings),
@@ -40,10 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
 
-    from sim.erp.db import Database
     from sim.erp.seed import ensure_seeded, reset
 
-    db = Database(settings.resolved_database_url)
     try:
         if args.command == "reset":
             counts = reset(db, settings.seed)

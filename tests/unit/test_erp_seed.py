@@ -125,3 +125,13 @@ def test_schema_and_queries_compile_for_postgres() -> None:
     sql = str(claim.compile(dialect=dialect))
     assert "SET version=(purchase_order.version + " in sql
     assert "AND purchase_order.version = " in sql
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "nonsense", "postgresql+nosuchdriver://u@h/db"])
+def test_cli_refuses_an_unusable_database_url(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ERP_DATABASE_URL", url)
+    assert main(["seed"]) == 2
+    assert "ERP_DATABASE_URL" in capsys.readouterr().err
