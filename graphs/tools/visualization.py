@@ -216,7 +216,11 @@ async def _generate(
     if tool is None:
         valid = ", ".join(sorted(by_short))
         raise ToolException(VIZ_UNKNOWN_TYPE.format(chart_type=chart_type, valid=valid))
-    errors = validate_config(tools[tool], chart_config)
+    if any(isinstance(v, list) and len(v) > 500 for v in chart_config.values()):
+        # Validating thousands of points takes a while: keep the event loop free.
+        errors = await asyncio.to_thread(validate_config, tools[tool], chart_config)
+    else:
+        errors = validate_config(tools[tool], chart_config)
     if errors:
         raise ToolException(
             VIZ_INVALID_CONFIG.format(

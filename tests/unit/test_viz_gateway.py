@@ -364,3 +364,22 @@ def test_chart_params_skill_has_a_valid_example_for_every_tool() -> None:
         documented.add(tool)
         assert f"### `{example['chart_type']}` ({tool})" in text
     assert documented == set(TOOLS)
+
+
+def test_no_cjk_font_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from viz_gateway import fonts
+
+    monkeypatch.setattr(fonts, "SEARCH_DIRS", (tmp_path / "none",))
+    with pytest.raises(fonts.FontError) as info:
+        fonts.find_cjk_font(tmp_path / "empty-fonts")
+    message = str(info.value)
+    assert "No CJK font found" in message and "VIZ_FONT_DIR" in message
+    assert "fonts-noto-cjk" in message
+
+
+def test_font_dir_setting_is_searched_first() -> None:
+    from viz_gateway import fonts
+
+    found = fonts.find_cjk_font()
+    again = fonts.find_cjk_font(found.path.parent)
+    assert again.path.parent == found.path.parent and fonts.has_glyphs(again, "刹车片链条")

@@ -247,3 +247,27 @@ def test_sync_invoke_works_inside_and_outside_a_loop(gateway: Any) -> None:
     tool = make_generate_visualization("http://viz.test/mcp")
     out = tool.invoke({"chart_type": "liquid", "chart_config": EXAMPLES["generate_liquid_chart"]})
     assert "Chart ready" in out
+
+
+# sha256 of each text: a change to what the model reads is deliberate. Review the new text,
+# then update the hash here.
+SNAPSHOT = {
+    "GENERATE_VISUALIZATION_DESCRIPTION": (
+        "230c4ee92a3379e698956cab85998bb9fcf62cf794beb9219fa499ce4ef5acda"
+    ),
+    "VIZ_INVALID_CONFIG": "307a8fc2f79ce17bfa438099f544d5154b4005e716b15178a7682c6655af5b22",
+    "VIZ_SERVER_DOWN": "263ade818f2ab29c9550521902e57c8b4093b6f50e60a3ec231d313e9676605d",
+    "VIZ_UNKNOWN_TYPE": "ed710ea9f5efb104182d211c5db5fd201d0c674b6323dfde5126a6949f1cfb4a",
+}
+
+
+def test_texts_match_the_snapshot() -> None:
+    import hashlib
+
+    from graphs.tools import prompts
+
+    for name, digest in SNAPSHOT.items():
+        text = getattr(prompts, name)
+        assert hashlib.sha256(text.encode()).hexdigest() == digest, f"{name} changed:\n{text}"
+    tool = make_generate_visualization("http://viz.test/mcp")
+    assert tool.description == prompts.GENERATE_VISUALIZATION_DESCRIPTION
