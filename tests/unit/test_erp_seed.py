@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from sim.catalog import generate
+from sim.erp import __main__ as cli
 from sim.erp.__main__ import main
 from sim.erp.db import Database
 from sim.erp.seed import ensure_seeded, is_seeded, reset
@@ -23,6 +25,12 @@ from tests.unit.erp_fixtures import (
 )
 
 CATALOG = generate(SEED)
+
+
+@pytest.fixture(autouse=True)
+def _no_global_logging(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI sets up root logging with a file handler; keep tests from leaving one behind.
+    monkeypatch.setattr(cli, "setup_logging", lambda *_a, **_k: logging.getLogger("sim-erp"))
 
 
 def test_the_catalogue_is_the_size_of_a_small_plant() -> None:
