@@ -232,3 +232,16 @@ async def test_many_sockets_at_once(adapter: ServiceHandle) -> None:
 async def test_unknown_path_is_refused(adapter: ServiceHandle) -> None:
     with pytest.raises(websockets.InvalidStatus):
         await websockets.connect(f"ws://127.0.0.1:{adapter.port}/nope")
+
+
+async def test_same_session_on_a_new_socket_takes_over(adapter: ServiceHandle) -> None:
+    url = f"ws://127.0.0.1:{adapter.port}/v1/ws?session_id=takeover"
+    old = await RawRpc.connect(url)
+    new = await RawRpc.connect(url)
+    try:
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await old.recv(wait=5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
+        assert (await new.request("system.ping"))["result"]["pong"] is True
+    finally:
+        await new.close()
