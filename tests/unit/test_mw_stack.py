@@ -1,0 +1,186 @@
+"""The seven-layer stack: order, limits, summarization and compaction, all layers failing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from deepagents.backends.protocol import BackendProtocol
+from deepagents.middleware.summarization import SummarizationToolMiddleware
+from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitMiddleware
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages.utils import count_tokens_approximately
+
+from graphs.context import Context
+from graphs.middleware.context_injection import ContextInjection
+from graphs.middleware.limits import LIMITS
+from graphs.middleware.memory_update import MemoryUpdate
+from graphs.middleware.skills_sync import SkillsSync
+from graphs.middleware.stack import build_stack
+from graphs.middleware.summarization import SoftSummarization, build_summarization
+from graphs.middleware.user_skills_restore import UserSkillsRestore
+from graphs.offline import OfflinePlanner
+from tests.unit.test_mw_support import (
+    Boom,
+    ScriptedChatModel,
+    agent,
+    call,
+    make_env,
+    scripted,
+    thread,
+)
+
+
+async def _no_suppliers() -> list[dict[str, Any]]:
+    return []
+
+
+def _stack(tmp_path: Path, agent_name: Any, **kw: Any) -> list[Any]:
+    env = make_env(tmp_path)
+    return build_stack(
+        agent_name,
+        backend=env.backend,
+        sandbox=env.sandbox,
+        skills_dir=tmp_path,
+        summary_model=OfflinePlanner(policy="summary"),
+        memory_model=OfflinePlanner(policy="memory"),
+        suppliers=_no_suppliers,
+        **kw,
+    )
+
+
+def test_order_and_limits(tmp_path: Path) -> None:
+    stack = _stack(tmp_path, "orchestrator")
+    assert [type(m) for m in stack] == [
+        ContextInjection,
+        SkillsSync,
+        UserSkillsRestore,
+        SoftSummarization,
+        SummarizationToolMiddleware,
+        MemoryUpdate,
+        ModelCallLimitMiddleware,
+        ToolCallLimitMiddleware,
+    ]
+    assert stack[3].name == "SummarizationMiddleware"  # replaces deepagents' default in place
+    assert (stack[-2].run_limit, stack[-1].run_limit) == (50, 200)
+    analyst = _stack(tmp_path, "analyst")
+    assert MemoryUpdate not in {type(m) for m in analyst}
+    assert (analyst[-2].run_limit, analyst[-1].run_limit) == (50, 200)
+    order = _stack(tmp_path, "procurement-order")
+    assert (order[-2].run_limit, order[-1].run_limit) == (20, 50)
+    assert LIMITS["procurement-order"] == {"model_calls": 20, "tool_calls": 50}
+    assert MemoryUpdate in {type(m) for m in _stack(tmp_path, "analyst", memory=True)}
+
+
+async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    limits = {"model_calls": 2, "tool_calls": 100}
+    stack = build_stack(
+        "procurement-order",
+        backend=env.backend,
+        sandbox=env.sandbox,
+        skills_dir=tmp_path,
+        summary_model=OfflinePlanner(policy="summary"),
+        limits=limits,  # type: ignore[arg-type]
+    )
+    turns = [[call("calculator_missing", {}, i)] for i in range(5)]
+    graph = agent(env, scripted(*turns, "never"), stack)
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("loop")]}, thread(), context=Context(user_id="u1")
+    )
+    assert "never" not in [m.text for m in result["messages"]]
+    assert any("limit" in m.text.lower() for m in result["messages"] if isinstance(m, AIMessage))
+
+
+async def test_summarization_fails_soft(tmp_path: Path) -> None:
+    class Broken(ScriptedChatModel):
+        async def ainvoke(self, *a: Any, **k: Any) -> Any:
+            raise Boom("summary model down")
+
+        def invoke(self, *a: Any, **k: Any) -> Any:
+            raise Boom("summary model down")
+
+    env = make_env(tmp_path)
+    summ = build_summarization(
+        Broken(messages=iter([])), env.backend, trigger=("messages", 3), keep=("messages", 1)
+    )
+    history = [HumanMessage(f"q{i}") if i % 2 == 0 else AIMessage(f"a{i}") for i in range(10)]
+    graph = agent(env, scripted("answered"), summ)
+    result = await graph.ainvoke(
+        {"messages": [*history, HumanMessage("now")]}, thread(), context=Context(user_id="u1")
+    )
+    assert result["messages"][-1].text == "answered"
+
+
+async def test_compact_conversation_shrinks_the_context(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    summ = build_summarization(
+        OfflinePlanner(policy="summary"),
+        env.backend,
+        trigger=("messages", 40),
+        keep=("messages", 4),
+    )
+    history = [
+        HumanMessage(f"火花塞报价问题 {i} " + "详情 " * 50)
+        if i % 2 == 0
+        else AIMessage("回答 " * 80)
+        for i in range(30)
+    ]
+    # No context: compact_conversation's schema types the runtime context as None, and
+    # pydantic warns (an error here) when serialising a Context into it.
+    graph = agent(
+        env, scripted([call("compact_conversation", {})], "compacted"), summ, context_schema=None
+    )
+    config = thread()
+    result = await graph.ainvoke({"messages": [*history, HumanMessage("压缩一下")]}, config)
+    [tool_msg] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert "error" not in tool_msg.text.lower(), tool_msg.text
+    assert tool_msg.text.startswith("Conversation compacted"), tool_msg.text
+    state = (await graph.aget_state(config)).values
+    event = state["_summarization_event"]
+    engine = summ[0]
+    assert isinstance(engine, SoftSummarization)
+    effective = engine._apply_event_to_messages(state["messages"], event)
+    before = count_tokens_approximately(state["messages"])
+    after = count_tokens_approximately(effective)
+    assert after < before / 2, (before, after)
+
+
+async def test_whole_stack_with_every_layer_broken(tmp_path: Path) -> None:
+    class BrokenFiles(BackendProtocol):
+        async def adownload_files(self, paths: list[str]) -> Any:
+            raise Boom("store down")
+
+        async def aglob(self, pattern: str, path: str | None = None) -> Any:
+            raise Boom("store down")
+
+        def download_files(self, paths: list[str]) -> Any:
+            raise Boom("store down")
+
+    def no_sandbox() -> BackendProtocol:
+        raise Boom("sandbox down")
+
+    async def no_erp() -> list[dict[str, Any]]:
+        raise Boom("erp down")
+
+    class BrokenModel(ScriptedChatModel):
+        async def ainvoke(self, *a: Any, **k: Any) -> Any:
+            raise Boom("model down")
+
+    env = make_env(tmp_path)
+    stack = build_stack(
+        "orchestrator",
+        backend=BrokenFiles(),
+        sandbox=no_sandbox,
+        skills_dir=tmp_path,
+        summary_model=BrokenModel(messages=iter([])),
+        memory_model=BrokenModel(messages=iter([])),
+        suppliers=no_erp,
+    )
+    graph = agent(env, scripted([call("calculator", {"expression": "1"})], "still answered"), stack)
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("给博世下单 200 个火花塞")]},
+        thread(),
+        context=Context(user_id="u1"),
+    )
+    assert result["messages"][-1].text == "still answered"
