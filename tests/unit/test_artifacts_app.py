@@ -1,0 +1,184 @@
+"""The artifacts route (owner only, no path escapes) and the download_artifact tool."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from starlette.applications import Starlette
+from starlette.authentication import (
+    AuthCredentials,
+    AuthenticationBackend,
+    BaseUser,
+    SimpleUser,
+)
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import HTTPConnection
+from starlette.testclient import TestClient
+
+from graphs.artifacts_app import ArtifactSettings, artifact_routes
+from graphs.context import Context
+from graphs.sandbox import workspace_path
+from graphs.tools.artifacts import artifact_url, check_artifact_path, make_download_artifact
+from tests.unit.test_mw_support import agent, call, make_env, scripted, thread
+
+THREADS = {"t-alice": {"owner": "alice"}, "t-bob": {"user_id": "bob"}}
+
+
+class HeaderAuth(AuthenticationBackend):
+    """Stands in for the Agent Server's auth: ``Authorization: User <name>``."""
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, BaseUser] | None:
+        header = conn.headers.get("authorization", "")
+        if not header.startswith("User "):
+            return None
+        return AuthCredentials(["authenticated"]), SimpleUser(header.removeprefix("User "))
+
+
+class IdentityUser(SimpleUser):
+    @property
+    def identity(self) -> str:
+        return self.username
+
+
+class IdentityAuth(HeaderAuth):
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, BaseUser] | None:
+        found = await super().authenticate(conn)
+        return None if found is None else (found[0], IdentityUser(found[1].display_name))
+
+
+async def lookup(thread_id: str) -> dict[str, Any] | None:
+    return THREADS.get(thread_id)
+
+
+@pytest.fixture
+def sandboxes(tmp_path: Path) -> Path:
+    root = tmp_path / "sandboxes"
+    for tid in THREADS:
+        ws = workspace_path(root, tid)
+        (ws / "analysis").mkdir(parents=True)
+        (ws / "data").mkdir()
+        (ws / "analysis" / "report_20260101.md").write_text(f"# report of {tid}\n")
+        (ws / "data" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+        (ws / ".skills-sync.json").write_text("{}")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("host secret")
+    os.symlink(outside, workspace_path(root, "t-alice") / "analysis" / "leak.md")
+    return root
+
+
+def _client(sandboxes: Path, *, loopback: bool = False) -> TestClient:
+    app = Starlette(
+        routes=artifact_routes(
+            lookup=lookup,
+            sandboxes_dir=sandboxes,
+            settings=ArtifactSettings(allow_loopback_without_auth=loopback),
+        ),
+        middleware=[Middleware(AuthenticationMiddleware, backend=IdentityAuth())],
+    )
+    return TestClient(app)
+
+
+def test_owner_gets_report_and_chart(sandboxes: Path) -> None:
+    client = _client(sandboxes)
+    alice = {"authorization": "User alice"}
+    r = client.get("/artifacts/t-alice/analysis/report_20260101.md", headers=alice)
+    assert r.status_code == 200 and r.text == "# report of t-alice\n"
+    assert r.headers["content-type"].startswith("text/markdown")
+    png = client.get("/artifacts/t-alice/data/chart.png", headers=alice)
+    assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+    bob = client.get(
+        "/artifacts/t-bob/analysis/report_20260101.md", headers={"authorization": "User bob"}
+    )
+    assert bob.status_code == 200  # owner from metadata.user_id
+
+
+def test_other_user_and_unknown_thread_are_404(sandboxes: Path) -> None:
+    client = _client(sandboxes)
+    bob = {"authorization": "User bob"}
+    r = client.get("/artifacts/t-alice/analysis/report_20260101.md", headers=bob)
+    assert r.status_code == 404 and "not yours" in r.json()["error"]
+    assert client.get("/artifacts/t-nobody/analysis/x.md", headers=bob).status_code == 404
+
+
+def test_unauthenticated_is_401(sandboxes: Path) -> None:
+    r = _client(sandboxes).get("/artifacts/t-alice/analysis/report_20260101.md")
+    assert r.status_code == 401
+
+
+def test_loopback_dev_mode_is_opt_in(sandboxes: Path) -> None:
+    r = _client(sandboxes, loopback=True).get("/artifacts/t-alice/analysis/report_20260101.md")
+    assert r.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "analysis/../../t-bob/analysis/report_20260101.md",
+        "analysis/%2e%2e/%2e%2e/t-bob/analysis/report_20260101.md",
+        ".skills-sync.json",
+        "etc/passwd",
+        "analysis/.hidden",
+        "analysis",
+    ],
+)
+def test_paths_outside_the_artifact_folders_are_refused(sandboxes: Path, path: str) -> None:
+    r = _client(sandboxes).get(
+        f"/artifacts/t-alice/{path}", headers={"authorization": "User alice"}
+    )
+    assert r.status_code in (400, 404), r.text
+    assert "report of t-bob" not in r.text
+
+
+def test_symlink_out_of_the_workspace_is_not_followed(sandboxes: Path) -> None:
+    r = _client(sandboxes).get(
+        "/artifacts/t-alice/analysis/leak.md", headers={"authorization": "User alice"}
+    )
+    assert r.status_code == 404 and "host secret" not in r.text
+
+
+def test_check_artifact_path() -> None:
+    assert check_artifact_path("/analysis/report.md") is None
+    assert check_artifact_path("/data/x/y.png") is None
+    for bad in (
+        "analysis/x",
+        "/",
+        "/analysis/",
+        "/skills/x/SKILL.md",
+        "/analysis/../x",
+        "/data/a\\b",
+    ):
+        assert check_artifact_path(bad) is not None, bad
+
+
+def test_artifact_url() -> None:
+    url = artifact_url("t 1", "/analysis/报告.md", base_url="https://agents.example/")
+    assert url == "https://agents.example/artifacts/t%201/analysis/%E6%8A%A5%E5%91%8A.md"
+
+
+async def test_download_artifact_tool(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    config = thread()
+    tid = config["configurable"]["thread_id"]
+    env.sandbox.for_thread(tid).upload_files([("/analysis/report_20260101.md", b"# r\n")])
+    tool = make_download_artifact(sandbox=env.sandbox, base_url="http://agents.test")
+    turns = [
+        [call("download_artifact", {"path": "/analysis/report_20260101.md"}, 0)],
+        [call("download_artifact", {"path": "/analysis/missing.md"}, 1)],
+        [call("download_artifact", {"path": "/etc/passwd"}, 2)],
+    ]
+    graph = agent(env, scripted(*turns, "done"), [], tools=[tool])
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("link")]}, config, context=Context(user_id="u1")
+    )
+    texts = [m.text for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert (
+        texts[0]
+        == f"/analysis/report_20260101.md (4 bytes): http://agents.test/artifacts/{tid}/analysis/report_20260101.md"
+    )
+    assert "does not exist" in texts[1]
+    assert "refused" in texts[2]
