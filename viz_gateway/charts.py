@@ -206,7 +206,8 @@ def histogram(args: dict[str, Any], look: Look) -> Spec:
     """Histogram of a list of numbers; ``binNumber`` caps the bin count."""
     rows = [{"v": v} for v in args["data"]]
     spec = _base(look, args)
-    maxbins = int(args.get("binNumber") or 0) or 10
+    bins = int(args.get("binNumber") or 0)
+    maxbins = bins if bins > 0 else 10
     spec |= {
         "data": {"values": rows},
         "mark": {"type": "bar", "color": look.color(0), "binSpacing": 1},

@@ -546,7 +546,10 @@ def liquid(args: dict[str, Any], look: Look) -> Spec:
     outline = _liquid_shape(shape, cx, cy, r)
     inner = _liquid_shape(shape, cx, cy, r * 0.92)
     sc.path(outline, fill="none", stroke=color, strokeWidth=4)
-    level = cy + r * 0.92 - 2 * r * 0.92 * pct
+    # Vertical extent of the inner shape, so the surface sits at ``pct`` of its height.
+    top_k, bottom_k = {"triangle": (-1.0, 0.8), "pin": (-1.1, 1.0)}.get(shape, (-1.0, 1.0))
+    y_top, y_bottom = cy + top_k * r * 0.92, cy + bottom_k * r * 0.92
+    level = y_bottom - (y_bottom - y_top) * pct
 
     def waves(s: Scene) -> None:
         for k, (amp, phase, op) in enumerate(((r * 0.05, 0.0, 0.45), (r * 0.06, 1.8, 0.85))):
@@ -1025,7 +1028,7 @@ def network_graph(args: dict[str, Any], look: Look) -> Spec:
             f = d / dl[:, None] * (dl * dl / k)[:, None]
             np.add.at(disp, e[:, 0], -f)
             np.add.at(disp, e[:, 1], f)
-        disp -= p * 0.05  # gravity keeps components together
+        disp -= p  # gravity: keeps separate components from drifting apart
         length = np.sqrt((disp**2).sum(-1)) + 1e-9
         p += disp / length[:, None] * np.minimum(length, temp)[:, None]
         temp *= 0.98
