@@ -63,15 +63,36 @@ def rss_mb(pid: int) -> float:
     return total_kb / 1024
 
 
-def unique(args: dict[str, Any], tag: str) -> dict[str, Any]:
-    """The same chart with a different title: a cache miss, about the same work."""
+def unique(tool: str, args: dict[str, Any], tag: str) -> dict[str, Any]:
+    """The same chart with a different label: a cache miss, about the same work."""
+    from viz_gateway.schemas import TOOLS
+
     out = dict(args)
-    if "title" in out or "data" not in out or isinstance(out.get("data"), list):
+    if "title" in TOOLS[tool][1]["properties"]:
         out["title"] = f"{out.get('title', '')} {tag}".strip()
-    else:
-        data = dict(out["data"])
+        return out
+    if isinstance(out["data"], list):  # spreadsheet: change the first cell
+        first = dict(out["data"][0])
+        key = next(iter(first))
+        first[key] = f"{first[key]} {tag}"
+        out["data"] = [first, *out["data"][1:]]
+        return out
+    data = dict(out["data"])
+    if "nodes" in data:  # flow / network: rename the first node everywhere
+        old = data["nodes"][0]["name"]
+        new = f"{old} {tag}"
+        data["nodes"] = [{"name": new}, *data["nodes"][1:]]
+        data["edges"] = [
+            {
+                **e,
+                "source": new if e["source"] == old else e["source"],
+                "target": new if e["target"] == old else e["target"],
+            }
+            for e in data["edges"]
+        ]
+    else:  # trees: rename the root
         data["name"] = f"{data['name']} {tag}"
-        out["data"] = data
+    out["data"] = data
     return out
 
 
@@ -126,11 +147,11 @@ async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dic
     cached: dict[str, list[float]] = {}
     async with Client(f"{url}/mcp", timeout=120) as client:
         for tool in tools:  # warm every worker and code path once
-            await client.call_tool(tool, unique(EXAMPLES[tool], f"warm-{run_id}"))
+            await client.call_tool(tool, unique(tool, EXAMPLES[tool], f"warm-{run_id}"))
         for tool in tools:
             fresh[tool], cached[tool] = [], []
             for i in range(n):
-                args = unique(EXAMPLES[tool], f"{run_id}-{i}")
+                args = unique(tool, EXAMPLES[tool], f"{run_id}-{i}")
                 started = time.perf_counter()
                 await client.call_tool(tool, args)
                 fresh[tool].append((time.perf_counter() - started) * 1000)
@@ -145,7 +166,7 @@ async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dic
         async def one(i: int) -> None:
             tool = tools[i % len(tools)]
             async with sem:
-                await client.call_tool(tool, unique(EXAMPLES[tool], f"{run_id}-rss-{i}"))
+                await client.call_tool(tool, unique(tool, EXAMPLES[tool], f"{run_id}-rss-{i}"))
 
         await asyncio.gather(*(one(i) for i in range(renders)))
         elapsed = time.perf_counter() - started
