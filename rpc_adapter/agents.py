@@ -133,16 +133,28 @@ class AgentService:
 
     # chat ------------------------------------------------------------------------------
 
-    async def chat(self, session: Session, binding: AgentBinding, message: str) -> dict[str, Any]:
-        """Run one user message to its final answer, serving client-tool calls on the way."""
+    async def chat(
+        self,
+        session: Session,
+        binding: AgentBinding,
+        message: str | None,
+        *,
+        resume: Any = None,
+    ) -> dict[str, Any]:
+        """Run one user message (or resume an interrupted run with ``resume``) to its final
+        answer, serving client-tool calls on the way."""
         thread_id = binding.thread_id or await self.new_thread(session, binding)
         context = {
             "client_tools": binding.tools,
             "client_id": binding.client_id,
             "session_id": session.session_id,
         }
-        run_input: dict[str, Any] | None = {"messages": [{"role": "user", "content": message}]}
+        run_input: dict[str, Any] | None = None
         command: dict[str, Any] | None = None
+        if message is None:
+            command = {"resume": resume}
+        else:
+            run_input = {"messages": [{"role": "user", "content": message}]}
         binding.cancelled = False
         tool_calls = 0
         session.status("thinking", "The agent is working on your message", binding.agent_id)

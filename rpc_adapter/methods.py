@@ -85,6 +85,11 @@ class ChatParams(_Params):
     agent_id: str | None = None
 
 
+class ResumeParams(_Params):
+    resume: Any = Field(description="Answer to the interrupt(s) agent.chat reported.")
+    agent_id: str | None = None
+
+
 class SubmitParams(_Params):
     call_id: str = Field(min_length=1)
     tool_name: str | None = None
@@ -104,6 +109,7 @@ CAPABILITIES: dict[str, Any] = {
     "reconnect": True,
     "client_tools": True,
     "parallel_tool_calls": True,
+    "resume": True,
 }
 
 
@@ -134,6 +140,7 @@ class Methods:
             "agent.submitToolResult": self.submit_tool_result,
             "agent.clearHistory": self.clear_history,
             "agent.cancel": self.cancel,
+            "agent.resume": self.resume,
             "system.ping": self.ping,
             "system.listAgents": self.list_agents,
         }
@@ -187,13 +194,25 @@ class Methods:
 
     async def chat(self, raw: Any) -> dict[str, Any]:
         p: ChatParams = _params(ChatParams, raw)
+        return await self._run(self._binding(p.agent_id), p.message, None)
+
+    async def resume(self, raw: Any) -> dict[str, Any]:
+        """Answer an interrupt that is not a client-tool call (e.g. an order approval)."""
+        p: ResumeParams = _params(ResumeParams, raw)
         binding = self._binding(p.agent_id)
+        if binding.thread_id is None or p.resume is None:
+            raise RpcError(INVALID_PARAMS, "Nothing to resume: no interrupted chat for this agent")
+        return await self._run(binding, None, p.resume)
+
+    async def _run(self, binding: AgentBinding, message: str | None, resume: Any) -> dict[str, Any]:
         if binding.busy:
             raise RpcError(
                 SERVER_ERROR,
                 f"A chat with {binding.agent_id} is already running; wait for it or agent.cancel",
             )
-        binding.chat = asyncio.create_task(self.service.chat(self.session, binding, p.message))
+        binding.chat = asyncio.create_task(
+            self.service.chat(self.session, binding, message, resume=resume)
+        )
         try:
             return await binding.chat
         except asyncio.CancelledError:

@@ -358,3 +358,22 @@ async def test_standalone_adapter_by_url(server: ServiceHandle) -> None:
             assert reply["result"]["content"] == "results: fetch_bom_tool[success]=standalone"
         finally:
             await rpc.close()
+
+
+async def test_other_interrupts_are_reported_and_resumed(rpc: RawRpc) -> None:
+    reply = await rpc.request("agent.register", {"client_id": "c", "agent_id": "approval"})
+    assert reply["result"]["capabilities"]["resume"] is True
+    nothing = await rpc.request("agent.resume", {"resume": {"decisions": []}})
+    assert nothing["error"]["code"] == -32602
+    chat = await rpc.request(
+        "agent.chat", {"message": 'add_numbers args={"a": 2, "b": 5}'}, wait=20
+    )
+    result = chat["result"]
+    assert result["status"] == "interrupted"
+    (intr,) = result["interrupts"]
+    assert intr["value"]["action_requests"][0]["name"] == "add_numbers"
+    done = await rpc.request(
+        "agent.resume", {"resume": {intr["id"]: {"decisions": [{"type": "approve"}]}}}, wait=20
+    )
+    assert done["result"]["status"] == "completed"
+    assert done["result"]["content"] == "results: add_numbers[success]=7.0"

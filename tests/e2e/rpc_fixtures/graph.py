@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -178,4 +179,17 @@ async def make_graph() -> Any:
         tools=[add_numbers],
         middleware=[ClientToolsMiddleware()],
         name="rpc-fixture",
+    )
+
+
+async def make_approval_graph() -> Any:
+    """The fixture agent with a human approval before ``add_numbers`` (agent.resume tests)."""
+    return create_agent(
+        model=ScriptedChatModel(),
+        tools=[add_numbers],
+        middleware=[
+            ClientToolsMiddleware(),
+            HumanInTheLoopMiddleware(interrupt_on={"add_numbers": True}),
+        ],
+        name="rpc-fixture-approval",
     )
