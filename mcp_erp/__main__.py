@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import sys
+
+from pydantic import AliasChoices, ValidationError
 
 from core.logs import setup_logging
 from core.serve import serve
 from mcp_erp.library_logs import tame_library_logs
 from mcp_erp.server import create_http_app, create_server
 from mcp_erp.settings import ErpMcpSettings
+
+
+def _env_name(loc: tuple[int | str, ...]) -> str:
+    """The environment variable behind a settings field named in a validation error."""
+    name = str(loc[0]) if loc else "?"
+    field = ErpMcpSettings.model_fields.get(name)
+    if field is None:
+        return name  # already an alias such as ERP_BASE_URL
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return f"ERP_MCP_{name.upper()}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -19,7 +34,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, help="override ERP_MCP_PORT")
     args = parser.parse_args(argv)
 
-    settings = ErpMcpSettings()
+    try:
+        settings = ErpMcpSettings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{_env_name(err['loc'])}: {err['msg']}" for err in exc.errors())
+        print(f"erp-mcp: bad setting in the environment or .env: {problems}", file=sys.stderr)
+        raise SystemExit(2) from None
     if args.host:
         settings.host = args.host
     if args.port:
@@ -38,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     app = create_http_app(settings)
     log.info(
-        "erp-mcp at http://%s:%s%s, ERP at %s",
+        "erp-mcp starting on http://%s:%s%s, ERP at %s",
         settings.host,
         settings.port,
         settings.path,
