@@ -39,11 +39,12 @@ def main(argv: list[str] | None = None) -> None:
     from viz_gateway.server import create_app, create_server
 
     if ns.stdio:
+        mcp = create_server(settings)
         # Image URLs point at the HTTP side: serve it too unless something already does.
         if port_is_free(settings.host, settings.port):
             import uvicorn
 
-            app = create_app(settings, warm_up=False)
+            app = create_app(settings, mcp=mcp)
             server = uvicorn.Server(
                 uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
             )
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
                 settings.port,
                 settings.base_url,
             )
-        create_server(settings).run(transport="stdio", show_banner=False)
+        mcp.run(transport="stdio", show_banner=False)
         return
     log.info(
         "viz-gateway on http://%s:%s (MCP at /mcp, images at /charts/), %s mode",

@@ -113,11 +113,14 @@ class Gateway:
         up_key = content_hash("upstream", upstream, tool, args) if upstream else None
         for key in (up_key, local_key):
             if key and (ext := self.store.find(key)):
-                return self._result(key, ext, source="cache", cached=True)
+                meta = await asyncio.to_thread(self.store.read_json, key)
+                return self._result(key, ext, source="cache", cached=True, meta=meta or {})
         flight_key = up_key or local_key
-        if flight_key in self._inflight:  # the same chart is being made right now
-            return await asyncio.shield(self._inflight[flight_key])
-        future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
+        running = self._inflight.get(flight_key)
+        loop = asyncio.get_running_loop()
+        if running is not None and running.get_loop() is loop:  # being made right now
+            return await asyncio.shield(running)
+        future: asyncio.Future[ToolResult] = loop.create_future()
         self._inflight[flight_key] = future
         try:
             result = await self._produce(tool, given, args, local_key, up_key)
@@ -128,7 +131,8 @@ class Gateway:
             future.exception()  # mark retrieved: waiters re-raise it themselves
             raise
         finally:
-            del self._inflight[flight_key]
+            if self._inflight.get(flight_key) is future:
+                del self._inflight[flight_key]
 
     async def _produce(
         self,
@@ -343,10 +347,15 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
     return mcp
 
 
-def create_app(settings: VizSettings | None = None, *, warm_up: bool = True) -> Any:
-    """The HTTP app: MCP at ``/mcp``, ``/health``, ``/charts/``, behind the Host/Origin guard."""
+def create_app(
+    settings: VizSettings | None = None, *, warm_up: bool = True, mcp: FastMCP | None = None
+) -> Any:
+    """The HTTP app: MCP at ``/mcp``, ``/health``, ``/charts/``, behind the Host/Origin guard.
+
+    Pass ``mcp`` to serve an existing server's tools and images (stdio mode does).
+    """
     settings = settings or VizSettings()
-    mcp = create_server(settings, warm_up=warm_up)
+    mcp = mcp or create_server(settings, warm_up=warm_up)
     app = mcp.http_app(path="/mcp")
     guarded = HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
     guarded.mcp = mcp  # type: ignore[attr-defined]
