@@ -16,7 +16,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
@@ -107,7 +107,9 @@ def _parse(raw: object, source: Path) -> list[ServerSpec]:
     return specs
 
 
-def load_registry(path: Path) -> McpRegistry:
+def load_registry(
+    path: Path, *, fillers: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None
+) -> McpRegistry:
     """Read ``mcp_servers.yaml`` (no connection). Raises ``ValueError`` naming the file."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -116,7 +118,7 @@ def load_registry(path: Path) -> McpRegistry:
         raise ValueError(msg) from e
     except yaml.YAMLError as e:
         raise _fail(path, f"not valid YAML: {e}") from e
-    return McpRegistry(_parse(raw, path), source=path)
+    return McpRegistry(_parse(raw, path), source=path, fillers=fillers)
 
 
 @dataclass
@@ -138,10 +140,14 @@ class McpRegistry:
         *,
         source: Path | None = None,
         client_factory: Callable[[str, float], Client[Any]] | None = None,
+        fillers: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
     ) -> None:
-        """``client_factory(server, timeout)`` replaces the transport (tests use in-memory)."""
+        """``client_factory(server, timeout)`` replaces the transport (tests use in-memory);
+        ``fillers[tool](args)`` completes a tool's arguments (its ``hidden_args``) just
+        before each call."""
         self.source = source
         self._client_factory = client_factory
+        self._fillers = dict(fillers or {})
         self._servers = {s["name"]: s for s in servers}
         self._state: dict[str, _ServerState] = {name: _ServerState() for name in self._servers}
         self._wrapped: dict[tuple[str, str, str], BaseTool] = {}
@@ -299,8 +305,11 @@ class McpRegistry:
         hidden = set((self._servers[server].get("hidden_args") or {}).get(name, []))
         schema = _hide(info["schema"] or {"type": "object", "properties": {}}, hidden)
 
+        filler = self._fillers.get(name)
+
         async def _call(**kwargs: Any) -> str:
-            return await self.call(server, name, kwargs, call_timeout_s=timeout)
+            args = filler(kwargs) if filler is not None else kwargs
+            return await self.call(server, name, args, call_timeout_s=timeout)
 
         tool = StructuredTool(
             name=name,
@@ -321,7 +330,8 @@ class McpRegistry:
             # The server may be back: list it again and forward the call if so.
             listed = await self._list(server)
             if listed is not None and name in listed:
-                return await self.call(server, name, kwargs)
+                filler = self._fillers.get(name)
+                return await self.call(server, name, filler(kwargs) if filler else kwargs)
             return self.unavailable_message(server, name, self._state[server].error)
 
         tool = StructuredTool(

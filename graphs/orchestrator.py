@@ -29,7 +29,6 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs.context import Context
 from graphs.middleware.mcp_tools import McpToolsMiddleware
-from graphs.middleware.order_idempotency import OrderIdempotencyMiddleware
 from graphs.middleware.user_context import UserContextMiddleware
 from graphs.models import main_model, summary_model
 from graphs.prompts import ORCHESTRATOR_PROMPT
@@ -71,7 +70,6 @@ def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
         raise ValueError(msg)
     stack: list[AgentMiddleware[Any, Any, Any]] = [
         McpToolsMiddleware(reg, agent=spec["name"], timeout=settings.mcp_call_timeout_s),
-        OrderIdempotencyMiddleware(),
         ModelCallLimitMiddleware(run_limit=spec["limits"]["model_calls"], exit_behavior="end"),
         ToolCallLimitMiddleware(run_limit=spec["limits"]["tool_calls"], exit_behavior="end"),
     ]

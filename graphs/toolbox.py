@@ -11,6 +11,7 @@ from functools import lru_cache
 from langchain_core.tools import BaseTool
 
 from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.order_keys import fill_order_key
 from graphs.settings import get_settings
 
 __all__ = ["local_tools", "registry"]
@@ -19,7 +20,8 @@ __all__ = ["local_tools", "registry"]
 @lru_cache(maxsize=1)
 def registry() -> McpRegistry:
     """The MCP servers of ``MCP_SERVERS_FILE`` (read once; nothing connects)."""
-    return load_registry(get_settings().mcp_servers_file)
+    # order_create's idempotency key is hidden from the model and filled in per call.
+    return load_registry(get_settings().mcp_servers_file, fillers={"order_create": fill_order_key})
 
 
 def local_tools() -> dict[str, BaseTool]:

@@ -31,6 +31,8 @@ def message_text(message: BaseMessage | Any) -> str:
     return str(content)
 
 
+# HumanInTheLoopMiddleware's notice on an edited call ends here; the tool's output follows.
+_EDIT_MARKER = "\n\nTool response:\n"
 _HEADER = re.compile(r"^@@ lines \d+-\d+ of \d+.*@@\s*$")
 _GUTTER = re.compile(r"^\s*(\d+)(\.\d+)?(?:  |\t)(.*)$")
 
@@ -65,16 +67,27 @@ class ToolResult:
     call_id: str
 
     @property
+    def body(self) -> str:
+        """The tool's own output, without the note the approval step puts above an edited call."""
+        marker = self.content.find(_EDIT_MARKER)
+        return self.content[marker + len(_EDIT_MARKER) :] if marker >= 0 else self.content
+
+    @property
+    def edited(self) -> bool:
+        """Whether a human edited this call before it ran."""
+        return _EDIT_MARKER in self.content
+
+    @property
     def ok(self) -> bool:
         """Whether the call succeeded (no error status and no error text)."""
         if self.status == "error":
             return False
-        head = self.content.lstrip()[:40].lower()
+        head = self.body.lstrip()[:40].lower()
         return not head.startswith(("error", "failed", "user rejected"))
 
     def data(self) -> Any:
         """The result as JSON data, when it is JSON."""
-        return parse_json(self.content)
+        return parse_json(self.body)
 
 
 @dataclass

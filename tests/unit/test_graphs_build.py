@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from langchain_core.language_models import BaseChatModel
 
 from graphs import models
-from graphs.middleware.order_idempotency import order_idempotency_key
 from graphs.offline import OfflinePlanner
+from graphs.order_keys import order_idempotency_key
 from graphs.sandbox import SandboxUnavailableError, check_bubblewrap
 from graphs.settings import GraphSettings, get_settings
 
@@ -125,3 +126,21 @@ def test_idempotency_key_is_stable_and_content_sensitive() -> None:
         "thread-1", {**order, "lines": [{"part_id": 1, "quantity": 300}]}
     )
     assert key == order_idempotency_key("thread-1", {**order, "idempotency_key": "model-made"})
+
+
+async def test_the_order_key_comes_from_the_running_thread() -> None:
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from graphs.order_keys import fill_order_key
+
+    class S(TypedDict):
+        args: dict[str, Any]
+
+    def node(state: S) -> S:
+        return {"args": fill_order_key(state["args"])}
+
+    graph = StateGraph(S).add_node("n", node).add_edge(START, "n").add_edge("n", END).compile()
+    order = {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": 5}]}
+    out = await graph.ainvoke({"args": order}, {"configurable": {"thread_id": "t-9"}})
+    assert out["args"]["idempotency_key"] == order_idempotency_key("t-9", order)

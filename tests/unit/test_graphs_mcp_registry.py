@@ -156,3 +156,19 @@ async def test_a_call_that_finds_the_server_gone_reports_it() -> None:
     switch.up = False
     answer = await tool.ainvoke({"name": "x"})
     assert "MCP server 'erp'" in answer and "unreachable" in answer
+
+
+async def test_hidden_args_are_filled_in_per_call() -> None:
+    switch = Switch()
+    switch.up = True
+    filled: list[dict[str, Any]] = []
+
+    def fill(args: dict[str, Any]) -> dict[str, Any]:
+        filled.append(args)
+        return {**args, "idempotency_key": "po-derived-key"}
+
+    registry = McpRegistry([SPEC], client_factory=switch, fillers={"order_create": fill})
+    order = {t.name: t for t in await registry.tools_for("procurement-order")}
+    created = await order["order_create"].ainvoke({"supplier_id": 3})
+    assert '"key":"po-derived-key"' in created.replace(" ", "")
+    assert filled == [{"supplier_id": 3}]
