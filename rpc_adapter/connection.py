@@ -20,6 +20,7 @@ from rpc_adapter.methods import Methods
 from rpc_adapter.protocol import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
+    SERVER_ERROR,
     Invalid,
     Parsed,
     Request,
@@ -31,11 +32,12 @@ from rpc_adapter.protocol import (
 )
 from rpc_adapter.sessions import Session
 
-__all__ = ["Connection"]
+__all__ = ["MAX_IN_FLIGHT", "Connection"]
 
 logger = logging.getLogger(__name__)
 
 _CLOSE = object()
+MAX_IN_FLIGHT = 256
 
 
 class Connection:
@@ -101,6 +103,7 @@ class Connection:
                         None,
                         RpcError(
                             INVALID_REQUEST,
+                            SERVER_ERROR,
                             f"Message of {size} bytes exceeds the limit of "
                             f"{self.max_message_size} bytes",
                             {"max_message_size": self.max_message_size},
@@ -111,6 +114,19 @@ class Connection:
             parsed = parse_frame(data)
             if parsed.parse_error is not None:
                 self.session.send(error_response(None, parsed.parse_error))
+                continue
+            if len(self.session.tasks) >= MAX_IN_FLIGHT:
+                # A client that never waits for answers must not grow the server without bound.
+                busy = RpcError(
+                    SERVER_ERROR, f"Too many requests in flight (limit {MAX_IN_FLIGHT})"
+                )
+                replies = [
+                    error_response(i.id, busy)
+                    for i in parsed.items
+                    if not (isinstance(i, Request) and i.is_notification)
+                ]
+                if replies:
+                    self.session.send(replies if parsed.is_batch else replies[0])
                 continue
             self.session.spawn(self._answer(parsed))
 

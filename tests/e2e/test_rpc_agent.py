@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,7 +20,7 @@ from langgraph_sdk import get_client
 
 from tests.e2e.rpc_fixtures.server import langgraph_dev
 from tests.e2e.rpc_fixtures.ws import RawRpc
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.e2e
 
@@ -377,3 +379,22 @@ async def test_other_interrupts_are_reported_and_resumed(rpc: RawRpc) -> None:
     )
     assert done["result"]["status"] == "completed"
     assert done["result"]["content"] == "results: add_numbers[success]=7.0"
+
+
+async def test_cli_runs_a_local_tool_and_prints_status_lines(
+    server: ServiceHandle, tmp_path: Path
+) -> None:
+    (tmp_path / "bom.txt").write_text("CR7HSA x4\n", encoding="utf-8")
+    message = 'read_text_file args={"path": "bom.txt"}'
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "rpc_adapter.cli",
+        "--url", f"ws://127.0.0.1:{server.port}/v1/ws", "--agent", AGENT,
+        "--root", str(tmp_path), "-m", message,
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert "results: read_text_file[success]=CR7HSA x4" in out.decode()
+    lines = err.decode()
+    assert "[registered] agent=echo tools=2" in lines
+    assert "[tool] read_text_file" in lines and "[executing]" in lines
