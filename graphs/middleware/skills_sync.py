@@ -7,8 +7,9 @@ only the files that differ; files it uploaded earlier and that are gone locally 
 removed. The global guidelines (``graphs/AGENTS.md``) are seeded as ``/AGENTS.md``
 the same way. One system message lists what changed; none when nothing did.
 
-Local hashes are cached by (size, mtime), so an unchanged tree costs one ``stat``
-per file and one manifest read: that is the benchmark's ≥10x against a full upload.
+Local hashes are cached by (size, mtime) and the file list by folder mtimes, so an
+unchanged tree costs one ``stat`` per file and folder and one manifest read: that is
+the benchmark's ≥10x against a full upload.
 A sandbox that was reset has no manifest, and gets everything again.
 """
 
@@ -18,6 +19,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -100,10 +102,11 @@ class LocalTree:
         self.prefix = prefix if prefix.endswith("/") else prefix + "/"
         self.extra = dict(extra or {})
         self._cache: dict[Path, tuple[int, int, str]] = {}
+        self._listing: tuple[dict[str, int], dict[str, Path]] | None = None
         self._lock = threading.Lock()
 
     def _hash(self, path: Path) -> str:
-        stat = path.stat()
+        stat = os.stat(path)
         key = (stat.st_size, stat.st_mtime_ns)
         with self._lock:
             cached = self._cache.get(path)
@@ -114,24 +117,40 @@ class LocalTree:
             self._cache[path] = (*key, digest)
         return digest
 
+    def _listing_is_current(self) -> bool:
+        # A folder's mtime changes when entries are added, removed or renamed in it:
+        # if no folder changed, the file list has not either.
+        if self._listing is None:
+            return False
+        try:
+            return all(os.stat(d).st_mtime_ns == m for d, m in self._listing[0].items())
+        except OSError:
+            return False
+
     def files(self) -> dict[str, Path]:
         """Virtual path → local file, for every file to mirror."""
+        if self._listing is not None and self._listing_is_current():
+            return dict(self._listing[1])
         found: dict[str, Path] = {}
-        if self.root.is_dir():
-            for path in sorted(self.root.rglob("*")):
-                rel = path.relative_to(self.root)
-                if any(part in _SKIP_NAMES or part.startswith(".") for part in rel.parts):
-                    continue
-                if path.is_file():
-                    found[self.prefix + rel.as_posix()] = path
+        dirs: dict[str, int] = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirs[dirpath] = os.stat(dirpath).st_mtime_ns
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_NAMES and d[0] != ".")
+            rel = os.path.relpath(dirpath, self.root)
+            base = self.prefix if rel == "." else f"{self.prefix}{Path(rel).as_posix()}/"
+            for name in sorted(filenames):
+                if name not in _SKIP_NAMES and name[0] != ".":
+                    found[base + name] = Path(dirpath, name)
         for vpath, path in self.extra.items():
             if path.is_file():
                 found[vpath] = path
+        self._listing = (dirs, dict(found))
         return found
 
-    def hashes(self) -> dict[str, str]:
-        """Virtual path → sha256 of the local content."""
-        return {vpath: self._hash(path) for vpath, path in self.files().items()}
+    def hashes(self, files: Mapping[str, Path] | None = None) -> dict[str, str]:
+        """Virtual path → sha256 of the local content (of ``files``, default all)."""
+        files = self.files() if files is None else files
+        return {vpath: self._hash(path) for vpath, path in files.items()}
 
 
 def _read_manifest(sandbox: BackendProtocol) -> dict[str, str]:
@@ -151,9 +170,9 @@ def _read_manifest(sandbox: BackendProtocol) -> dict[str, str]:
 def sync_tree(tree: LocalTree, sandbox: BackendProtocol) -> SyncReport:
     """Bring ``sandbox`` in line with ``tree``, uploading only what changed (blocking)."""
     report = SyncReport()
-    local = tree.hashes()
-    manifest = _read_manifest(sandbox)
     paths = tree.files()
+    local = tree.hashes(paths)
+    manifest = _read_manifest(sandbox)
     todo = [vpath for vpath, digest in local.items() if manifest.get(vpath) != digest]
     report.unchanged = len(local) - len(todo)
     if todo:

@@ -174,3 +174,14 @@ async def test_fails_soft(tmp_path: Path) -> None:
         {"messages": [HumanMessage("hi")]}, thread(), context=Context(user_id="u1")
     )
     assert result["messages"][-1].text == "fine"
+
+
+def test_new_file_in_an_existing_folder_is_found(tmp_path: Path, sandbox: Spy) -> None:
+    skills = _tree(tmp_path)
+    tree = LocalTree(skills)
+    sync_tree(tree, sandbox)
+    sandbox.uploaded.clear()
+    (skills / "main" / "alpha" / "notes.md").write_text("new")
+    report = sync_tree(tree, sandbox)
+    assert report.added == ["/skills/main/alpha/notes.md"]
+    assert sandbox.uploaded == ["/skills/main/alpha/notes.md"]
