@@ -5,8 +5,10 @@ It starts ``python -m sim.erp`` and ``python -m mcp_erp`` on free loopback ports
 (with a throw-away DATA_DIR), or uses running ones given ``--erp-url`` and
 ``--mcp-url``; calls each read tool N times over streamable HTTP and the
 equivalent REST request N times over a kept-alive connection; and prints p50/p99
-per side and the MCP/REST ratio at p50. Targets (issue 2): MCP at most 2x REST at
-p50; a part search over the whole catalogue under 20 ms at p50 through REST.
+per side and the MCP/REST ratio at p50, then (for the services it started) the CPU
+each path spends per call, which unlike wall time does not swing with machine
+load. Targets (issue 2): MCP at most 2x REST at p50; a part search over the
+whole catalogue under 20 ms at p50 through REST.
 This is a measurement, not a test: it always exits 0 unless something fails.
 """
 
@@ -15,17 +17,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 from fastmcp import Client
 
-from tests.integration.procs import free_port, start_service
+from tests.integration.procs import ServiceHandle, free_port, start_service
 
 RATIO_TARGET = 2.0
 SEARCH_TARGET_MS = 20.0
@@ -73,21 +77,29 @@ def cases(supplier_id: int) -> list[Case]:
     ]
 
 
+@dataclass
+class Samples:
+    """Wall-clock and client-CPU milliseconds of each timed call of one side."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+
 async def timed_pair(
     n: int, warmup: int, first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]]
-) -> tuple[list[float], list[float]]:
-    """Milliseconds of ``n`` calls of each of ``first`` and ``second``, alternated so both
-    see the same machine load, after ``warmup`` untimed rounds."""
+) -> tuple[Samples, Samples]:
+    """``n`` calls of each of ``first`` and ``second``, alternated so both see the same
+    machine load, after ``warmup`` untimed rounds."""
     for _ in range(warmup):
         await first()
         await second()
-    a: list[float] = []
-    b: list[float] = []
+    a, b = Samples(), Samples()
     for _ in range(n):
         for fn, samples in ((first, a), (second, b)):
-            started = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.thread_time()
             await fn()
-            samples.append((time.perf_counter() - started) * 1000)
+            samples.cpu.append((time.thread_time() - cpu) * 1000)
+            samples.wall.append((time.perf_counter() - wall) * 1000)
     return a, b
 
 
@@ -96,17 +108,42 @@ def p50_p99(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples), statistics.quantiles(samples, n=100)[98]
 
 
-async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
-    """Measure every case and print the table."""
+def process_cpu_ms(pid: int | None) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc; None elsewhere."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _delta(before: float | None, after: float | None, calls: int) -> float | None:
+    return None if before is None or after is None else (after - before) / calls
+
+
+async def run(
+    erp_url: str,
+    mcp_url: str,
+    n: int,
+    warmup: int,
+    *,
+    erp_pid: int | None = None,
+    mcp_pid: int | None = None,
+) -> None:
+    """Measure every case and print the tables (the CPU table needs the two pids)."""
     async with httpx.AsyncClient(base_url=erp_url, timeout=30) as rest, Client(mcp_url) as mcp:
         ngk = (await rest.get("/suppliers/search", params={"name": "NGK"})).json()["items"][0]
-        print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)\n")
+        print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)")
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
         header = (
             f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} "
             f"{'added':>8} {'ratio':>6}"
         )
         print(header + "\n" + "-" * len(header))
-        ratios = []
+        ratios: list[float] = []
+        cpu_rows: list[str] = []
         search_p50 = 0.0
         for case in cases(ngk["id"]):
 
@@ -118,8 +155,12 @@ async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
             async def via_mcp(case: Case = case) -> None:
                 await mcp.call_tool(case.tool, case.args)
 
-            rest_ms, mcp_ms = await timed_pair(n, warmup, via_rest, via_mcp)
-            (rest_p50, rest_p99), (mcp_p50, mcp_p99) = p50_p99(rest_ms), p50_p99(mcp_ms)
+            erp_before, mcp_before = process_cpu_ms(erp_pid), process_cpu_ms(mcp_pid)
+            rest_s, mcp_s = await timed_pair(n, warmup, via_rest, via_mcp)
+            # Both sides hit the ERP once per call; only the MCP side wakes the MCP server.
+            erp_cpu = _delta(erp_before, process_cpu_ms(erp_pid), 2 * (n + warmup))
+            server_cpu = _delta(mcp_before, process_cpu_ms(mcp_pid), n + warmup)
+            (rest_p50, rest_p99), (mcp_p50, mcp_p99) = p50_p99(rest_s.wall), p50_p99(mcp_s.wall)
             ratio = mcp_p50 / rest_p50
             ratios.append(ratio)
             if case.tool == "part_search":
@@ -128,6 +169,15 @@ async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
                 f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
                 f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {mcp_p50 - rest_p50:6.2f}ms {ratio:5.2f}x"
             )
+            if erp_cpu is not None and server_cpu is not None:
+                rest_client, mcp_client = statistics.mean(rest_s.cpu), statistics.mean(mcp_s.cpu)
+                rest_total = rest_client + erp_cpu
+                mcp_total = mcp_client + server_cpu + erp_cpu
+                cpu_rows.append(
+                    f"{case.tool:22} {rest_client:7.2f} {erp_cpu:7.2f} {mcp_client:7.2f} "
+                    f"{server_cpu:7.2f} {rest_total:7.2f} {mcp_total:7.2f} "
+                    f"{mcp_total / rest_total:5.2f}x"
+                )
         worst = max(ratios)
         print(
             f"\nMCP/REST at p50: median {statistics.median(ratios):.2f}x, worst {worst:.2f}x "
@@ -138,11 +188,21 @@ async def run(erp_url: str, mcp_url: str, n: int, warmup: int) -> None:
             f"(target < {SEARCH_TARGET_MS:.0f} ms: "
             f"{'met' if search_p50 < SEARCH_TARGET_MS else 'MISSED'})"
         )
+        if cpu_rows:
+            # Wall time on a shared 2-core box swings with whatever else runs; CPU spent per
+            # call does not, and on an idle machine latency follows it.
+            print("\nCPU per call, ms (mean; load-independent):")
+            header = (
+                f"{'tool':22} {'REST cl':>7} {'ERP':>7} {'MCP cl':>7} {'MCP srv':>7} "
+                f"{'REST':>7} {'MCP':>7} {'ratio':>6}"
+            )
+            print(header + "\n" + "-" * len(header))
+            print("\n".join(cpu_rows))
 
 
 @contextlib.contextmanager
-def own_stack() -> Iterator[tuple[str, str]]:
-    """sim.erp and mcp_erp on free ports with a temporary DATA_DIR; their URLs."""
+def own_stack() -> Iterator[tuple[ServiceHandle, ServiceHandle]]:
+    """sim.erp and mcp_erp on free ports with a temporary DATA_DIR."""
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as data:
         erp_port, mcp_port = free_port(), free_port()
         erp_env = {"DATA_DIR": data, "SIM_ERP_PORT": str(erp_port), "LOG_LEVEL": "WARNING"}
@@ -154,7 +214,7 @@ def own_stack() -> Iterator[tuple[str, str]]:
                 "LOG_LEVEL": "WARNING",
             }
             with start_service("mcp_erp", mcp_env, mcp_port, timeout=30) as mcp:
-                yield erp.url, f"{mcp.url}/mcp"
+                yield erp, mcp
 
 
 def main() -> None:
@@ -170,8 +230,17 @@ def main() -> None:
         return
     if args.erp_url or args.mcp_url:
         parser.error("give both --erp-url and --mcp-url, or neither")
-    with own_stack() as (erp_url, mcp_url):
-        asyncio.run(run(erp_url, mcp_url, args.n, args.warmup))
+    with own_stack() as (erp, mcp):
+        asyncio.run(
+            run(
+                erp.url,
+                f"{mcp.url}/mcp",
+                args.n,
+                args.warmup,
+                erp_pid=erp.process.pid,
+                mcp_pid=mcp.process.pid,
+            )
+        )
 
 
 if __name__ == "__main__":
