@@ -103,7 +103,6 @@ class Connection:
                         None,
                         RpcError(
                             INVALID_REQUEST,
-                            SERVER_ERROR,
                             f"Message of {size} bytes exceeds the limit of "
                             f"{self.max_message_size} bytes",
                             {"max_message_size": self.max_message_size},
