@@ -1,0 +1,191 @@
+"""The background analysis end to end: langgraph dev + the SDK + every real service, offline.
+
+For spark plugs and two more categories picked at random from the ERP: the orchestrator
+answers with a task id at once; the analyst's thread carries ``parent_thread_id``; the
+report in the analyst's sandbox cites the shops' URLs and its numbers equal the ERP's
+and the shops' truth; at least two chart PNGs decode; the report is filed in the Store
+under the user's id (the user context reached the analyst); the parent is woken and its
+final message names the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from PIL import Image
+
+from tests.e2e.agents_stack import Stack, langgraph_dev, services
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
+REPORT = re.compile(r"/analysis/report_\d{8}\.md")
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    with services() as running, langgraph_dev(running) as agent:
+        running.agent = agent
+        yield running
+
+
+@pytest.fixture
+async def client(stack: Stack) -> AsyncIterator[LangGraphClient]:
+    sdk = get_client(url=stack.url, timeout=60)
+    try:
+        yield sdk
+    finally:
+        await sdk.aclose()
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return str(content)
+
+
+async def messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
+    state: Any = await client.threads.get_state(thread_id)
+    return list(state["values"].get("messages") or [])
+
+
+async def wait_for(predicate: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = await predicate()
+        if found:
+            return found
+        await asyncio.sleep(1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def pick_categories(stack: Stack) -> list[dict[str, Any]]:
+    """Spark plugs plus two other ERP categories the shops sell, chosen at random."""
+    categories = stack.erp_get("/categories")["items"]
+    sold = {p["category"] for shop in stack.catalog()["shops"] for p in shop["parts"]}
+    others = [c for c in categories if c["code"] != "SP" and c["code"] in sold]
+    rng = random.Random()  # a fresh draw each run; the seed is printed on failure via -p
+    picked = rng.sample(others, 2)
+    spark = next(c for c in categories if c["code"] == "SP")
+    return [spark, *picked]
+
+
+def truth_by_url(stack: Stack) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for shop in stack.catalog()["shops"]:
+        for part in shop["parts"]:
+            url = part["quote_url"].replace("localhost", "127.0.0.1")
+            out[url] = {"sku": part["sku"], "supplier": shop["supplier_code"], **part["truth"]}
+    return out
+
+
+async def analyse(
+    stack: Stack, client: LangGraphClient, request: str, user: dict[str, str]
+) -> dict[str, Any]:
+    """Ask the orchestrator; return what the test checks afterwards."""
+    thread_id = (await client.threads.create())["thread_id"]
+    started = time.monotonic()
+    await client.runs.wait(
+        thread_id, "orchestrator", input={"messages": [{"role": "user", "content": request}]},
+        context=user,
+    )  # fmt: skip
+    answered_in = time.monotonic() - started
+    first = (await messages(client, thread_id))[-1]
+    found = TASK_ID.search(text_of(first))
+    assert found, text_of(first)
+    task_id = found.group(1)
+
+    async def child() -> list[dict[str, Any]]:
+        return list(await client.threads.search(metadata={"parent_thread_id": thread_id}))
+
+    [analyst_thread] = await wait_for(child, 30, "the analyst's thread")
+    assert analyst_thread["thread_id"] == task_id
+    assert analyst_thread["metadata"]["subagent_name"] == "analyst"
+
+    async def woken() -> str | None:
+        msgs = await messages(client, thread_id)
+        notified = any("deepagents_notification" in (m.get("additional_kwargs") or {})
+                       for m in msgs)  # fmt: skip
+        last = msgs[-1]
+        if notified and last.get("type") == "ai" and REPORT.search(text_of(last)):
+            return text_of(last)
+        return None
+
+    final = await wait_for(woken, 400, "the orchestrator to be woken with the report")
+    return {"thread_id": thread_id, "task_id": task_id, "answered_in": answered_in,
+            "final": final}  # fmt: skip
+
+
+def check_report(stack: Stack, task_id: str, category: dict[str, Any]) -> dict[str, Any]:
+    workspace = stack.workspace(task_id)
+    [report_path] = list((workspace / "analysis").glob("report_*.md"))
+    report = report_path.read_text(encoding="utf-8")
+    result = json.loads((workspace / "data" / "analysis_result.json").read_text(encoding="utf-8"))
+    assert result["category"]["code"] == category["code"]
+    truth = truth_by_url(stack)
+    assert result["sources"], "no web quotes were collected"
+    for source in result["sources"]:
+        # Every web source is a shop page, cited with its number in the report.
+        assert source["url"] in truth
+        assert re.search(rf"^{source['n']}\. {re.escape(source['url'])}", report, re.M)
+    for part in result["parts"]:
+        erp = stack.erp_get(f"/parts/{part['id']}")
+        erp_prices = {o["supplier_code"]: o["price_minor"] for o in erp["offers"]}
+        for row in part["suppliers"]:
+            assert row["contract_price_minor"] == erp_prices[row["supplier_code"]]
+            web = row.get("web")
+            if not web:
+                continue
+            fact = truth[web["url"]]
+            assert fact["sku"] == part["sku"] and fact["supplier"] == row["supplier_code"]
+            assert [(t["min_qty"], t["unit_price"]) for t in web["tiers"]] == [
+                (t["min_qty"], float(t["unit_price"])) for t in fact["tiers"]
+            ]
+            assert web["stock"] == fact["stock"] and web["status"] == fact["status"]
+            assert web["lead_time_days"] == fact["lead_time_days"]
+    charts = re.findall(r"!\[[^\]]*\]\((http[^)]+\.png)\)", report)
+    assert len(charts) >= 2
+    for url in charts:
+        image = Image.open(io.BytesIO(httpx.get(url, timeout=20).content))
+        image.load()
+        assert image.width > 100 and image.height > 100
+    return {"report": report, "result": result, "path": report_path}
+
+
+def plural(noun: str) -> str:
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+
+
+async def test_analyses_of_three_categories(stack: Stack, client: LangGraphClient) -> None:
+    categories = pick_categories(stack)
+    requests = [
+        ("帮我对摩托车火花塞做供应商比价分析", {"user_id": "buyer-2", "username": "王芳"}),
+        (f"请对{categories[1]['name_zh']}做供应商比价分析并给出建议",
+         {"user_id": "buyer-3", "username": "Zhao"}),
+        (f"Compare suppliers for {plural(categories[2]['name_en'].lower())} and write a report",
+         {"user_id": "buyer-4", "username": "Ann"}),
+    ]  # fmt: skip
+    runs = await asyncio.gather(*(analyse(stack, client, text, user) for text, user in requests))
+    for category, (_, user), run in zip(categories, requests, runs, strict=True):
+        assert run["answered_in"] < 20, "the task id must come back at once"
+        checked = check_report(stack, run["task_id"], category)
+        assert checked["path"].name in run["final"]
+        # The user context reached the analyst: the report is filed under this user.
+        stamp = checked["path"].stem.removeprefix("report_")
+        item = await client.store.get_item(
+            ["files", "reports"], key=f"/{user['user_id']}/report_{stamp}.md"
+        )
+        assert item is not None
+        assert item["value"]["content"] == checked["report"]
