@@ -61,8 +61,8 @@ async def messages(client: LangGraphClient, thread_id: str) -> list[dict[str, An
     return list(state["values"].get("messages") or [])
 
 
-async def wait_for(predicate: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
+async def wait_for(predicate: Any, within_s: float, what: str) -> Any:
+    deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         found = await predicate()
         if found:
@@ -97,10 +97,8 @@ async def analyse(
     """Ask the orchestrator; return what the test checks afterwards."""
     thread_id = (await client.threads.create())["thread_id"]
     started = time.monotonic()
-    await client.runs.wait(
-        thread_id, "orchestrator", input={"messages": [{"role": "user", "content": request}]},
-        context=user,
-    )  # fmt: skip
+    prompt: Any = {"messages": [{"role": "user", "content": request}]}
+    await client.runs.wait(thread_id, "orchestrator", input=prompt, context=dict(user))
     answered_in = time.monotonic() - started
     first = (await messages(client, thread_id))[-1]
     found = TASK_ID.search(text_of(first))
@@ -108,7 +106,8 @@ async def analyse(
     task_id = found.group(1)
 
     async def child() -> list[dict[str, Any]]:
-        return list(await client.threads.search(metadata={"parent_thread_id": thread_id}))
+        found: Any = await client.threads.search(metadata={"parent_thread_id": thread_id})
+        return list(found)
 
     [analyst_thread] = await wait_for(child, 30, "the analyst's thread")
     assert analyst_thread["thread_id"] == task_id
