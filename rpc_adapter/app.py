@@ -154,6 +154,7 @@ def create_app(
             session,
             Methods(session, service, settings),
             max_message_size=settings.max_message_size,
+            max_in_flight=settings.max_in_flight,
         )
         await conn.serve()
 

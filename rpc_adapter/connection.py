@@ -32,24 +32,30 @@ from rpc_adapter.protocol import (
 )
 from rpc_adapter.sessions import Session
 
-__all__ = ["MAX_IN_FLIGHT", "Connection"]
+__all__ = ["Connection"]
 
 logger = logging.getLogger(__name__)
 
 _CLOSE = object()
-MAX_IN_FLIGHT = 256
 
 
 class Connection:
     """Serve JSON-RPC on an accepted WebSocket for one session."""
 
     def __init__(
-        self, websocket: WebSocket, session: Session, methods: Methods, *, max_message_size: int
+        self,
+        websocket: WebSocket,
+        session: Session,
+        methods: Methods,
+        *,
+        max_message_size: int,
+        max_in_flight: int = 256,
     ) -> None:
         self.ws = websocket
         self.session = session
         self.methods = methods
         self.max_message_size = max_message_size
+        self.max_in_flight = max_in_flight
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
 
     def enqueue(self, message: Any) -> None:
@@ -114,10 +120,10 @@ class Connection:
             if parsed.parse_error is not None:
                 self.session.send(error_response(None, parsed.parse_error))
                 continue
-            if len(self.session.tasks) >= MAX_IN_FLIGHT:
+            if len(self.session.tasks) >= self.max_in_flight:
                 # A client that never waits for answers must not grow the server without bound.
                 busy = RpcError(
-                    SERVER_ERROR, f"Too many requests in flight (limit {MAX_IN_FLIGHT})"
+                    SERVER_ERROR, f"Too many requests in flight (limit {self.max_in_flight})"
                 )
                 replies = [
                     error_response(i.id, busy)

@@ -41,6 +41,12 @@ class RpcSettings(CommonSettings):
     max_message_size: int = Field(
         default=1_048_576, ge=1024, validation_alias=_alias("MAX_MESSAGE_SIZE")
     )
+    max_in_flight: int = Field(
+        default=256,
+        ge=1,
+        validation_alias=_alias("MAX_IN_FLIGHT"),
+        description="Requests one session may have running at once; more get -32000.",
+    )
     agent_timeout: float = Field(
         default=300.0,
         gt=0,

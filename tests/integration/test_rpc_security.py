@@ -14,6 +14,7 @@ from tests.integration.procs import ServiceHandle, free_port, start_service
 pytestmark = pytest.mark.integration
 
 TOKEN = "s3cret-token"
+IN_FLIGHT = 8
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +25,7 @@ def adapter() -> Iterator[ServiceHandle]:
         "LANGGRAPH_URL": f"http://127.0.0.1:{free_port()}",
         "RPC_TOKEN": TOKEN,
         "RPC_ALLOWED_ORIGINS": "localhost,https://cad.example.com",
+        "RPC_MAX_IN_FLIGHT": str(IN_FLIGHT),
     }
     with start_service("rpc_adapter", env, port) as svc:
         yield svc
@@ -121,3 +123,20 @@ def test_batch_replace_refusals(adapter: ServiceHandle) -> None:
     assert httpx.post(f"{adapter.url}/api/batch-replace", json=body).status_code == 403
     bad = httpx.post(f"{adapter.url}/api/batch-replace", json={"old": "a"}, params={"token": TOKEN})
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "VALIDATION"
+
+
+async def test_requests_in_flight_are_capped(adapter: ServiceHandle) -> None:
+    # agent.register waits on the (absent) Agent Server, so these pile up in flight
+    rpc = await RawRpc.connect(_ws(adapter, f"?token={TOKEN}&session_id=flood"))
+    try:
+        params = {"client_id": "c", "agent_id": "orchestrator"}
+        for i in range(IN_FLIGHT + 10):
+            await rpc.send(
+                {"jsonrpc": "2.0", "method": "agent.register", "params": params, "id": i}
+            )
+        replies = [await rpc.recv(wait=30) for _ in range(IN_FLIGHT + 10)]
+        codes = [r["error"]["code"] for r in replies]
+        refused = [r for r in replies if "in flight" in r["error"]["message"]]
+        assert len(refused) == 10 and set(codes) == {-32000}
+    finally:
+        await rpc.close()
