@@ -144,8 +144,11 @@ class AgentService:
         """Run one user message (or resume an interrupted run with ``resume``) to its final
         answer, serving client-tool calls on the way."""
         thread_id = binding.thread_id or await self.new_thread(session, binding)
+        # The adapter's token identifies the client application, not a person: the client id
+        # is the best user id it has (keeps one client's memories apart from another's).
         context = {
             "client_tools": binding.tools,
+            "user_id": binding.client_id,
             "client_id": binding.client_id,
             "session_id": session.session_id,
         }

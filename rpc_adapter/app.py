@@ -18,7 +18,6 @@ import importlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from importlib import metadata
-from typing import Any
 from urllib.parse import urlsplit
 
 from langgraph_sdk import get_client
@@ -228,10 +227,6 @@ def create_app(
     return app
 
 
-def _mounted() -> Any:
-    return create_app()
-
-
 # The object langgraph.json's http.app points at: in-process SDK client, no Host check
 # (the Agent Server in front decides which hosts it serves).
-app = _mounted()
+app = create_app()
