@@ -10,25 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deepagents import create_deep_agent
-from deepagents.middleware.summarization import create_summarization_middleware
-from langchain.agents.middleware import (
-    AgentMiddleware,
-    ModelCallLimitMiddleware,
-    ToolCallLimitMiddleware,
-)
-from langgraph.graph.state import CompiledStateGraph
-
-from graphs.context import Context
-from graphs.middleware.mcp_tools import McpToolsMiddleware
-from graphs.middleware.user_context import UserContextMiddleware
-from graphs.models import main_model, summary_model
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
-from graphs.storage import make_backend
-from graphs.toolbox import local_tools, registry
+
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
 
 __all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
 
@@ -38,6 +26,22 @@ LIMITS = {"model_calls": 50, "tool_calls": 200}
 
 def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the analyst (synchronous; checks the sandbox, connects to nothing)."""
+    # Imported here, not at module import, so the Agent Server starts fast.
+    from deepagents import create_deep_agent
+    from deepagents.middleware.summarization import create_summarization_middleware
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        ModelCallLimitMiddleware,
+        ToolCallLimitMiddleware,
+    )
+
+    from graphs.context import Context
+    from graphs.middleware.mcp_tools import McpToolsMiddleware
+    from graphs.middleware.user_context import UserContextMiddleware
+    from graphs.models import main_model, summary_model
+    from graphs.storage import make_backend
+    from graphs.toolbox import local_tools, registry
+
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)

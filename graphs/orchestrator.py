@@ -13,29 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deepagents import create_deep_agent
-from deepagents.middleware.subagents import SubAgent
-from deepagents.middleware.summarization import create_summarization_middleware
-from langchain.agents.middleware import (
-    AgentMiddleware,
-    InterruptOnConfig,
-    ModelCallLimitMiddleware,
-    ToolCallLimitMiddleware,
-)
-from langchain_core.tools import BaseTool
-from langgraph.graph.state import CompiledStateGraph
-
-from graphs.context import Context
-from graphs.middleware.mcp_tools import McpToolsMiddleware
-from graphs.middleware.user_context import UserContextMiddleware
-from graphs.models import main_model, summary_model
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
-from graphs.storage import make_backend
-from graphs.toolbox import local_tools, registry
-from subagents.loader import load_async_card, load_sync_subagent
+
+if TYPE_CHECKING:
+    from deepagents.middleware.subagents import SubAgent
+    from langchain.agents.middleware import InterruptOnConfig
+    from langchain_core.tools import BaseTool
+    from langgraph.graph.state import CompiledStateGraph
 
 __all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "make_graph"]
 
@@ -53,6 +40,17 @@ _APPROVAL: InterruptOnConfig = {
 
 
 def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        ModelCallLimitMiddleware,
+        ToolCallLimitMiddleware,
+    )
+
+    from graphs.middleware.mcp_tools import McpToolsMiddleware
+    from graphs.models import main_model
+    from graphs.toolbox import registry
+    from subagents.loader import load_sync_subagent
+
     settings = get_settings()
     path = settings.subagents_dir / ORDER_AGENT_FILE
     reg = registry()
@@ -86,6 +84,22 @@ def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
 
 def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the orchestrator (synchronous; reads YAML and checks the sandbox)."""
+    # Imported here, not at module import, so the Agent Server starts fast.
+    from deepagents import create_deep_agent
+    from deepagents.middleware.summarization import create_summarization_middleware
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        ModelCallLimitMiddleware,
+        ToolCallLimitMiddleware,
+    )
+
+    from graphs.context import Context
+    from graphs.middleware.user_context import UserContextMiddleware
+    from graphs.models import main_model, summary_model
+    from graphs.storage import make_backend
+    from graphs.toolbox import local_tools
+    from subagents.loader import load_async_card
+
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
