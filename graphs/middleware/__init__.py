@@ -1,0 +1,1 @@
+"""Agent middleware, one per module (DESIGN section 4)."""
