@@ -44,45 +44,82 @@ async def tour(mcp_url: str) -> None:
         _say(f"supplier_query NGK → {ngk['code']} {ngk['name_zh']} ({ngk['status']})")
 
         parts = _data(await client.call_tool("part_search", {"name": "火花塞", "limit": 5}))
-        _say(f"part_search 火花塞 → {parts['total']} matches; first: "
-             + ", ".join(p["sku"] for p in parts["items"][:5]))
+        _say(
+            f"part_search 火花塞 → {parts['total']} matches; first: "
+            + ", ".join(p["sku"] for p in parts["items"][:5])
+        )
 
-        offers = _data(await client.call_tool("part_by_supplier",
-                                              {"supplier_id": ngk["id"], "size": 5}))
-        _say(f"part_by_supplier {ngk['code']} → {offers['total']} parts; e.g. "
-             + "; ".join(f"{p['sku']} {p['offer']['price']} {p['offer']['currency']} "
-                         f"MOQ {p['offer']['min_order_qty']}" for p in offers["items"][:3]))
+        offers = _data(
+            await client.call_tool("part_by_supplier", {"supplier_id": ngk["id"], "size": 5})
+        )
+        _say(
+            f"part_by_supplier {ngk['code']} → {offers['total']} parts; e.g. "
+            + "; ".join(
+                f"{p['sku']} {p['offer']['price']} {p['offer']['currency']} "
+                f"MOQ {p['offer']['min_order_qty']}"
+                for p in offers["items"][:3]
+            )
+        )
 
         warn = _data(await client.call_tool("inventory_warning", {"size": 5}))
-        _say(f"inventory_warning → {warn['total']} parts below safety stock; worst: "
-             + ", ".join(f"{w['sku']} (short {w['shortage']})" for w in warn["items"][:3]))
+        _say(
+            f"inventory_warning → {warn['total']} parts below safety stock; worst: "
+            + ", ".join(f"{w['sku']} (short {w['shortage']})" for w in warn["items"][:3])
+        )
 
         first = offers["items"][0]
         key = f"demo-{uuid.uuid4().hex[:12]}"
-        order = _data(await client.call_tool("order_create", {
-            "idempotency_key": key, "supplier_id": ngk["id"],
-            "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
-            "note": "scripts/run demo order",
-        }))
-        _say(f"order_create → {order['order_no']} {order['status']} total {order['total']} "
-             f"{order['currency']} (version {order['version']})")
+        order = _data(
+            await client.call_tool(
+                "order_create",
+                {
+                    "idempotency_key": key,
+                    "supplier_id": ngk["id"],
+                    "lines": [
+                        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}
+                    ],
+                    "note": "scripts/run demo order",
+                },
+            )
+        )
+        _say(
+            f"order_create → {order['order_no']} {order['status']} total {order['total']} "
+            f"{order['currency']} (version {order['version']})"
+        )
 
-        again = _data(await client.call_tool("order_create", {
-            "idempotency_key": key, "supplier_id": ngk["id"],
-            "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
-            "note": "scripts/run demo order",
-        }))
+        again = _data(
+            await client.call_tool(
+                "order_create",
+                {
+                    "idempotency_key": key,
+                    "supplier_id": ngk["id"],
+                    "lines": [
+                        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}
+                    ],
+                    "note": "scripts/run demo order",
+                },
+            )
+        )
         _say(f"order_create again with the same key → {again['order_no']} (no duplicate)")
 
-        found = _data(await client.call_tool("order_search_details",
-                                             {"order_no": order["order_no"]}))
-        _say(f"order_search_details {order['order_no']} → {found['total']} order, "
-             f"{len(found['items'][0]['lines'])} line(s)")
+        found = _data(
+            await client.call_tool("order_search_details", {"order_no": order["order_no"]})
+        )
+        _say(
+            f"order_search_details {order['order_no']} → {found['total']} order, "
+            f"{len(found['items'][0]['lines'])} line(s)"
+        )
 
-        upd = _data(await client.call_tool("order_update", {
-            "order_id": order["order_no"], "expected_version": order["version"],
-            "status": "cancelled",
-        }))
+        upd = _data(
+            await client.call_tool(
+                "order_update",
+                {
+                    "order_id": order["order_no"],
+                    "expected_version": order["version"],
+                    "status": "cancelled",
+                },
+            )
+        )
         _say(f"order_update → {upd['order_no']} {upd['status']} (version {upd['version']})")
     _say("tour finished")
 
