@@ -5,7 +5,8 @@ local tree's content hashes with a manifest kept in the workspace
 (``/.skills-sync.json``, the hashes of what was last uploaded there) and uploads
 only the files that differ; files it uploaded earlier and that are gone locally are
 removed. The global guidelines (``graphs/AGENTS.md``) are seeded as ``/AGENTS.md``
-the same way. One system message lists what changed; none when nothing did.
+the same way. One system message lists what changed; none when nothing did. A change also
+clears ``skills_metadata``, so deepagents' SkillsMiddleware re-reads the skills.
 
 Local hashes are cached by (size, mtime) and the file list by folder mtimes, so an
 unchanged tree costs one ``stat`` per file and folder and one manifest read: that is
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
+from deepagents.middleware.skills import SkillsState
 from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
@@ -217,6 +219,10 @@ class SkillsSync(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     route ``/skills/`` elsewhere.
     """
 
+    # Shares deepagents' skills state: clearing ``skills_metadata`` makes its
+    # SkillsMiddleware (later in the stack) reload the skills it caches per thread.
+    state_schema = SkillsState
+
     def __init__(
         self,
         *,
@@ -245,7 +251,7 @@ class SkillsSync(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
             return None
         logger.info("SkillsSync: %s", report.describe())
         text = SKILLS_SYNC_PROMPT.format(changes=report.describe())
-        return {"messages": [SystemMessage(content=text)]}
+        return {"messages": [SystemMessage(content=text)], "skills_metadata": None}
 
     def before_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]

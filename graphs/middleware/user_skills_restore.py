@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
+from deepagents.middleware.skills import SkillsState
 from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
@@ -101,6 +102,9 @@ class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, Respons
     graph's CompositeBackend); ``sandbox`` is the sandbox backend itself.
     """
 
+    # Clearing deepagents' ``skills_metadata`` makes SkillsMiddleware reload them.
+    state_schema = SkillsState
+
     def __init__(self, *, files: BackendProtocol, sandbox: BackendProtocol | SandboxGetter) -> None:
         """Read persisted skills through ``files``, write them to ``sandbox``."""
         self._files = files
@@ -126,6 +130,5 @@ class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, Respons
         if not written:
             return None
         logger.info("UserSkillsRestore: restored %s", written)
-        return {
-            "messages": [SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))]
-        }
+        note = SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))
+        return {"messages": [note], "skills_metadata": None}

@@ -13,12 +13,14 @@ import logging
 import re
 import shlex
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from deepagents.backends.protocol import BackendProtocol, SandboxBackendProtocol
 from langchain.tools import ToolRuntime
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from graphs.middleware.context_injection import user_fields
@@ -268,6 +270,15 @@ class _Skills:
         return "\n".join(lines)
 
 
+def _reload_skills(text: str, runtime: ToolRuntime) -> str | Command[Any]:
+    """``text``, plus a reload of deepagents' per-thread skills cache after a change."""
+    state = runtime.state if isinstance(runtime.state, dict) else {}
+    if text.startswith("Error") or "skills_metadata" not in state:
+        return text
+    message = ToolMessage(text, tool_call_id=runtime.tool_call_id or "", name="assign_skill")
+    return Command(update={"messages": [message], "skills_metadata": None})
+
+
 def make_assign_skill(
     *,
     sandbox: SandboxBackendProtocol | SandboxGetter,
@@ -288,7 +299,7 @@ def make_assign_skill(
         agent: str | None = None,
         content: str | None = None,
         url: str | None = None,
-    ) -> str:
+    ) -> str | Command[Any]:
         fields = user_fields(runtime.context)
         if fields is None:
             return "Error: this run has no user_id in its context; skills are kept per user."
@@ -311,8 +322,10 @@ def make_assign_skill(
             if agent is None:
                 return f"Error: {action} needs agent (orchestrator, analyst or procurement-order)."
             if action == "assign":
-                return await skills.assign(name, agent, user_id)
-            return await skills.remove(name, agent, user_id)
+                text = await skills.assign(name, agent, user_id)
+            else:
+                text = await skills.remove(name, agent, user_id)
+            return _reload_skills(text, runtime)
         except Exception as exc:  # a tool answers the model; it does not take the run down
             logger.warning("assign_skill %s %s failed", action, name, exc_info=True)
             return f"Error: {action} failed: {exc}"

@@ -238,3 +238,43 @@ async def test_restore_fails_soft(tmp_path: Path) -> None:
         {"messages": [HumanMessage("hi")]}, thread(), context=Context(user_id="u1")
     )
     assert result["messages"][-1].text == "fine"
+
+
+async def test_assigned_skill_is_visible_in_the_same_thread(tmp_path: Path) -> None:
+    from deepagents import create_deep_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from graphs.context import Context as Ctx
+
+    env = make_env(tmp_path)
+    skill = SKILL.replace("moq-checker", "order-notes")
+    tool = make_assign_skill(sandbox=env.sandbox, files=env.scoped())
+    model = scripted(
+        [call("assign_skill", {"action": "create", "name": "order-notes", "content": skill}, 0)],
+        [
+            call(
+                "assign_skill",
+                {"action": "assign", "name": "order-notes", "agent": "orchestrator"},
+                1,
+            )
+        ],
+        "assigned",
+        "next run",
+    )
+    graph = create_deep_agent(
+        model=model,
+        tools=[tool],
+        backend=env.scoped(),
+        middleware=[UserSkillsRestore(files=env.scoped(), sandbox=env.sandbox)],
+        skills=["/skills/main/"],
+        context_schema=Ctx,
+        store=env.store,
+        checkpointer=InMemorySaver(),
+        subagents=[],
+    )
+    config = thread()
+    ctx = Ctx(user_id="u1")
+    await graph.ainvoke({"messages": [HumanMessage("make it")]}, config, context=ctx)
+    await graph.ainvoke({"messages": [HumanMessage("again")]}, config, context=ctx)
+    state = (await graph.aget_state(config)).values
+    assert [s["name"] for s in state["skills_metadata"]] == ["order-notes"]
