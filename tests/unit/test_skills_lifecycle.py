@@ -261,7 +261,7 @@ async def test_assigned_skill_is_visible_in_the_same_thread(tmp_path: Path) -> N
         "assigned",
         "next run",
     )
-    graph = create_deep_agent(
+    graph: Any = create_deep_agent(
         model=model,
         tools=[tool],
         backend=env.scoped(),
