@@ -146,6 +146,15 @@ class View:
             return dict(event) if isinstance(event, dict) else {}
         return None
 
+    def last_turn(self) -> list[ToolResult]:
+        """Results of the tool calls of the newest model turn (empty if it had none)."""
+        ids: set[str] = set()
+        for m in reversed(self.messages):
+            if isinstance(m, AIMessage):
+                ids = {str(c.get("id")) for c in m.tool_calls}
+                break
+        return [r for r in self.results if r.call_id in ids]
+
     def called(self, name: str) -> list[ToolResult]:
         """Results of every call to ``name`` since the request, oldest first."""
         return [r for r in self.results if r.name == name]

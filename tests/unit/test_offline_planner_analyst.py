@@ -200,3 +200,13 @@ def test_unknown_category_lists_the_erps_categories() -> None:
     assert "execute" not in [n for n, _ in world.calls]
     text = str(messages[-1].content)
     assert "链轮" in text and "后视镜" in text
+
+
+def test_a_failing_erp_read_stops_the_analysis_with_its_error() -> None:
+    sandbox = Sandbox()
+    handlers = sandbox.handlers()
+    handlers["part_query"] = lambda args: "Error from erp.part_query: the ERP is unreachable"
+    world = World(extra=handlers)
+    messages = converse("analyst", "帮我对链轮做供应商比价分析", world, max_turns=10)
+    assert [n for n, _ in world.calls].count("part_query") == 1
+    assert "the ERP is unreachable" in str(messages[-1].content)

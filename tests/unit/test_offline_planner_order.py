@@ -101,3 +101,15 @@ def test_lookup_reports_the_order() -> None:
     messages = converse(POLICY, f"订单 {order_no} 现在什么状态？", world)
     assert [n for n, _ in world.calls] == ["order_search_details"]
     assert order_no in final_text(messages) and "draft" in final_text(messages)
+
+
+def test_a_down_erp_ends_the_run_with_the_servers_error_not_a_loop() -> None:
+    down = (
+        "Error: MCP server 'erp' at http://127.0.0.1:8000/mcp is unreachable, so tool "
+        "'supplier_query' could not run. To fix: start it with `python -m mcp_erp`."
+    )
+    world = World(extra={"supplier_query": lambda args: down})
+    messages = converse(POLICY, "给天顶贸易下单 20 副后视镜 M8", world)
+    assert [n for n, _ in world.calls] == ["supplier_query"]
+    text = final_text(messages)
+    assert "MCP server 'erp'" in text and "python -m mcp_erp" in text

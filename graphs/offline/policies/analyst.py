@@ -21,7 +21,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from graphs.offline.history import ToolResult, View, parse_json, strip_line_numbers
-from graphs.offline.policies.base import Decision, request_body, say
+from graphs.offline.policies.base import Decision, blocked, request_body, say
 from graphs.offline.text import is_chinese, match_names
 
 __all__ = ["MAX_PARTS", "decide"]
@@ -38,6 +38,7 @@ PAGE = 100
 MAX_PARTS = 3  # parts analysed per request: the ones most suppliers offer
 MAX_DETAILS = 40  # part details fetched to choose them
 FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}
+_NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
 _URL = re.compile(r"https?://[^\s)\"'<>\]]+")
 _USER = re.compile(r"user_id=([^;,\s]+)")
 
@@ -613,6 +614,18 @@ def _report(run: _Run, result: dict[str, Any], charts: list[tuple[str, str]]) ->
 def decide(view: View) -> Decision:
     """Next step of the analyst."""
     run = _Run(view)
+    # Quote pages and charts may fail one by one (the report says so); anything else
+    # the plan needs failing ends the run with the error rather than a retry loop.
+    needed = [
+        r
+        for r in view.last_turn()
+        if r.name in _NEEDED
+        or (r.name == "read_file" and r.args.get("file_path") != SKILL_MD)
+        or (r.name == "write_file" and str(r.args.get("file_path", "")).startswith("/data/"))
+    ]
+    stop = blocked(needed, run.zh)
+    if stop is not None:
+        return stop
     if not view.called("ls"):
         return Decision(
             run.say("阶段 1：查看可用技能。", "Stage 1: checking the skills."),

@@ -29,6 +29,26 @@ def section(text: str, name: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def blocked(results: list[Any], zh: bool) -> Decision | None:
+    """A final answer when a tool the plan depends on failed: the agent says why and stops.
+
+    Retrying a down server or a refused request in a loop would only burn the run's
+    call limits; the error text (which names the server and the fix) goes to the user.
+    """
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return None
+    details = "\n".join(f"- {r.name}: {r.body.strip()[:600]}" for r in failed)
+    return Decision(
+        say(
+            zh,
+            f"无法继续：工具调用失败。\n{details}",
+            f"I cannot continue: a tool failed.\n{details}",
+        ),
+        note="blocked",
+    )
+
+
 def request_body(text: str) -> str:
     """The buyer's own words inside a delegation message (else the whole message)."""
     return section(text, "分析需求正文") or section(text, "需求正文") or text

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any, Literal
 
 from graphs.offline.history import ToolResult, View
-from graphs.offline.policies.base import Decision, request_body, say
+from graphs.offline.policies.base import Decision, blocked, request_body, say
 from graphs.offline.text import find_date, find_order_no, find_quantity, is_chinese, match_names
 
 __all__ = ["decide"]
@@ -23,6 +23,7 @@ Operation = Literal["create", "update", "cancel", "lookup"]
 _PAGE = 100
 _MAX_ASKS = 2
 
+_READS = {"supplier_query", "part_by_supplier", "part_query", "part_search"}
 _CANCEL = re.compile(r"取消|撤销|作废|\bcancel", re.I)
 _UPDATE = re.compile(
     r"修改|更新|改成|改为|调整|变更|\bchange\b|\bupdate\b|\bmodify\b|\bamend\b", re.I
@@ -500,6 +501,11 @@ def _lookup(facts: _Facts) -> Decision:
 def decide(view: View) -> Decision:
     """Next step of the order agent."""
     facts = _Facts(view)
+    # Committing calls and questions have their own outcomes; a failed read is a dead end.
+    reads = [r for r in view.last_turn() if r.name in _READS]
+    stop = blocked(reads, facts.zh)
+    if stop is not None:
+        return stop
     op = _operation(facts.body)
     if op == "create":
         return _create(facts)
