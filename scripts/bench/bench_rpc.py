@@ -171,9 +171,10 @@ async def bench_chats(
                 jobs = [_sdk_chatter(base, agent, until) for _ in range(n)]
             total = sum(await asyncio.gather(*jobs))
             rates.append(total / (time.perf_counter() - t))
+        ratio = f"{rates[0] / rates[1]:.2f}" if rates[1] else "n/a (baseline finished none)"
         print(
             f"N={n:4d}: adapter {rates[0]:6.2f} chats/s   SDK baseline {rates[1]:6.2f} /s   "
-            f"ratio {rates[0] / max(rates[1], 1e-9):.2f}"
+            f"ratio {ratio}"
         )
 
 
