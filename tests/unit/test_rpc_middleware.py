@@ -160,3 +160,29 @@ def test_client_tool_shadowing_a_graph_tool_is_ignored(caplog: pytest.LogCapture
     )
     assert OFFERED == [["add_numbers"]]
     assert "shadows a graph tool" in caplog.text
+
+
+async def test_works_inside_a_deep_agent() -> None:
+    # the product graphs are deepagents graphs: their own middleware must leave client tools be
+    from deepagents import create_deep_agent
+
+    OFFERED.clear()
+    agent = create_deep_agent(
+        model=RecordingModel(),
+        tools=[add_numbers],
+        middleware=[ClientToolsMiddleware()],
+        checkpointer=InMemorySaver(),
+    )
+    ctx = {"client_tools": [BOM]}
+    out = await agent.ainvoke(
+        {"messages": [{"role": "user", "content": "fetch_bom_tool"}]}, _cfg("d1"), context=ctx
+    )
+    assert "fetch_bom_tool" in OFFERED[0]
+    (intr,) = out["__interrupt__"]
+    call_id = intr.value["calls"][0]["call_id"]
+    out = await agent.ainvoke(
+        Command(resume={intr.id: {call_id: {"success": True, "result": "2 rows"}}}),
+        _cfg("d1"),
+        context=ctx,
+    )
+    assert out["messages"][-1].content == "results: fetch_bom_tool[success]=2 rows"
