@@ -21,8 +21,9 @@ class RpcSettings(CommonSettings):
         env_file=".env", env_prefix="RPC_", extra="ignore", populate_by_name=True
     )
 
-    host: str = Field(default="127.0.0.1", validation_alias=_alias("HOST"))
-    port: int = Field(default=8999, validation_alias=_alias("PORT"))
+    # Only prefixed: platforms set a bare PORT/HOST for the Agent Server itself.
+    host: str = Field(default="127.0.0.1", validation_alias=AliasChoices("RPC_HOST", "host"))
+    port: int = Field(default=8999, validation_alias=AliasChoices("RPC_PORT", "port"))
     langgraph_url: str = Field(
         default="http://127.0.0.1:2024",
         validation_alias=AliasChoices("RPC_LANGGRAPH_URL", "LANGGRAPH_URL", "langgraph_url"),
