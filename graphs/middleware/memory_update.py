@@ -15,9 +15,11 @@ exchange (the newest human message and what followed it) is looked at:
    newest first, no duplicates) and ``recent_queries`` (at most 5) live in a delimited
    block the system owns; the user's own text around it is kept byte for byte.
 
-The ERP supplier list comes from ``GET {ERP_BASE_URL}/suppliers/search`` (async
-httpx), cached for ``MEMORY_SUPPLIERS_TTL_S`` seconds; an unreachable ERP means an
-empty list, not a failed run.
+The ERP supplier list comes from the ERP MCP server's ``supplier_query`` (the
+server of ``mcp_servers.yaml``, ``ERP_MCP_URL``), or without one from
+``GET {ERP_BASE_URL}/suppliers/search`` (async httpx); cached for
+``MEMORY_SUPPLIERS_TTL_S`` seconds; an unreachable ERP means an empty list, not a
+failed run.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from deepagents.backends.protocol import BackendProtocol
@@ -53,9 +55,11 @@ __all__ = [
     "MEMORY_EXTRACTION_PROMPT",
     "ErpSupplierDirectory",
     "Extraction",
+    "McpSupplierDirectory",
     "MemorySettings",
     "MemoryUpdate",
     "RecentActivity",
+    "default_supplier_source",
     "last_exchange",
     "merge_preferences",
     "merge_recent",
@@ -130,11 +134,62 @@ class MemorySettings(BaseSettings):
 SupplierSource = Callable[[], Awaitable[list[dict[str, Any]]]]
 
 
-class ErpSupplierDirectory:
+_FIELDS = ("code", "name_zh", "name_en")
+_PAGE = 100
+_MAX_PAGES = 50
+
+
+def _page_items(body: Any) -> tuple[list[dict[str, Any]], int | None]:
+    items = body.get("items", []) if isinstance(body, dict) else body
+    total = body.get("total") if isinstance(body, dict) else None
+    rows = [{k: i.get(k) for k in _FIELDS} for i in items or [] if isinstance(i, dict)]
+    return rows, total if isinstance(total, int) else None
+
+
+class _CachedDirectory:
     """The ERP's suppliers (``code``, ``name_zh``, ``name_en``), fetched lazily and cached."""
 
-    _PAGE = 100
-    _MAX_PAGES = 50
+    def __init__(self, ttl_s: float, where: str) -> None:
+        self._ttl_s = ttl_s
+        self._where = where
+        self._cached: list[dict[str, Any]] | None = None
+        self._at = 0.0
+        self._lock = asyncio.Lock()
+
+    async def _fetch(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    @staticmethod
+    async def _all_pages(fetch_page: Callable[[int], Awaitable[Any]]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for page in range(1, _MAX_PAGES + 1):
+            rows, total = _page_items(await fetch_page(page))
+            out.extend(rows)
+            if not rows or total is None or len(out) >= total:
+                break
+        return out
+
+    async def __call__(self) -> list[dict[str, Any]]:
+        """The supplier list; the cached one while fresh; ``[]`` when the ERP cannot answer."""
+        async with self._lock:
+            fresh = time.monotonic() - self._at < self._ttl_s
+            if self._cached is not None and fresh:
+                return self._cached
+            try:
+                self._cached = await self._fetch()
+                self._at = time.monotonic()
+            except Exception as exc:  # an unreachable ERP must not cost the user their answer
+                logger.warning(
+                    "MemoryUpdate: ERP supplier list unavailable from %s (%s); matching without it",
+                    self._where,
+                    exc,
+                )
+                return self._cached or []
+            return self._cached
+
+
+class ErpSupplierDirectory(_CachedDirectory):
+    """Suppliers from the ERP REST API: ``GET {ERP_BASE_URL}/suppliers/search`` (async httpx)."""
 
     def __init__(
         self,
@@ -144,52 +199,89 @@ class ErpSupplierDirectory:
     ) -> None:
         """Read from ``settings.erp_base_url``; ``transport`` is for tests."""
         self.settings = settings or MemorySettings()
+        super().__init__(self.settings.suppliers_ttl_s, self.settings.erp_base_url)
         self._transport = transport
-        self._cached: list[dict[str, Any]] | None = None
-        self._at = 0.0
-        self._lock = asyncio.Lock()
 
     async def _fetch(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
         async with httpx.AsyncClient(
             base_url=self.settings.erp_base_url,
             timeout=self.settings.timeout_s,
             transport=self._transport,
         ) as client:
-            for page in range(1, self._MAX_PAGES + 1):
-                response = await client.get(
-                    "/suppliers/search", params={"name": "", "page": page, "size": self._PAGE}
-                )
-                response.raise_for_status()
-                body = response.json()
-                items = body.get("items", []) if isinstance(body, dict) else body
-                out.extend(
-                    {k: item.get(k) for k in ("code", "name_zh", "name_en")}
-                    for item in items
-                    if isinstance(item, dict)
-                )
-                total = body.get("total") if isinstance(body, dict) else None
-                if not items or not isinstance(total, int) or len(out) >= total:
-                    break
-        return out
 
-    async def __call__(self) -> list[dict[str, Any]]:
-        """The supplier list; the cached one while fresh; ``[]`` when the ERP cannot answer."""
-        async with self._lock:
-            fresh = time.monotonic() - self._at < self.settings.suppliers_ttl_s
-            if self._cached is not None and fresh:
-                return self._cached
-            try:
-                self._cached = await self._fetch()
-                self._at = time.monotonic()
-            except (httpx.HTTPError, ValueError) as exc:
-                logger.warning(
-                    "MemoryUpdate: ERP supplier list unavailable at %s (%s); matching without it",
-                    self.settings.erp_base_url,
-                    exc,
-                )
-                return self._cached or []
-            return self._cached
+            async def fetch_page(page: int) -> Any:
+                params: dict[str, str | int] = {"name": "", "page": page, "size": _PAGE}
+                response = await client.get("/suppliers/search", params=params)
+                response.raise_for_status()
+                return response.json()
+
+            return await self._all_pages(fetch_page)
+
+
+class McpToolCaller(Protocol):
+    """What :class:`McpSupplierDirectory` needs of ``graphs.mcp_registry.McpRegistry``."""
+
+    def server_for(self, agent: str, tool: str) -> str | None:
+        """The server giving ``agent`` the tool."""
+
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], *, call_timeout_s: float = ...
+    ) -> str:
+        """The tool's result as text (an error string on failure)."""
+
+
+class McpSupplierDirectory(_CachedDirectory):
+    """Suppliers through the ERP MCP server's ``supplier_query`` (what a deployment exposes).
+
+    ``agent`` names whose allow-list grants ``supplier_query`` in the MCP config; the
+    orchestrator itself is not given ERP tools, so the order agent's grant is used.
+    """
+
+    def __init__(
+        self,
+        registry: McpToolCaller,
+        *,
+        agent: str = "procurement-order",
+        settings: MemorySettings | None = None,
+    ) -> None:
+        """Call ``supplier_query`` on the server that grants it to ``agent``."""
+        settings = settings or MemorySettings()
+        server = registry.server_for(agent, "supplier_query")
+        super().__init__(settings.suppliers_ttl_s, f"MCP server {server!r}")
+        self._registry = registry
+        self._server = server
+        self._timeout = settings.timeout_s
+
+    async def _fetch(self) -> list[dict[str, Any]]:
+        server = self._server
+        if server is None:
+            msg = "no MCP server grants supplier_query"
+            raise RuntimeError(msg)
+
+        async def fetch_page(page: int) -> Any:
+            args = {"name": "", "page": page, "size": _PAGE}
+            text = await self._registry.call(
+                server, "supplier_query", args, call_timeout_s=self._timeout
+            )
+            data = parse_json(text)
+            if not isinstance(data, dict):  # the registry answers failures as text
+                raise RuntimeError(text[:200])
+            return data
+
+        return await self._all_pages(fetch_page)
+
+
+def default_supplier_source() -> SupplierSource:
+    """The ERP MCP server when the MCP config grants ``supplier_query``, else the REST API."""
+    try:
+        from graphs.toolbox import registry
+
+        reg = registry()
+        if reg.server_for("procurement-order", "supplier_query") is not None:
+            return McpSupplierDirectory(reg)
+    except Exception:
+        logger.warning("MemoryUpdate: MCP config unreadable; using ERP_BASE_URL", exc_info=True)
+    return ErpSupplierDirectory()
 
 
 # -- the exchange -------------------------------------------------------------------
@@ -349,7 +441,7 @@ class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
         """Write through ``files``; extract with ``model`` (``None``: local matching only)."""
         self._files = files
         self._model = model
-        self._suppliers: SupplierSource = suppliers or ErpSupplierDirectory()
+        self._suppliers: SupplierSource = suppliers or default_supplier_source()
 
     async def _extract(
         self, exchange: list[BaseMessage], known: list[dict[str, Any]]
