@@ -81,7 +81,10 @@ def services() -> Iterator[Stack]:
     base = {"DATA_DIR": str(data)}
     ports = {name: free_port() for name in ("erp", "mcp", "shops", "viz")}
     erp_url = f"http://{HOST}:{ports['erp']}"
+    keep = bool(os.environ.get("KEEP_E2E_DATA"))  # set it to inspect logs and workspaces
     with contextlib.ExitStack() as stack:
+        if not keep:
+            stack.callback(shutil.rmtree, root, True)
         erp = stack.enter_context(start_service(
             "sim.erp", {**base, "SIM_ERP_PORT": str(ports["erp"])}, ports["erp"], timeout=60,
             log_dir=logs))  # fmt: skip

@@ -113,3 +113,15 @@ def test_a_down_erp_ends_the_run_with_the_servers_error_not_a_loop() -> None:
     assert [n for n, _ in world.calls] == ["supplier_query"]
     text = final_text(messages)
     assert "MCP server 'erp'" in text and "python -m mcp_erp" in text
+
+
+def test_the_supplier_ordered_from_wins_over_a_brand_that_is_also_a_supplier() -> None:
+    # "Zenith" is both the mirror's brand and a supplier; the buyer orders from Acme, which
+    # sells no mirrors: the agent offers Acme's parts instead of switching supplier.
+    world = World(answers=[{"part": "?"}, {"part": "?"}])
+    converse(POLICY, "Order 20 Zenith Mirror M8 from Acme Industrial", world)
+    lookups = [a for n, a in world.calls if n == "part_by_supplier"]
+    assert lookups and all(a["supplier_id"] == 7 for a in lookups)
+    asked = next(a for n, a in world.calls if n == "request_order_info")
+    assert asked["fields"] == ["part"] and all("ACME" in o for o in asked["options"])
+    assert "order_create" not in [n for n, _ in world.calls]

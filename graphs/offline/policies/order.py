@@ -23,6 +23,7 @@ Operation = Literal["create", "update", "cancel", "lookup"]
 _PAGE = 100
 _MAX_ASKS = 2
 
+_SUPPLIER_MARK = re.compile(r"(?:\bfrom|\bvia|向|给|找|跟|从|供应商[:：]?)\s*$", re.I)
 _READS = {"supplier_query", "part_by_supplier", "part_query", "part_search"}
 _CANCEL = re.compile(r"取消|撤销|作废|\bcancel", re.I)
 _UPDATE = re.compile(
@@ -236,6 +237,11 @@ def _pick_supplier(facts: _Facts, suppliers: list[dict[str, Any]]) -> dict[str, 
         if hits:
             return hits[0].record
     hits = match_names(facts.text, suppliers, ("code", "name_zh", "name_en"))
+    if len(hits) > 1:
+        # A brand can also be a supplier (NGK); the one the buyer orders *from* wins.
+        marked = [h for h in hits if _SUPPLIER_MARK.search(facts.text[: h.start])]
+        if marked:
+            return marked[0].record
     return hits[0].record if hits else None
 
 
