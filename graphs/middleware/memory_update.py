@@ -85,6 +85,9 @@ HOUSEKEEPING_TOOLS = frozenset(
         "get_current_time",
         "calculator",
         "compact_conversation",
+        # Asking how a background task is doing is not a new procurement request.
+        "check_async_task",
+        "list_async_tasks",
     }
 )
 """Tools whose use says nothing about procurement (an agent reads its preferences anyway)."""
@@ -287,10 +290,20 @@ def default_supplier_source() -> SupplierSource:
 # -- the exchange -------------------------------------------------------------------
 
 
+_NOTIFICATION_KEY = "deepagents_notification"
+
+
 def last_exchange(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """The newest human message and everything after it (empty without one)."""
+    """The newest human message and everything after it (empty without one).
+
+    Empty too when that message is deepagents' notification that a background task
+    ended: the buyer's request behind it was remembered when it was made.
+    """
     for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i], HumanMessage):
+        message = messages[i]
+        if isinstance(message, HumanMessage):
+            if _NOTIFICATION_KEY in (message.additional_kwargs or {}):
+                return []
             return list(messages[i:])
     return []
 

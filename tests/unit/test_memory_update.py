@@ -103,6 +103,8 @@ def test_last_exchange() -> None:
     msgs = [HumanMessage("a"), AIMessage("b"), HumanMessage("c"), AIMessage("d")]
     assert [m.text for m in last_exchange(msgs)] == ["c", "d"]
     assert last_exchange([AIMessage("x")]) == []
+    woken = HumanMessage("analyst finished", additional_kwargs={"deepagents_notification": {}})
+    assert last_exchange([*msgs, woken, AIMessage("报告在 /analysis/")]) == []
 
 
 # -- through an agent on the offline planner's memory policy ---------------------------
