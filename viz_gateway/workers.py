@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
+import ctypes
 import multiprocessing
+import os
+import signal
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -25,9 +30,26 @@ class RenderCrashed(RuntimeError):
 _worker_font: Any = None
 
 
+def _exit_with_parent() -> None:
+    """End this worker when the server dies, even by SIGKILL (no orphaned renderers)."""
+    parent = os.getppid()
+    with contextlib.suppress(Exception):  # Linux: the kernel signals us when the parent dies
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+    def watch() -> None:  # elsewhere (and as a backstop): notice being re-parented
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _init_worker(font_dir: str | None, family: str | None) -> None:
     global _worker_font
     from viz_gateway import fonts
+
+    _exit_with_parent()
 
     try:
         _worker_font = fonts.activate(Path(font_dir) if font_dir else None, family)

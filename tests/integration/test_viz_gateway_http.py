@@ -4,8 +4,11 @@ over HTTP, and ``generate_visualization`` pointed at it."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import os
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -139,14 +142,44 @@ async def test_stdio_transport(tmp_path: Path) -> None:
         },
         cwd=str(ROOT),
     )
-    async with Client(transport, timeout=60) as client:
-        names = {t.name for t in await client.list_tools()}
-        assert "generate_fishbone_diagram" in names
-        result = await client.call_tool(
-            "generate_fishbone_diagram", EXAMPLES["generate_fishbone_diagram"]
-        )
-        url = result.content[0].text
-        assert url.startswith(f"http://127.0.0.1:{port}/charts/")
-        # The stdio process also serves its images over HTTP.
-        async with httpx.AsyncClient(timeout=30) as http:
-            assert decode((await http.get(url)).content).size == (600, 400)
+    try:
+        async with Client(transport, timeout=60) as client:
+            names = {t.name for t in await client.list_tools()}
+            assert "generate_fishbone_diagram" in names
+            result = await client.call_tool(
+                "generate_fishbone_diagram", EXAMPLES["generate_fishbone_diagram"]
+            )
+            url = result.content[0].text
+            assert url.startswith(f"http://127.0.0.1:{port}/charts/")
+            # The stdio process also serves its images over HTTP.
+            async with httpx.AsyncClient(timeout=30) as http:
+                assert decode((await http.get(url)).content).size == (600, 400)
+            assert _processes_with(f"DATA_DIR={tmp_path}"), "server processes not found"
+    finally:
+        await transport.close()  # FastMCP keeps stdio servers alive until told
+    # The server and its render worker are gone, not orphaned.
+    left = await asyncio.to_thread(_wait_gone, f"DATA_DIR={tmp_path}", 15.0)
+    assert left == []
+
+
+def _wait_gone(marker: str, timeout: float) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while (left := _processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Live processes whose environment holds ``marker`` (ours, by their unique DATA_DIR)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and marker.encode() in environ:
+            found.append(int(entry))
+    return found
