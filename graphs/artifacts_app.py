@@ -3,8 +3,9 @@
 A custom route of the Agent Server (langgraph.json ``http``). With
 ``"enable_custom_route_auth": true`` the server's auth handler runs first and puts the
 authenticated user in ``request.user``; this route then looks the thread up (LangGraph
-SDK, in-process) and serves the file only when the thread's ``metadata.owner`` (or
-``metadata.user_id``) is that user. Unauthenticated requests get 401; another user's
+SDK, in-process, with the caller's credentials, so the server's read filters apply)
+and serves the file only when the thread's ``metadata.owner`` (or ``metadata.user_id``)
+is that user. Unauthenticated requests get 401; another user's
 thread, or a thread that does not exist, 404 (the two are not told apart); paths
 outside the workspace's artifact folders, 400.
 
@@ -35,8 +36,10 @@ __all__ = ["ArtifactSettings", "ThreadLookup", "app", "artifact_routes", "thread
 
 logger = logging.getLogger(__name__)
 
-ThreadLookup = Callable[[str], Awaitable[dict[str, Any] | None]]
-"""``thread_id → metadata`` (``None`` when there is no such thread)."""
+ThreadLookup = Callable[[str, dict[str, str]], Awaitable[dict[str, Any] | None]]
+"""``(thread_id, caller's auth headers) → metadata`` (``None``: no such thread for them)."""
+
+_AUTH_HEADERS = ("authorization", "x-api-key", "cookie")
 
 
 class ArtifactSettings(BaseSettings):
@@ -58,15 +61,19 @@ class ArtifactSettings(BaseSettings):
     )
 
 
-async def thread_metadata(thread_id: str) -> dict[str, Any] | None:
-    """The thread's metadata through the LangGraph SDK (in-process inside the Agent Server)."""
+async def thread_metadata(thread_id: str, headers: dict[str, str]) -> dict[str, Any] | None:
+    """The thread's metadata through the LangGraph SDK (in-process inside the Agent Server).
+
+    The caller's credentials go along, so the server's own auth handler (and its
+    read filters) decide whether this caller may see the thread at all.
+    """
     from langgraph_sdk import get_client
-    from langgraph_sdk.errors import NotFoundError
+    from langgraph_sdk.errors import NotFoundError, PermissionDeniedError
 
     client = get_client()
     try:
-        thread = await client.threads.get(thread_id)
-    except NotFoundError:
+        thread = await client.threads.get(thread_id, headers=headers or None)
+    except (NotFoundError, PermissionDeniedError):
         return None
     return dict(thread.get("metadata") or {})
 
@@ -115,7 +122,8 @@ def artifact_routes(
         if refusal is not None:
             return _error(400, f"Path refused: {refusal}.")
         try:
-            metadata = await lookup(thread_id)
+            headers = {k: v for k in _AUTH_HEADERS if (v := request.headers.get(k))}
+            metadata = await lookup(thread_id, headers)
         except Exception:
             logger.warning("artifacts: thread lookup failed for %s", thread_id, exc_info=True)
             return _error(503, "The thread could not be looked up; try again.")

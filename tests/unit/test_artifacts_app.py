@@ -51,7 +51,8 @@ class IdentityAuth(HeaderAuth):
         return None if found is None else (found[0], IdentityUser(found[1].display_name))
 
 
-async def lookup(thread_id: str) -> dict[str, Any] | None:
+async def lookup(thread_id: str, headers: dict[str, str]) -> dict[str, Any] | None:
+    assert "authorization" in headers or not headers  # the caller's credentials go along
     return THREADS.get(thread_id)
 
 
