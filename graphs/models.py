@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from langchain.chat_models import init_chat_model
-from langchain_core.language_models import BaseChatModel
-
-from graphs.offline import OfflinePlanner, PolicyName
 from graphs.settings import GraphSettings, get_settings
 
-__all__ = ["is_offline", "main_model", "resolve_model", "summary_model"]
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from graphs.offline import PolicyName
+
+__all__ = ["announce_model_choice", "is_offline", "main_model", "resolve_model", "summary_model"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,22 @@ def is_offline(settings: GraphSettings | None = None) -> bool:
     return not _has_key(provider, settings)
 
 
+def announce_model_choice(settings: GraphSettings | None = None) -> None:
+    """Say once, at start-up, which model the graphs will run on (reads settings only)."""
+    settings = settings or get_settings()
+    try:
+        offline = is_offline(settings)
+    except ValueError:
+        logger.exception("MODEL is misconfigured")
+        raise
+    if offline:
+        _announce(settings)
+    else:
+        logger.info(
+            "Agents run on MODEL=%s (summaries: %s)", settings.model, settings.summary_model
+        )
+
+
 def _announce(settings: GraphSettings) -> None:
     global _announced
     if _announced:
@@ -90,6 +107,8 @@ def resolve_model(
     """The chat model for one agent; ``policy`` names the offline policy used without a key."""
     settings = settings or get_settings()
     if is_offline(settings):
+        from graphs.offline import OfflinePlanner
+
         _announce(settings)
         return OfflinePlanner(policy=policy)
     spec = settings.model if which == "main" else settings.summary_model
@@ -111,6 +130,8 @@ def resolve_model(
             kwargs["base_url"] = settings.openai_base_url
             # OpenAI-compatible servers speak chat completions, not the Responses API.
             kwargs["use_responses_api"] = False
+    from langchain.chat_models import init_chat_model
+
     return init_chat_model(f"{provider}:{name}", **kwargs)
 
 

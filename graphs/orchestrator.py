@@ -15,6 +15,7 @@ import logging
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from graphs.models import announce_model_choice
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
 
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 __all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "make_graph"]
 
 logger = logging.getLogger(__name__)
+
+# The Agent Server imports this module at start-up: say then whether a key is configured
+# (settings only; nothing connects).
+announce_model_choice()
 
 ORCHESTRATOR_TOOLS = ("web_search", "get_current_time", "calculator")
 ORDER_AGENT_FILE = "procurement_order.yaml"
