@@ -29,7 +29,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -436,12 +436,25 @@ def merge_preferences(text: str | None, extraction: Extraction) -> str:
 # -- the middleware -----------------------------------------------------------------
 
 
+def _run_blocking(
+    coro: Coroutine[Any, Any, dict[str, Any] | None], who: str
+) -> dict[str, Any] | None:
+    """Run an async hook from a synchronous ``graph.invoke`` (no event loop in this thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    coro.close()
+    logger.warning("%s: sync hook called on a running event loop; skipped (use the async API)", who)
+    return None
+
+
 class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """After a procurement exchange, merge its suppliers and query into the preferences file.
 
     ``files`` reaches ``/memories/`` in the Store (the graph's CompositeBackend);
     ``model`` extracts (the summary model); ``suppliers`` lists the ERP's suppliers.
-    Async only: the Agent Server runs graphs asynchronously.
+    Async first (the Agent Server runs graphs async); a sync invoke runs it on its own loop.
     """
 
     def __init__(
@@ -522,3 +535,9 @@ class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
         except Exception:  # fail soft: the answer is already there; memory can wait
             logger.warning("MemoryUpdate failed; the run completes without it", exc_info=True)
         return None
+
+    def after_agent(
+        self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | None:
+        """Synchronous ``graph.invoke``: the async hook on a private event loop."""
+        return _run_blocking(self.aafter_agent(state, runtime), "MemoryUpdate")

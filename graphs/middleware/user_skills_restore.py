@@ -10,8 +10,9 @@ ones missing or different in this thread's sandbox are written back to
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
@@ -95,8 +96,21 @@ async def restore_skills(
     return written
 
 
+def _run_blocking(
+    coro: Coroutine[Any, Any, dict[str, Any] | None], who: str
+) -> dict[str, Any] | None:
+    """Run an async hook from a synchronous ``graph.invoke`` (no event loop in this thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    coro.close()
+    logger.warning("%s: sync hook called on a running event loop; skipped (use the async API)", who)
+    return None
+
+
 class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
-    """Restore the run's user's persisted skills into the thread's sandbox (async only).
+    """Restore the run's user's persisted skills into the thread's sandbox.
 
     ``files`` is a backend through which ``/persisted-skills/`` reaches the Store (the
     graph's CompositeBackend); ``sandbox`` is the sandbox backend itself.
@@ -132,3 +146,9 @@ class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, Respons
         logger.info("UserSkillsRestore: restored %s", written)
         note = SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))
         return {"messages": [note], "skills_metadata": None}
+
+    def before_agent(
+        self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | None:
+        """Synchronous ``graph.invoke``: the async hook on a private event loop."""
+        return _run_blocking(self.abefore_agent(state, runtime), "UserSkillsRestore")

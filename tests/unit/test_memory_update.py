@@ -336,3 +336,15 @@ async def test_mcp_directory_pages_through_supplier_query() -> None:
 
 async def test_mcp_directory_down_is_an_empty_list() -> None:
     assert await McpSupplierDirectory(FakeRegistry([], down=True))() == []
+
+
+def test_sync_invoke_runs_the_async_hook(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    graph = agent(env, scripted("好的"), [_mw(env, model=None)])
+    graph.invoke(
+        {"messages": [HumanMessage("给博世下单 200 个火花塞")]},
+        thread(),
+        context=Context(user_id="u1"),
+    )
+    recent, _ = parse_block(_prefs(env, "u1") or "")
+    assert recent.suppliers == ["博世"]
