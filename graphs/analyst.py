@@ -41,6 +41,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.models import main_model, summary_model
     from graphs.storage import make_backend
     from graphs.toolbox import local_tools, registry
+    from graphs.tools.web_fetch import WebSettings
 
     settings = get_settings()
     tools = local_tools()
@@ -55,7 +56,9 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     return create_deep_agent(
         model=main_model(policy="analyst"),
         tools=[tools[name] for name in ANALYST_TOOLS],
-        system_prompt=ANALYST_PROMPT.format(today=date.today().isoformat()),
+        system_prompt=ANALYST_PROMPT.format(
+            today=date.today().isoformat(), sites=WebSettings().supplier_sites_url.rstrip("/")
+        ),
         skills=["/skills/procurement/"],
         backend=backend,
         context_schema=Context,

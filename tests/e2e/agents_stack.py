@@ -3,8 +3,8 @@
 Everything runs on free loopback ports with its data under one temporary folder:
 the simulated ERP, the ERP MCP server, the supplier shops, the chart gateway, and
 ``langgraph dev`` serving this repo's ``langgraph.json`` on the offline planner.
-The skills folder is copied and its ``url_mapping.yaml`` regenerated for the
-shops' port, exactly as an operator would after changing ``SUPPLIER_SITES_URL``.
+The checked-in skills are used as they are: their ``url_mapping.yaml`` points at the
+shops' default port, and the analyst moves those URLs to ``SUPPLIER_SITES_URL``.
 
 ``langgraph dev`` moves to another port when its port is taken, silently; the start
 checks that the server answering on *our* port serves *our* graphs.
@@ -98,20 +98,15 @@ def services() -> Iterator[Stack]:
         viz = stack.enter_context(start_service(
             "viz_gateway", {**base, "VIZ_PORT": str(ports["viz"]), "VIZ_PUBLIC_URL": viz_url},
             ports["viz"], timeout=30, log_dir=logs))  # fmt: skip
-        skills = root / "skills"
-        shutil.copytree(ROOT / "skills", skills)
-        subprocess.run(
-            [sys.executable, "-m", "scripts.gen_url_mapping", "--base-url", shops.url,
-             "--out", str(skills / "procurement/supplier-price-urls/data/url_mapping.yaml")],
-            cwd=ROOT, check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+        # The checked-in url_mapping.yaml names the shops' default address; the shops run
+        # elsewhere here, and the analyst moves the URLs to SUPPLIER_SITES_URL itself.
+        skills = ROOT / "skills"
         env = {
             **base,
             "MODEL": "offline",
             "ERP_MCP_URL": f"{mcp.url}/mcp",
             "VIZ_MCP_URL": f"{viz_url}/mcp",
             "SUPPLIER_SITES_URL": shops.url,
-            "SKILLS_DIR": str(skills),
             "LANGSMITH_TRACING": "false",
         }
         yield Stack(data, root / "server", skills, erp, mcp, shops, viz, env)

@@ -53,14 +53,18 @@ URLS = {
     "ZENITH": "http://shops.test/zenith/item/SK-ACME-428.html",
 }
 
+# The map was generated for shops at another address than where they run now: the
+# analyst must move the URLs to the address its system prompt gives.
+MAPPED_BASE = "http://127.0.0.1:8300"
 MAPPING = (
+    f"base_url: {MAPPED_BASE}\n"
     "parts:\n"
     "  SK-ACME-428:\n"
     "    model: '428'\n"
     "    category: SK\n"
     "    quotes:\n"
-    f"      ACME: {URLS['ACME']}\n"
-    f"      ZENITH: {URLS['ZENITH']}\n"
+    f"      ACME: {URLS['ACME'].replace('http://shops.test', MAPPED_BASE)}\n"
+    f"      ZENITH: {URLS['ZENITH'].replace('http://shops.test', MAPPED_BASE)}\n"
     "  SK-ACME-520:\n"
     "    model: '520'\n"
     "    quotes: {}\n"
@@ -90,7 +94,7 @@ class Sandbox:
             "read_file": self.read,
             "write_file": self.write,
             "grep": self.grep,
-            "fetch_url": lambda a: ACME_PAGE if a["url"] == URLS["ACME"] else ZENITH_PAGE,
+            "fetch_url": self.fetch,
             "order_search_details": lambda a: {"items": [
                 {"order_no": "PO1", "supplier_id": 7, "status": "closed",
                  "order_date": "2026-06-10", "lines": [{"part_id": 101, "quantity": 100,
@@ -102,6 +106,10 @@ class Sandbox:
             "execute": self.execute,
             "generate_visualization": self.chart,
         }  # fmt: skip
+
+    def fetch(self, args: dict[str, Any]) -> str:
+        pages = {URLS["ACME"]: ACME_PAGE, URLS["ZENITH"]: ZENITH_PAGE}
+        return pages.get(args["url"], f"Error: fetch_url could not reach {args['url']}")
 
     def grep(self, args: dict[str, Any]) -> str:
         if args["pattern"] not in MAPPING:
@@ -141,8 +149,8 @@ class Sandbox:
 def run(request: str) -> tuple[World, Sandbox, list[Any]]:
     sandbox = Sandbox()
     world = World(extra=sandbox.handlers())
-    messages = converse("analyst", request, world, system="Current user: user_id=alice; "
-                        "username=Alice.", max_turns=40)  # fmt: skip
+    system = "供应商网站当前地址：http://shops.test。\nCurrent user: user_id=alice, username=Alice."
+    messages = converse("analyst", request, world, system=system, max_turns=40)
     return world, sandbox, messages
 
 

@@ -40,6 +40,7 @@ MAX_DETAILS = 40  # part details fetched to choose them
 FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}
 _NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
 _URL = re.compile(r"https?://[^\s)\"'<>\]]+")
+_SITES = re.compile(r"供应商网站当前地址：(\S+?)。")
 _USER = re.compile(r"user_id=([^;,\s]+)")
 
 
@@ -140,6 +141,23 @@ def _quote_urls(run: _Run, sku: str) -> dict[str, str] | None:
     return None
 
 
+def _mapping_base(run: _Run) -> str | None:
+    """The ``base_url`` url_mapping.yaml's URLs were generated with, once its head was read."""
+    for r in run.results("read_file", file_path=URL_MAP, offset=0):
+        m = re.search(r"^base_url:\s*(\S+)", strip_line_numbers(r.content), re.M)
+        return m.group(1).rstrip("/") if m else ""
+    return None
+
+
+def _rebase(run: _Run, url: str) -> str:
+    """A quote URL moved to where the shops run now (the system prompt says where)."""
+    base = _mapping_base(run)
+    sites = _SITES.search(run.view.system)
+    if base and sites and url.startswith(base + "/"):
+        return sites.group(1).rstrip("/") + url[len(base) :]
+    return url
+
+
 def _grep_line(run: _Run, sku: str) -> int | bool | None:
     """Line of ``sku``'s url_mapping.yaml entry; False if grep found none; None if not asked."""
     for r in run.results("grep", pattern=f"  {sku}:"):
@@ -215,18 +233,18 @@ def _stage_data(run: _Run) -> Decision | dict[str, Any]:
     # Quote URLs: find each SKU in url_mapping.yaml, then read its entry.
     ask_grep = [d for d in focus if _grep_line(run, d["sku"]) is None]
     if ask_grep:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("grep", {"pattern": f"  {d['sku']}:", "path": URL_MAP_DIR, "output_mode": "content"})
+            for d in ask_grep
+        ]
+        if _mapping_base(run) is None:  # the head says which base_url the URLs were made with
+            calls.append(("read_file", {"file_path": URL_MAP, "offset": 0, "limit": 5}))
         return Decision(
             run.say(
                 "查找供应商报价网址（supplier-price-urls）。",
                 "Looking up the suppliers' quote URLs (supplier-price-urls).",
             ),
-            [
-                (
-                    "grep",
-                    {"pattern": f"  {d['sku']}:", "path": URL_MAP_DIR, "output_mode": "content"},
-                )
-                for d in ask_grep
-            ],
+            calls,
             note="grep-urls",
         )
     reads = []
@@ -255,9 +273,10 @@ def _stage_data(run: _Run) -> Decision | dict[str, Any]:
         codes = {str(o.get("supplier_code")) for o in d.get("offers") or []}
         urls = _quote_urls(run, d["sku"]) or {}
         quotes = []
-        for code, url in sorted(urls.items()):
+        for code, mapped in sorted(urls.items()):
             if code not in codes:
                 continue
+            url = _rebase(run, mapped)
             result = _fetched(run, url)
             if result is None:
                 fetches.append(("fetch_url", {"url": url}))
