@@ -70,6 +70,15 @@ class Stack:
         return response.json()
 
 
+def _remove(root: Path) -> None:
+    # Stopped servers may still flush a file or two while they exit: try a few times.
+    for _ in range(10):
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists():
+            return
+        time.sleep(0.5)
+
+
 @contextlib.contextmanager
 def services() -> Iterator[Stack]:
     """The four services on free ports, wired together, with a regenerated URL map."""
@@ -84,7 +93,7 @@ def services() -> Iterator[Stack]:
     keep = bool(os.environ.get("KEEP_E2E_DATA"))  # set it to inspect logs and workspaces
     with contextlib.ExitStack() as stack:
         if not keep:
-            stack.callback(shutil.rmtree, root, True)
+            stack.callback(_remove, root)
         erp = stack.enter_context(start_service(
             "sim.erp", {**base, "SIM_ERP_PORT": str(ports["erp"])}, ports["erp"], timeout=60,
             log_dir=logs))  # fmt: skip
