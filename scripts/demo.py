@@ -1,28 +1,230 @@
-"""The main job of ``scripts/run``: a scripted tour of the ERP through its MCP server.
+"""The main job of ``scripts/run``: the flagship demo through the running stack.
 
-It talks to the running stack exactly as an agent does: MCP over streamable HTTP to
-``mcp_erp``, which proxies the ERP's REST API. Each step prints a progress line with
-the elapsed time. (The agents issue replaces this with the flagship analysis demo.)
+A buyer asks the orchestrator, through the LangGraph SDK, for a spark-plug supplier
+comparison. The orchestrator answers at once with a task id while the analyst works in
+the background on its own thread; the demo follows that thread and prints each stage,
+tool and elapsed time, waits until the orchestrator is woken with the result, prints
+where the report and charts are, then places an order for the analysis' best offer
+and approves it at the human-approval step, and shows the ERP row it created.
+
+``--erp-tour`` runs the older scripted ERP tour through the MCP server instead.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
+import httpx
 from fastmcp import Client
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 
 from scripts.stack import _read_state
+
+REQUEST = "帮我对摩托车火花塞做供应商比价分析"
+USER = {"user_id": "demo-buyer", "username": "演示采购员"}
+TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
+REPORT = re.compile(r"/analysis/report_\d{8}\.md")
+CHART = re.compile(r"https?://[^\s)\]]+/charts/[0-9a-f]+\.(?:png|svg)")
+ANALYSIS_TIMEOUT_S = 600
 
 _T0 = time.monotonic()
 
 
 def _say(msg: str) -> None:
-    print(f"[demo {time.monotonic() - _T0:6.2f}s] {msg}", flush=True)
+    print(f"[demo {time.monotonic() - _T0:6.1f}s] {msg}", flush=True)
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return str(content or "")
+
+
+def _first_line(text: str, width: int = 110) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+async def _messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
+    state: Any = await client.threads.get_state(thread_id)
+    return list((state.get("values") or {}).get("messages") or [])
+
+
+def _describe(message: dict[str, Any]) -> str | None:
+    """One progress line for a message of the analyst's thread, or None to skip it."""
+    kind = message.get("type")
+    if kind == "ai":
+        calls = message.get("tool_calls") or []
+        names = ", ".join(c["name"] for c in calls)
+        said = _first_line(_text(message))
+        if calls:
+            return f"  analyst → {names}" + (f"   ({said})" if said else "")
+        return f"  analyst: {said}" if said else None
+    if kind == "tool":
+        status = "error" if message.get("status") == "error" else "ok"
+        return f"  tool {message.get('name')} {status}"
+    return None
+
+
+async def follow_analyst(client: LangGraphClient, parent_id: str) -> str:
+    """Print the analyst's progress until the orchestrator is woken; return its final text."""
+    child_id = None
+    seen = 0
+    deadline = time.monotonic() + ANALYSIS_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if child_id is None:
+            found: Any = await client.threads.search(metadata={"parent_thread_id": parent_id})
+            if found:
+                child_id = found[0]["thread_id"]
+                _say(f"analyst thread {child_id} (parent_thread_id = {parent_id})")
+        if child_id is not None:
+            msgs = await _messages(client, child_id)
+            for message in msgs[seen:]:
+                line = _describe(message)
+                if line:
+                    _say(line)
+            seen = len(msgs)
+        parent = await _messages(client, parent_id)
+        notified = any(
+            "deepagents_notification" in (m.get("additional_kwargs") or {}) for m in parent
+        )
+        last = parent[-1] if parent else {}
+        if notified and last.get("type") == "ai" and REPORT.search(_text(last)):
+            return _text(last)
+        await asyncio.sleep(0.5)
+    msg = f"the analysis did not finish within {ANALYSIS_TIMEOUT_S} s"
+    raise TimeoutError(msg)
+
+
+def _interrupts(thread: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
+
+
+async def _run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[str, Any]:
+    await client.runs.wait(thread_id, "orchestrator", context=dict(USER), **kwargs)
+    thread: Any = await client.threads.get(thread_id)
+    return dict(thread)
+
+
+def _best_offer(data_dir: Path, analyst_thread: str) -> dict[str, Any] | None:
+    """The best-ranked (part, supplier) of the analysis result in the analyst's workspace."""
+    from graphs.sandbox.workspace import workspace_path
+
+    path = workspace_path(data_dir / "sandboxes", analyst_thread) / "data/analysis_result.json"
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for part in result.get("parts", []):
+        for row in part.get("suppliers", []):
+            if row.get("rank") == 1:
+                return {"part": part, "supplier": row, "path": path}
+    return None
+
+
+async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
+    """Run the analysis and the approved order; raise when a step does not happen."""
+    client = get_client(url=agent_url, timeout=120)
+    try:
+        thread_id = (await client.threads.create(metadata={"user_id": USER["user_id"]}))[
+            "thread_id"
+        ]
+        _say(f"buyer → orchestrator: {REQUEST}")
+        started = time.monotonic()
+        prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
+        await client.runs.wait(thread_id, "orchestrator", input=prompt, context=dict(USER))
+        reply = _text((await _messages(client, thread_id))[-1])
+        _say(f"orchestrator answered in {time.monotonic() - started:.1f}s: {_first_line(reply)}")
+        task = TASK_ID.search(reply)
+        if not task:
+            msg = f"the orchestrator did not start a background analysis: {reply[:300]}"
+            raise RuntimeError(msg)
+        _say(f"background task {task.group(1)}; the buyer could keep chatting meanwhile")
+
+        final = await follow_analyst(client, thread_id)
+        _say("orchestrator was woken by the analyst and told the buyer:")
+        for line in final.splitlines()[:12]:
+            if line.strip():
+                print(f"      {line}", flush=True)
+
+        offer = _best_offer(data_dir, task.group(1))
+        report = REPORT.search(final)
+        workspace = data_dir / "sandboxes"
+        if report:
+            found = sorted(workspace.glob(f"*/{report.group(0).lstrip('/')}"))
+            _say(
+                f"report: {found[-1] if found else report.group(0)} (also in the Store under "
+                f"/reports/{USER['user_id']}/)"
+            )
+            if found:
+                charts = sorted(set(CHART.findall(found[-1].read_text(encoding="utf-8"))))
+                for url in charts:
+                    _say(f"chart: {url}")
+        if offer is None:
+            _say("no ranked offer in the analysis result; skipping the order step")
+            return
+
+        part, row = offer["part"], offer["supplier"]
+        qty = max(200, int(row.get("min_order_qty") or 1))
+        order_request = (
+            f"给 {row.get('supplier_name_zh') or row['supplier_code']} 下单 {qty} 个 "
+            f"{part.get('model') or part['sku']}，下周五前到货"
+        )
+        order_thread = (await client.threads.create(metadata={"user_id": USER["user_id"]}))[
+            "thread_id"
+        ]
+        _say(f"buyer → orchestrator: {order_request}")
+        order_prompt: Any = {"messages": [{"role": "user", "content": order_request}]}
+        thread = await _run(client, order_thread, input=order_prompt)
+        for _ in range(3):  # answer questions for missing fields, then the approval
+            pending = _interrupts(thread)
+            if not pending:
+                break
+            value = pending[0]["value"]
+            if value.get("type") == "request_order_info":
+                _say(f"order agent asks for {value.get('fields')}; answering quantity {qty}")
+                thread = await _run(client, order_thread, command={"resume": {"quantity": qty}})
+                continue
+            action = value["action_requests"][0]
+            lines = ", ".join(f"part {ln['part_id']} × {ln['quantity']}"
+                              for ln in action["args"].get("lines", []))  # fmt: skip
+            _say(
+                f"approval requested: {action['name']} supplier {action['args'].get('supplier_id')}"
+                f" ({lines}); the demo buyer approves"
+            )
+            thread = await _run(
+                client, order_thread,
+                command={"resume": {"decisions": [{"type": "approve"}]}},
+            )  # fmt: skip
+        answer = _text((await _messages(client, order_thread))[-1])
+        _say(f"orchestrator: {_first_line(answer)}")
+        order_no = re.search(r"PO\d{11}", answer)
+        if order_no:
+            async with httpx.AsyncClient(base_url=erp_url, timeout=10) as erp:
+                found_orders = (
+                    await erp.get("/orders/search-details", params={"order_no": order_no.group(0)})
+                ).json()
+            for order in found_orders.get("items", []):
+                _say(
+                    f"ERP row: {order['order_no']} {order['supplier_code']} {order['status']} "
+                    f"total {order['total']} {order['currency']} "
+                    + ", ".join(f"{ln['sku']}×{ln['quantity']}" for ln in order["lines"])
+                )
+        else:
+            msg = f"the order was not placed: {answer[:300]}"
+            raise RuntimeError(msg)
+    finally:
+        await client.aclose()
 
 
 def _data(result: Any) -> Any:
@@ -33,104 +235,70 @@ def _data(result: Any) -> Any:
     return json.loads(text) if text else None
 
 
-async def tour(mcp_url: str) -> None:
-    """Walk the ERP: suppliers, parts, offers, stock warnings, then one draft order."""
+async def erp_tour(mcp_url: str) -> None:
+    """Walk the ERP through its MCP server: suppliers, parts, offers, stock, one order."""
     async with Client(mcp_url) as client:
         tools = await client.list_tools()
         _say(f"connected to {mcp_url}: {len(tools)} tools ({', '.join(t.name for t in tools)})")
-
-        sup = _data(await client.call_tool("supplier_query", {"name": "NGK"}))
-        ngk = sup["items"][0]
+        ngk = _data(await client.call_tool("supplier_query", {"name": "NGK"}))["items"][0]
         _say(f"supplier_query NGK → {ngk['code']} {ngk['name_zh']} ({ngk['status']})")
-
         parts = _data(await client.call_tool("part_search", {"name": "火花塞", "limit": 5}))
         _say(
             f"part_search 火花塞 → {parts['total']} matches; first: "
             + ", ".join(p["sku"] for p in parts["items"][:5])
         )
-
-        offers = _data(
-            await client.call_tool("part_by_supplier", {"supplier_id": ngk["id"], "size": 5})
-        )
-        _say(
-            f"part_by_supplier {ngk['code']} → {offers['total']} parts; e.g. "
-            + "; ".join(
-                f"{p['sku']} {p['offer']['price']} {p['offer']['currency']} "
-                f"MOQ {p['offer']['min_order_qty']}"
-                for p in offers["items"][:3]
-            )
-        )
-
-        warn = _data(await client.call_tool("inventory_warning", {"size": 5}))
-        _say(
-            f"inventory_warning → {warn['total']} parts below safety stock; worst: "
-            + ", ".join(f"{w['sku']} (short {w['shortage']})" for w in warn["items"][:3])
-        )
-
+        offers = _data(await client.call_tool("part_by_supplier",
+                                              {"supplier_id": ngk["id"], "size": 5}))  # fmt: skip
         first = offers["items"][0]
-        key = f"demo-{uuid.uuid4().hex[:12]}"
-        order = _data(
-            await client.call_tool(
-                "order_create",
-                {
-                    "idempotency_key": key,
-                    "supplier_id": ngk["id"],
-                    "lines": [
-                        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}
-                    ],
-                    "note": "scripts/run demo order",
-                },
-            )
-        )
         _say(
-            f"order_create → {order['order_no']} {order['status']} total {order['total']} "
-            f"{order['currency']} (version {order['version']})"
+            f"part_by_supplier {ngk['code']} → {offers['total']} parts; e.g. {first['sku']} "
+            f"{first['offer']['price']} {first['offer']['currency']}"
         )
-
-        again = _data(
-            await client.call_tool(
-                "order_create",
-                {
-                    "idempotency_key": key,
-                    "supplier_id": ngk["id"],
-                    "lines": [
-                        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}
-                    ],
-                    "note": "scripts/run demo order",
-                },
-            )
-        )
-        _say(f"order_create again with the same key → {again['order_no']} (no duplicate)")
-
-        found = _data(
-            await client.call_tool("order_search_details", {"order_no": order["order_no"]})
-        )
+        warn = _data(await client.call_tool("inventory_warning", {"size": 3}))
+        _say(f"inventory_warning → {warn['total']} parts below safety stock")
+        create = {
+            "idempotency_key": f"demo-{uuid.uuid4().hex[:12]}", "supplier_id": ngk["id"],
+            "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
+        }  # fmt: skip
+        order = _data(await client.call_tool("order_create", create))
+        again = _data(await client.call_tool("order_create", create))
         _say(
-            f"order_search_details {order['order_no']} → {found['total']} order, "
-            f"{len(found['items'][0]['lines'])} line(s)"
+            f"order_create → {order['order_no']} {order['status']}; same key again → "
+            f"{again['order_no']} (no duplicate)"
         )
-
-        upd = _data(
-            await client.call_tool(
-                "order_update",
-                {
-                    "order_id": order["order_no"],
-                    "expected_version": order["version"],
-                    "status": "cancelled",
-                },
-            )
-        )
+        upd = _data(await client.call_tool("order_update", {
+            "order_id": order["order_no"], "expected_version": order["version"],
+            "status": "cancelled"}))  # fmt: skip
         _say(f"order_update → {upd['order_no']} {upd['status']} (version {upd['version']})")
-    _say("tour finished")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--erp-tour", action="store_true", help="only tour the ERP through MCP")
+    args = parser.parse_args(argv)
     state = _read_state()
-    if not state or "erp-mcp" not in state.get("services", {}):
-        print("[demo] the stack is not running: start it with scripts/stack up", file=sys.stderr)
+    services = (state or {}).get("services", {})
+    if args.erp_tour:
+        if "erp-mcp" not in services:
+            print("[demo] the ERP MCP server is not running: scripts/stack up", file=sys.stderr)
+            return 1
+        asyncio.run(erp_tour(services["erp-mcp"]["links"]["MCP"]))
+        return 0
+    needed = {"agent-server", "sim-erp", "erp-mcp", "viz-gateway", "sim-suppliers"}
+    if not needed <= set(services):
+        missing = ", ".join(sorted(needed - set(services)))
+        print(f"[demo] not running: {missing}; start the stack with scripts/stack up",
+              file=sys.stderr)  # fmt: skip
         return 1
-    mcp_url = state["services"]["erp-mcp"]["links"]["MCP"]
-    asyncio.run(tour(mcp_url))
+    from core.settings import CommonSettings
+
+    agent_url = services["agent-server"]["url"]
+    try:
+        asyncio.run(flagship(agent_url, services["sim-erp"]["url"], CommonSettings().data_dir))
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"[demo] failed: {exc}", file=sys.stderr)
+        return 1
+    _say(f"done. LangGraph Studio: https://smith.langchain.com/studio/?baseUrl={agent_url}")
     return 0
 
 

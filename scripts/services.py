@@ -28,6 +28,8 @@ class Service:
     # A full command line instead of ``python -m module``; "{python}" and "{port}" are
     # filled in (``langgraph dev`` is started this way).
     argv: tuple[str, ...] | None = None
+    # Graph ids the service must list at POST /assistants/search before it counts as ready.
+    expect_graphs: tuple[str, ...] = ()
 
     def command(self, python: str, port: int) -> list[str]:
         """The command line that starts this service on ``port``."""
@@ -48,6 +50,34 @@ SERVICES: tuple[Service, ...] = (
         "viz-gateway", "viz_gateway", "VIZ_PORT", 1122, links={"MCP": "/mcp", "charts": "/charts/"}
     ),
     Service("sim-suppliers", "sim.suppliers", "SIM_SUPPLIERS_PORT", 8300, links={"shops": "/"}),
+    # The Agent Server last: its graphs reach the others lazily, on first use.
+    # --n-jobs-per-worker: the default runs one job at a time, and the user must be able
+    # to chat while the background analyst runs.
+    Service(
+        "agent-server",
+        "langgraph_cli",
+        "LANGGRAPH_PORT",
+        2024,
+        health_path="/ok",
+        links={"API": "/", "docs": "/docs", "JSON-RPC": "/v1/ws"},
+        argv=(
+            "{python}",
+            "-m",
+            "langgraph_cli",
+            "dev",
+            "--no-browser",
+            "--no-reload",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "{port}",
+            "--n-jobs-per-worker",
+            "10",
+            "--config",
+            "langgraph.json",
+        ),
+        expect_graphs=("orchestrator", "analyst"),
+    ),
 )
 
 
@@ -61,6 +91,8 @@ def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
         env["ERP_BASE_URL"] = f"http://{host}:{ports['sim-erp']}"
     if "erp-mcp" in ports:
         env["ERP_MCP_URL"] = f"http://{host}:{ports['erp-mcp']}/mcp"
+    if "agent-server" in ports:
+        env["LANGGRAPH_URL"] = f"http://{host}:{ports['agent-server']}"
     if "viz-gateway" in ports:
         env["VIZ_MCP_URL"] = f"http://{host}:{ports['viz-gateway']}/mcp"
         env["VIZ_PUBLIC_URL"] = f"http://{host}:{ports['viz-gateway']}"

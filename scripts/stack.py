@@ -84,6 +84,26 @@ def _healthy(url: str, timeout: float = 2.0) -> tuple[bool, str]:
     return r.status_code == 200, f"HTTP {r.status_code}"
 
 
+def _serves_graphs(r: Running) -> tuple[bool, str]:
+    """For the Agent Server: our graphs are listed on our port (it moves silently when its
+    port is taken, so an answer elsewhere would not count)."""
+    try:
+        found = httpx.post(f"{r.base_url}/assistants/search", json={"limit": 100}, timeout=5)
+        ids = {a.get("graph_id") for a in found.json()}
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False, "not listing graphs yet"
+    missing = set(r.service.expect_graphs) - ids
+    return not missing, f"missing graphs {sorted(missing)}" if missing else "ok"
+
+
+def _moved_port(r: Running) -> str | None:
+    """The port langgraph dev says it moved to, if its log says so."""
+    for line in _tail(r.log_path, 200).splitlines():
+        if "already in use, using port" in line:
+            return line.rsplit("using port", 1)[1].split()[0]
+    return None
+
+
 def _selected(only: str | None) -> list[Service]:
     if not only:
         return list(SERVICES)
@@ -190,7 +210,17 @@ def cmd_up(args: argparse.Namespace) -> int:
                     )
                     _stop(children)
                     return 1
+                moved = _moved_port(r)
+                if moved:
+                    _log(
+                        f"{r.service.name} moved to port {moved} because {r.port} was taken; "
+                        f"refusing: set {r.service.port_env} to a free port"
+                    )
+                    _stop(children)
+                    return 2
                 ok, _ = _healthy(r.base_url + r.service.health_path, timeout=1.0)
+                if ok and r.service.expect_graphs:
+                    ok, _ = _serves_graphs(r)
                 if ok:
                     _log(f"{r.service.name} is healthy")
                     pending.remove(r)
