@@ -7,6 +7,7 @@ which serves it to the thread's owner only.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from typing import Annotated
@@ -30,8 +31,9 @@ ARTIFACT_DIRS: tuple[str, ...] = ("analysis", "data", "charts")
 """Workspace folders whose files may be downloaded."""
 
 DOWNLOAD_ARTIFACT_DESCRIPTION = (
-    "Get a download link for a file you produced in the sandbox (a report in /analysis/, "
-    "a chart or data file in /data/ or /charts/), to give to the user."
+    "Get a download link for a file produced in the sandbox (a report in /analysis/, a chart "
+    "or data file in /data/ or /charts/), to give to the user. For a background analysis, "
+    "pass its task_id: the file is in that task's sandbox."
 )
 
 SandboxGetter = Callable[[], BackendProtocol]
@@ -43,6 +45,10 @@ class DownloadArtifactInput(BaseModel):
     path: Annotated[
         str, Field(description="Absolute path in the sandbox, e.g. /analysis/report_20260101.md.")
     ]
+    task_id: Annotated[
+        str | None,
+        Field(description="A background task's id, when the file is in that task's sandbox."),
+    ] = None
 
 
 def check_artifact_path(path: str) -> str | None:
@@ -77,14 +83,28 @@ def make_download_artifact(
     def backend() -> BackendProtocol:
         return sandbox if isinstance(sandbox, BackendProtocol) else sandbox()
 
-    async def run(path: str, runtime: ToolRuntime) -> str:
+    async def run(path: str, runtime: ToolRuntime, task_id: str | None = None) -> str:
         refusal = check_artifact_path(path)
         if refusal is not None:
             return f"Error: {path!r} refused: {refusal}."
-        thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
+        router = backend()
+        if task_id:
+            # Another thread's sandbox (the analyst's): only the link's route checks the
+            # owner, so this only says whether the file exists.
+            for_thread = getattr(router, "for_thread", None)
+            if for_thread is None:
+                return "Error: this sandbox cannot reach other tasks' files."
+            try:
+                target: BackendProtocol = await asyncio.to_thread(for_thread, task_id)
+            except Exception as exc:  # a malformed id is the model's mistake
+                return f"Error: no sandbox for task {task_id!r}: {exc}"
+            thread_id: str | None = task_id
+        else:
+            target = router
+            thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
         if not thread_id:
             return "Error: this run has no thread, so its files cannot be linked."
-        found = (await backend().adownload_files([path]))[0]
+        found = (await target.adownload_files([path]))[0]
         if found.error is not None or found.content is None:
             return f"Error: {path} does not exist ({found.error}); check the path with ls."
         url = artifact_url(str(thread_id), path, base_url=base_url)

@@ -167,10 +167,13 @@ async def test_download_artifact_tool(tmp_path: Path) -> None:
     tid = config["configurable"]["thread_id"]
     env.sandbox.for_thread(tid).upload_files([("/analysis/report_20260101.md", b"# r\n")])
     tool = make_download_artifact(sandbox=env.sandbox, base_url="http://agents.test")
+    other = "t-analyst-task"
+    env.sandbox.for_thread(other).upload_files([("/analysis/r.md", b"# analyst\n")])
     turns = [
         [call("download_artifact", {"path": "/analysis/report_20260101.md"}, 0)],
         [call("download_artifact", {"path": "/analysis/missing.md"}, 1)],
         [call("download_artifact", {"path": "/etc/passwd"}, 2)],
+        [call("download_artifact", {"path": "/analysis/r.md", "task_id": other}, 3)],
     ]
     graph = agent(env, scripted(*turns, "done"), [], tools=[tool])
     result = await graph.ainvoke(
@@ -183,3 +186,4 @@ async def test_download_artifact_tool(tmp_path: Path) -> None:
     )
     assert "does not exist" in texts[1]
     assert "refused" in texts[2]
+    assert texts[3].endswith(f"http://agents.test/artifacts/{other}/analysis/r.md")
