@@ -99,6 +99,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     )
 
     from graphs.context import Context
+    from graphs.middleware.client_tools import ClientToolsMiddleware
     from graphs.middleware.user_context import UserContextMiddleware
     from graphs.models import main_model, summary_model
     from graphs.storage import make_backend
@@ -115,6 +116,8 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
         create_summarization_middleware(summary_model(), backend),
         ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
         ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
+        # A JSON-RPC client's own tools (DESIGN section 8), run on the client via interrupts.
+        ClientToolsMiddleware(),
     ]
     return create_deep_agent(
         model=main_model(policy="orchestrator"),

@@ -97,6 +97,8 @@ class View:
     policy: str
     messages: Sequence[BaseMessage]
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON schema
+    # Tools bound only as a schema (a JSON-RPC client's): name -> {"description", "parameters"}
+    client_tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     request: str = ""
     request_index: int = -1
     results: list[ToolResult] = field(default_factory=list)
@@ -104,10 +106,14 @@ class View:
 
     @classmethod
     def of(
-        cls, policy: str, messages: Sequence[BaseMessage], tools: dict[str, dict[str, Any]]
+        cls,
+        policy: str,
+        messages: Sequence[BaseMessage],
+        tools: dict[str, dict[str, Any]],
+        client_tools: dict[str, dict[str, Any]] | None = None,
     ) -> View:
         """Build the view; the request is the newest user message that is not a notification."""
-        view = cls(policy=policy, messages=messages, tools=tools)
+        view = cls(policy=policy, messages=messages, tools=tools, client_tools=client_tools or {})
         view.system = "\n".join(message_text(m) for m in messages if isinstance(m, SystemMessage))
         for i in range(len(messages) - 1, -1, -1):
             m = messages[i]

@@ -46,11 +46,30 @@ def _schema(tool: Any) -> tuple[str, dict[str, Any]]:
     return str(fn.get("name")), dict(fn.get("parameters") or {})
 
 
+def _schema_only(tool: Any) -> tuple[str, dict[str, Any]] | None:
+    """``(name, {"description", "parameters"})`` of a tool bound as a bare schema (a client's).
+
+    Graph tools arrive as ``BaseTool`` objects; a tool the graph cannot run itself (the
+    ClientTools middleware adds a JSON-RPC client's in OpenAI form) arrives as a dict.
+    """
+    if not isinstance(tool, dict):
+        return None
+    inner = tool.get("function")
+    fn: dict[str, Any] = inner if isinstance(inner, dict) else tool
+    if not isinstance(fn.get("name"), str):
+        return None
+    return fn["name"], {
+        "description": str(fn.get("description") or ""),
+        "parameters": dict(fn.get("parameters") or {}),
+    }
+
+
 class OfflinePlanner(BaseChatModel):
     """Deterministic stand-in for an LLM; ``policy`` says which agent it drives."""
 
     policy: PolicyName = "orchestrator"
     tool_schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    client_tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -69,10 +88,11 @@ class OfflinePlanner(BaseChatModel):
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """A copy of the planner that knows the tools' names and argument schemas."""
         schemas = dict(_schema(t) for t in tools)
-        return self.model_copy(update={"tool_schemas": schemas})
+        client = dict(found for t in tools if (found := _schema_only(t)) is not None)
+        return self.model_copy(update={"tool_schemas": schemas, "client_tools": client})
 
     def _decide(self, messages: list[BaseMessage]) -> AIMessage:
-        view = View.of(self.policy, messages, self.tool_schemas)
+        view = View.of(self.policy, messages, self.tool_schemas, self.client_tools)
         try:
             decision = decide(view)
         except Exception as e:  # a policy bug must not take the run down: say so instead

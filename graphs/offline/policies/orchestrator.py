@@ -1,15 +1,18 @@
 """Orchestrator policy: route by DESIGN's keyword classes, delegate, report back.
 
-analysis words → ``start_async_task`` (analyst, in the background) and the task id at
-once; order words → ``task`` (procurement-order); greetings → a greeting; anything
-else → what offline mode can do. A task notification → tell the user the outcome.
+a request that names what a client-lent tool provides → that tool, arguments from its
+schema, then its result (or its error) as the answer; analysis words →
+``start_async_task`` (analyst, in the background) and the task id at once; order words →
+``task`` (procurement-order); greetings → a greeting; anything else → what offline
+mode can do. A task notification → tell the user the outcome.
 """
 
 from __future__ import annotations
 
 import re
 
-from graphs.offline.history import View, message_text
+from graphs.offline.client_tools import build_arguments, match_client_tool
+from graphs.offline.history import ToolResult, View, message_text
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.text import classify, is_chinese
 from graphs.prompts import DELEGATION_TEMPLATE
@@ -125,6 +128,53 @@ def _on_notification(view: View, event: dict[str, object]) -> Decision:
     )
 
 
+def _client_result(result: ToolResult, zh: bool) -> Decision:
+    if result.ok:
+        return Decision(
+            say(
+                zh,
+                f"客户端工具 {result.name} 的结果：\n{result.body}",
+                f"Result of your client tool {result.name}:\n{result.body}",
+            ),
+            note="client-tool-answer",
+        )
+    return Decision(
+        say(
+            zh,
+            f"客户端工具 {result.name} 调用失败：{result.body}",
+            f"Your client tool {result.name} failed: {result.body}",
+        ),
+        note="client-tool-error",
+    )
+
+
+def _client_call(view: View, zh: bool) -> Decision | None:
+    """Call the client tool the request asks for (once per request), if one fits."""
+    candidates = {n: s for n, s in view.client_tools.items() if not view.called(n)}
+    found = match_client_tool(view.request, candidates)
+    if found is None:
+        return None
+    args, missing = build_arguments(view.request, candidates[found.name]["parameters"])
+    if missing:
+        return Decision(
+            say(
+                zh,
+                f"要调用你的工具 {found.name}，还需要：{'、'.join(missing)}。请补充。",
+                f"To call your tool {found.name} I also need: {', '.join(missing)}.",
+            ),
+            note="client-tool-missing-args",
+        )
+    return Decision(
+        say(
+            zh,
+            f"调用你的客户端工具 {found.name}。",
+            f"Calling your client tool {found.name}.",
+        ),
+        [(found.name, args)],
+        note="client-tool-call",
+    )
+
+
 def decide(view: View) -> Decision:
     """Next step of the orchestrator."""
     event = view.notification()
@@ -156,6 +206,8 @@ def decide(view: View) -> Decision:
             )
         if last.name == "task":
             return Decision(last.content, note="relayed-subagent")
+        if last.name in view.client_tools:
+            return _client_result(last, zh)
         if last.name in ("check_async_task", "list_async_tasks"):
             return Decision(
                 say(
@@ -167,6 +219,9 @@ def decide(view: View) -> Decision:
             )
         return Decision(last.content, note="relayed-tool")
 
+    client = _client_call(view, zh)
+    if client is not None:
+        return client
     intent = classify(view.request)
     tasks = _known_tasks(view)
     asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"

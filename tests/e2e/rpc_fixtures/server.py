@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,3 +102,5 @@ def langgraph_dev(
         yield handle
     finally:
         handle.stop()
+        if not os.environ.get("KEEP_E2E_DATA"):  # set it to read the server's log afterwards
+            shutil.rmtree(folder, ignore_errors=True)
