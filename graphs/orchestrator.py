@@ -114,7 +114,9 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     stack: list[AgentMiddleware[Any, Any, Any]] = [
         UserContextMiddleware(),
         create_summarization_middleware(summary_model(), backend),
-        ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
+        ModelCallLimitMiddleware(
+            run_limit=settings.orchestrator_model_call_limit, exit_behavior="end"
+        ),
         ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
         # A JSON-RPC client's own tools (DESIGN section 8), run on the client via interrupts.
         ClientToolsMiddleware(),

@@ -1,0 +1,75 @@
+"""A run past the orchestrator's model-call limit stops with a message that says so.
+
+The real orchestrator graph on the offline planner, served by ``langgraph dev`` with
+``ORCHESTRATOR_MODEL_CALL_LIMIT=1``: an analysis request takes two model calls (launch
+the analyst, then tell the user), so the second is refused by langchain's
+``ModelCallLimitMiddleware`` (``exit_behavior="end"``) and the run ends with its notice
+instead of an error. The ERP and chart servers are left unreachable on purpose: the
+limit must not depend on them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+
+from tests.e2e.rpc_fixtures.server import langgraph_dev
+from tests.integration.procs import HOST, ROOT, ServiceHandle, free_port
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServiceHandle]:
+    closed = f"http://{HOST}:{free_port()}/mcp"  # nothing listens there
+    with tempfile.TemporaryDirectory(prefix="limits-e2e-", ignore_cleanup_errors=True) as data:
+        env = {
+            "MODEL": "offline",
+            "ORCHESTRATOR_MODEL_CALL_LIMIT": "1",
+            "DATA_DIR": data,
+            "ERP_MCP_URL": closed,
+            "VIZ_MCP_URL": closed,
+        }
+        with langgraph_dev(env, config=ROOT / "langgraph.json", timeout=120) as svc:
+            yield svc
+
+
+async def test_a_run_past_the_model_call_limit_ends_with_a_clear_message(
+    server: ServiceHandle,
+) -> None:
+    client = get_client(url=server.url)
+    try:
+        await _check_the_limit(client)
+    finally:
+        await client.aclose()
+
+
+async def _check_the_limit(client: LangGraphClient) -> None:
+    thread = await client.threads.create()
+    state = await client.runs.wait(
+        thread["thread_id"],
+        "orchestrator",
+        input={"messages": [{"role": "user", "content": "帮我对摩托车火花塞做供应商比价分析"}]},
+        context={"user_id": "limits-user"},
+        raise_error=True,
+    )
+    assert isinstance(state, dict)
+    messages = state["messages"]
+    planner_turns = [
+        m for m in messages if m["type"] == "ai" and m["response_metadata"].get("offline_planner")
+    ]
+    # one model call was allowed: it launched the analyst; the next one was refused
+    assert len(planner_turns) == 1
+    assert [c["name"] for c in planner_turns[0]["tool_calls"]] == ["start_async_task"]
+    assert any(m["type"] == "tool" and m["name"] == "start_async_task" for m in messages)
+    final = messages[-1]
+    assert final["type"] == "ai" and not final.get("tool_calls")
+    text = str(final["content"]).lower()
+    assert "model call limit" in text and "exceeded" in text and "(1/1)" in text
+    # the run ended normally (no error status), so the thread is usable again
+    runs = await client.runs.list(thread["thread_id"])
+    assert runs[0]["status"] == "success"
