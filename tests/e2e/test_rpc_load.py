@@ -102,3 +102,31 @@ async def test_many_concurrent_sessions_each_with_a_client_tool_call(
         # each session got its own tool result back: no cross-talk between sessions
         assert f'"product": "P{i}", "session": {i}' in str(reply["content"])
     assert elapsed < 60, f"{SESSIONS} sessions took {elapsed:.1f} s"
+
+
+async def test_a_failing_client_tool_is_reported_in_the_answer(
+    served: tuple[ServiceHandle, str],
+) -> None:
+    server, agent = served
+
+    def bom(product: str = "") -> dict[str, object]:
+        msg = f"CAD system offline, cannot open {product}"
+        raise RuntimeError(msg)
+
+    client = RpcClient(f"ws://127.0.0.1:{server.port}/v1/ws")
+    client.add_tool(
+        LocalTool(
+            "fetch_bom_tool",
+            "Bill of materials of a product",
+            {"type": "object", "properties": {"product": {"type": "string"}}},
+            bom,
+        )
+    )
+    async with client:
+        await client.register(agent, client_id="load-failing")
+        reply = await client.chat(_message(agent, 7))
+    assert reply["status"] == "completed" and reply["tool_calls"] == 1, reply
+    content = str(reply["content"])
+    assert "CAD system offline, cannot open P7" in content
+    if agent == "orchestrator":
+        assert "failed" in content  # the planner says the tool failed, not just relays text
