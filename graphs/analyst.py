@@ -28,39 +28,43 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the analyst (synchronous; checks the sandbox, connects to nothing)."""
     # Imported here, not at module import, so the Agent Server starts fast.
     from deepagents import create_deep_agent
-    from deepagents.middleware.summarization import create_summarization_middleware
-    from langchain.agents.middleware import (
-        AgentMiddleware,
-        ModelCallLimitMiddleware,
-        ToolCallLimitMiddleware,
-    )
+    from langchain.agents.middleware import AgentMiddleware
 
     from graphs.context import Context
     from graphs.middleware.mcp_tools import McpToolsMiddleware
+    from graphs.middleware.stack import build_stack
     from graphs.middleware.user_context import UserContextMiddleware
     from graphs.models import main_model, summary_model
-    from graphs.storage import make_backend
+    from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools, registry
+    from graphs.tools.artifacts import make_download_artifact
     from graphs.tools.web_fetch import WebSettings
 
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
+    sandbox = shared_sandbox()
     stack: list[AgentMiddleware[Any, Any, Any]] = [
         UserContextMiddleware(),
         McpToolsMiddleware(registry(), agent="analyst", timeout=settings.mcp_call_timeout_s),
-        create_summarization_middleware(summary_model(), backend),
-        ModelCallLimitMiddleware(run_limit=LIMITS["model_calls"], exit_behavior="end"),
-        ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
+        # DESIGN section 4's layers (no MemoryUpdate: the orchestrator owns the conversation).
+        *build_stack(
+            "analyst",
+            backend=backend,
+            sandbox=sandbox,
+            skills_dir=settings.skills_dir,
+            summary_model=summary_model(),
+        ),
     ]
     return create_deep_agent(
         model=main_model(policy="analyst"),
-        tools=[tools[name] for name in ANALYST_TOOLS],
+        tools=[*(tools[name] for name in ANALYST_TOOLS), make_download_artifact(sandbox=sandbox)],
         system_prompt=ANALYST_PROMPT.format(
             today=date.today().isoformat(), sites=WebSettings().supplier_sites_url.rstrip("/")
         ),
         skills=["/skills/procurement/"],
         backend=backend,
+        memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
         context_schema=Context,
         middleware=stack,
         name="analyst",

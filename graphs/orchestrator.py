@@ -20,6 +20,7 @@ from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
 
 if TYPE_CHECKING:
+    from deepagents.backends.protocol import BackendProtocol
     from deepagents.middleware.subagents import SubAgent
     from langchain.agents.middleware import InterruptOnConfig
     from langchain_core.tools import BaseTool
@@ -44,15 +45,14 @@ _APPROVAL: InterruptOnConfig = {
 }
 
 
-def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
-    from langchain.agents.middleware import (
-        AgentMiddleware,
-        ModelCallLimitMiddleware,
-        ToolCallLimitMiddleware,
-    )
+def _order_subagent(
+    tools: dict[str, BaseTool], backend: BackendProtocol, sandbox: BackendProtocol
+) -> SubAgent:
+    from langchain.agents.middleware import AgentMiddleware
 
     from graphs.middleware.mcp_tools import McpToolsMiddleware
-    from graphs.models import main_model
+    from graphs.middleware.stack import build_stack
+    from graphs.models import main_model, summary_model
     from graphs.toolbox import registry
     from subagents.loader import load_sync_subagent
 
@@ -73,8 +73,15 @@ def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
         raise ValueError(msg)
     stack: list[AgentMiddleware[Any, Any, Any]] = [
         McpToolsMiddleware(reg, agent=spec["name"], timeout=settings.mcp_call_timeout_s),
-        ModelCallLimitMiddleware(run_limit=spec["limits"]["model_calls"], exit_behavior="end"),
-        ToolCallLimitMiddleware(run_limit=spec["limits"]["tool_calls"], exit_behavior="end"),
+        # DESIGN section 4's layers; the limits are the YAML's (20/50).
+        *build_stack(
+            "procurement-order",
+            backend=backend,
+            sandbox=sandbox,
+            skills_dir=settings.skills_dir,
+            summary_model=summary_model(),
+            limits=spec["limits"],
+        ),
     ]
     return {
         "name": spec["name"],
@@ -84,6 +91,7 @@ def _order_subagent(tools: dict[str, BaseTool]) -> SubAgent:
         "tools": spec["tools"],
         "interrupt_on": {name: _APPROVAL for name in spec["interrupt_on"]},
         "middleware": stack,
+        "skills": ["/skills/order/"],  # where assign_skill puts this agent's skills
     }
 
 
@@ -91,19 +99,16 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the orchestrator (synchronous; reads YAML and checks the sandbox)."""
     # Imported here, not at module import, so the Agent Server starts fast.
     from deepagents import create_deep_agent
-    from deepagents.middleware.summarization import create_summarization_middleware
-    from langchain.agents.middleware import (
-        AgentMiddleware,
-        ModelCallLimitMiddleware,
-        ToolCallLimitMiddleware,
-    )
+    from langchain.agents.middleware import AgentMiddleware
 
     from graphs.context import Context
     from graphs.middleware.client_tools import ClientToolsMiddleware
-    from graphs.middleware.user_context import UserContextMiddleware
+    from graphs.middleware.stack import build_stack
     from graphs.models import main_model, summary_model
-    from graphs.storage import make_backend
+    from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
+    from graphs.tools.artifacts import make_download_artifact
+    from graphs.tools.skills import make_assign_skill
     from subagents.loader import load_async_card
 
     settings = get_settings()
@@ -111,23 +116,35 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     backend = make_backend(skills_dir=settings.skills_dir)
     analyst_card = load_async_card(settings.subagents_dir / ANALYST_CARD_FILE)
     prompt = ORCHESTRATOR_PROMPT.format(today=date.today().isoformat())
+    sandbox = shared_sandbox()
     stack: list[AgentMiddleware[Any, Any, Any]] = [
-        UserContextMiddleware(),
-        create_summarization_middleware(summary_model(), backend),
-        ModelCallLimitMiddleware(
-            run_limit=settings.orchestrator_model_call_limit, exit_behavior="end"
+        # DESIGN section 4's seven layers, in order (graphs/middleware/stack.py).
+        *build_stack(
+            "orchestrator",
+            backend=backend,
+            sandbox=sandbox,
+            skills_dir=settings.skills_dir,
+            summary_model=summary_model(),
+            limits={
+                "model_calls": settings.orchestrator_model_call_limit,
+                "tool_calls": LIMITS["tool_calls"],
+            },
         ),
-        ToolCallLimitMiddleware(run_limit=LIMITS["tool_calls"], exit_behavior="end"),
         # A JSON-RPC client's own tools (DESIGN section 8), run on the client via interrupts.
         ClientToolsMiddleware(),
     ]
     return create_deep_agent(
         model=main_model(policy="orchestrator"),
-        tools=[tools[name] for name in ORCHESTRATOR_TOOLS],
+        tools=[
+            *(tools[name] for name in ORCHESTRATOR_TOOLS),
+            make_assign_skill(sandbox=sandbox, files=backend),
+            make_download_artifact(sandbox=sandbox),
+        ],
         system_prompt=prompt,
-        subagents=[_order_subagent(tools), analyst_card],
+        subagents=[_order_subagent(tools, backend, sandbox), analyst_card],
         skills=["/skills/main/"],
         backend=backend,
+        memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
         context_schema=Context,
         middleware=stack,
         name="orchestrator",
