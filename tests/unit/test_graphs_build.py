@@ -13,13 +13,11 @@ from langchain_core.language_models import BaseChatModel
 from graphs import models
 from graphs.offline import OfflinePlanner
 from graphs.order_keys import order_idempotency_key
-from graphs.sandbox import SandboxUnavailableError, check_bubblewrap
+from graphs.sandbox import check_bubblewrap
 from graphs.settings import GraphSettings, get_settings
 
-try:
-    check_bubblewrap()
-except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
-    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+# scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
+check_bubblewrap()
 
 
 @pytest.fixture

@@ -26,12 +26,10 @@ from graphs.sandbox import (
     check_bubblewrap,
     make_bubblewrap_sandbox,
 )
-from graphs.sandbox.errors import SandboxConfigError, SandboxUnavailableError
+from graphs.sandbox.errors import SandboxConfigError
 
-try:
-    check_bubblewrap()
-except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
-    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+# scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
+check_bubblewrap()
 
 SCRIPT = (
     "python3 -c 'import json, pandas as pd; "

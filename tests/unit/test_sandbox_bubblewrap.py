@@ -25,10 +25,8 @@ from graphs.sandbox.errors import SandboxUnavailableError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-try:
-    check_bubblewrap()
-except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
-    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+# scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
+check_bubblewrap()
 
 
 def settings_for(tmp_path: Path, **overrides: object) -> SandboxSettings:

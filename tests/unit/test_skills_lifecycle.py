@@ -5,20 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from deepagents.backends.protocol import BackendProtocol
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
 from graphs.context import Context
 from graphs.middleware.user_skills_restore import UserSkillsRestore
-from graphs.sandbox import SandboxUnavailableError, check_bubblewrap
+from graphs.sandbox import check_bubblewrap
 from graphs.tools.skills import check_skill_md, make_assign_skill
 from tests.unit.test_mw_support import Boom, Env, agent, call, make_env, scripted, thread
 
-try:
-    check_bubblewrap()
-except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
-    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+# scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
+check_bubblewrap()
 
 SKILL = """---
 name: moq-checker

@@ -18,14 +18,12 @@ from graphs.middleware.skills_sync import (
     SkillsSync,
     sync_tree,
 )
-from graphs.sandbox import SandboxUnavailableError, check_bubblewrap, make_bubblewrap_sandbox
+from graphs.sandbox import check_bubblewrap, make_bubblewrap_sandbox
 from graphs.sandbox.settings import SandboxSettings
 from tests.unit.test_mw_support import Boom, agent, make_env, scripted, thread
 
-try:
-    check_bubblewrap()
-except SandboxUnavailableError as exc:  # pragma: no cover - depends on the host
-    pytest.skip(f"bubblewrap unavailable: {exc}", allow_module_level=True)
+# scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
+check_bubblewrap()
 
 
 class Spy(BackendProtocol):
