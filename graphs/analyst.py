@@ -8,10 +8,10 @@ sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/`
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from graphs.build_once import BuildOnce
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
 
@@ -71,15 +71,9 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     )
 
 
-_graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
-_lock = asyncio.Lock()
+_graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_analyst)
 
 
 async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     """The ``analyst`` graph for langgraph.json: built once per process, off the event loop."""
-    global _graph
-    if _graph is None:
-        async with _lock:
-            if _graph is None:
-                _graph = await asyncio.to_thread(build_analyst)
-    return _graph
+    return await _graph.get()

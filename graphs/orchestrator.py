@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from graphs.build_once import BuildOnce
 from graphs.models import announce_model_choice
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
@@ -151,16 +151,9 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     )
 
 
-_graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
-_lock = asyncio.Lock()
+_graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_orchestrator)
 
 
 async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     """The ``orchestrator`` graph for langgraph.json: built once per process, off the event loop."""
-    global _graph
-    if _graph is None:
-        async with _lock:
-            if _graph is None:
-                # Reading YAML and probing bubblewrap are blocking calls.
-                _graph = await asyncio.to_thread(build_orchestrator)
-    return _graph
+    return await _graph.get()

@@ -79,15 +79,15 @@ def test_malformed_model_string_is_a_configuration_error() -> None:
 async def test_both_graphs_build_quickly_without_any_server(offline: None) -> None:
     from graphs import analyst, orchestrator
 
-    orchestrator._graph = None
-    analyst._graph = None
+    orchestrator._graph.reset()
+    analyst._graph.reset()
     started = time.perf_counter()
     orch, ana = await asyncio.gather(orchestrator.make_graph(), analyst.make_graph())
     assert time.perf_counter() - started < 30
     assert (await orchestrator.make_graph()) is orch  # cached per process
     assert set(orch.nodes) >= {"model", "tools"} and set(ana.nodes) >= {"model", "tools"}
-    orchestrator._graph = None
-    analyst._graph = None
+    orchestrator._graph.reset()
+    analyst._graph.reset()
 
 
 def test_the_orchestrator_wires_its_subagents_and_limits(offline: None) -> None:
