@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -31,6 +32,9 @@ from viz_gateway.store import IMAGE_TYPES, NAME_RE, ChartStore, content_hash
 from viz_gateway.validation import check_arguments
 
 log = logging.getLogger("viz_gateway")
+
+# How many recent calls and chart specs are kept in memory for repeat calls (a few MB).
+RECENT_CHARTS = 512
 
 INSTRUCTIONS = (
     "Chart tools compatible with AntV mcp-server-chart. Each tool returns the chart image's URL "
@@ -54,6 +58,10 @@ class Gateway:
         )
         self.renders = 0
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
+        # Repeat calls skip validation and disk: the caller's exact arguments of recent calls
+        # that succeeded -> the chart key they made, and recent charts' metadata by key.
+        self._recent: OrderedDict[str, str] = OrderedDict()
+        self._metas: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     # -- helpers ------------------------------------------------------------------
     def url(self, key: str, ext: str) -> str:
@@ -94,10 +102,55 @@ class Gateway:
             meta={"chart": {**chart_meta, **structured}},
         )
 
+    def _remember_meta(self, key: str, meta: dict[str, Any]) -> None:
+        self._metas[key] = meta
+        self._metas.move_to_end(key)
+        while len(self._metas) > RECENT_CHARTS:
+            self._metas.popitem(last=False)
+
+    async def _meta(self, key: str) -> dict[str, Any]:
+        meta = self._metas.get(key)
+        if meta is None:
+            meta = await asyncio.to_thread(self.store.read_json, key) or {}
+            self._remember_meta(key, meta)
+        return meta
+
+    def _recent_hit(self, call_id: str) -> tuple[str, str] | None:
+        """The key and image extension of a recent call with these exact arguments, when its
+        image is still stored (the store marks it used)."""
+        key = self._recent.get(call_id)
+        if key is None:
+            return None
+        if ext := self.store.find(key):
+            self._recent.move_to_end(call_id)
+            return key, ext
+        del self._recent[call_id]
+        return None
+
+    def _remember_call(self, call_id: str | None, key: str) -> None:
+        if call_id is None:
+            return
+        self._recent[call_id] = key
+        self._recent.move_to_end(call_id)
+        while len(self._recent) > RECENT_CHARTS:
+            self._recent.popitem(last=False)
+
     # -- the tool call --------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolResult:
         """Run one chart tool call; every failure is a :class:`ToolError` with a clear message."""
         args = arguments or {}
+        # Arguments identical to a recent successful call were valid then and are now.
+        call_id = None if _large(args) else content_hash("call", tool, args)
+        if call_id is not None and (hit := self._recent_hit(call_id)):
+            key, ext = hit
+            meta = await self._meta(key)
+            return self._result(key, ext, source="cache", cached=True, meta=meta)
+        result = await self._call_checked(tool, args)
+        self._remember_call(call_id, result.structured_content["hash"])  # type: ignore[index]
+        return result
+
+    async def _call_checked(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        """Validate, then answer from the cache or make the chart once per concurrent key."""
         if _large(args):  # validating thousands of points takes a while: off the loop
             errors = await asyncio.to_thread(
                 check_arguments, tool, args, max_points=self.settings.max_points
@@ -113,8 +166,8 @@ class Gateway:
         up_key = content_hash("upstream", upstream, tool, args) if upstream else None
         for key in (up_key, local_key):
             if key and (ext := self.store.find(key)):
-                meta = await asyncio.to_thread(self.store.read_json, key)
-                return self._result(key, ext, source="cache", cached=True, meta=meta or {})
+                meta = await self._meta(key)
+                return self._result(key, ext, source="cache", cached=True, meta=meta)
         flight_key = up_key or local_key
         running = self._inflight.get(flight_key)
         loop = asyncio.get_running_loop()
@@ -165,6 +218,7 @@ class Gateway:
                     "arguments": args,
                 }
                 await asyncio.to_thread(self._save, up_key, image.ext, image.data, meta)
+                self._remember_meta(up_key, meta)
                 return self._result(up_key, image.ext, source="upstream", cached=False, meta=meta)
         if tool in MAP_TOOLS:
             why = (
@@ -215,6 +269,7 @@ class Gateway:
         self.renders += 1
         meta = {"tool": tool, "specFormat": fmt, "spec": spec}
         await asyncio.to_thread(self._save, key, "png", png, meta)
+        self._remember_meta(key, meta)
         return meta
 
     async def svg_for(self, key: str) -> bytes | None:
@@ -356,7 +411,7 @@ def create_app(
     """
     settings = settings or VizSettings()
     mcp = mcp or create_server(settings, warm_up=warm_up)
-    app = mcp.http_app(path="/mcp")
+    app = mcp.http_app(path="/mcp", json_response=True)
     guarded = HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
     guarded.mcp = mcp  # type: ignore[attr-defined]
     return guarded

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from fastmcp import Client
+from fastmcp.exceptions import ToolError
 from PIL import Image
 
 from viz_gateway.examples import EXAMPLES
@@ -184,6 +185,29 @@ async def test_repeated_call_is_served_from_cache(client: Client[Any]) -> None:
         "generate_line_chart", {**args, "width": 600, "theme": "default"}
     )
     assert third.content[0].text == first.content[0].text and gateway.renders == 1
+
+
+async def test_repeat_call_after_eviction_renders_again(client: Client[Any]) -> None:
+    gateway = client.gateway  # type: ignore[attr-defined]
+    args = {**EXAMPLES["generate_column_chart"], "title": "淘汰后重画 evicted"}
+    first = await client.call_tool("generate_column_chart", args)
+    png = Path(first.structured_content["path"])
+    assert gateway.renders == 1
+    await asyncio.to_thread(png.unlink)  # as the size cap would (raises if it was not there)
+    again = await client.call_tool("generate_column_chart", args)
+    assert gateway.renders == 2
+    assert again.structured_content["cached"] is False
+    assert again.content[0].text == first.content[0].text
+    with Image.open(png) as image:
+        assert image.size == (args.get("width", 600), args.get("height", 400))
+
+
+async def test_repeating_a_refused_call_is_refused_again(client: Client[Any]) -> None:
+    bad = {"data": [{"category": "火花塞", "value": "many"}]}
+    for _ in range(2):
+        with pytest.raises(ToolError, match=r"data\[0\]\.value"):
+            await client.call_tool("generate_bar_chart", bad)
+    assert client.gateway.renders == 0  # type: ignore[attr-defined]
 
 
 async def test_concurrent_identical_calls_render_once(client: Client[Any]) -> None:
