@@ -22,7 +22,14 @@ def _base(look: Look, args: dict[str, Any]) -> Spec:
         "config": {
             "font": look.font,
             "view": {"stroke": None},
-            "title": {"fontSize": 16, "color": t.text, "anchor": "middle", "offset": 12},
+            "title": {
+                "font": look.bold,
+                "fontWeight": "bold",
+                "fontSize": 16,
+                "color": t.text,
+                "anchor": "middle",
+                "offset": 12,
+            },
             "axis": {
                 "labelColor": t.muted,
                 "titleColor": t.text,

@@ -42,7 +42,7 @@ BUILDERS: dict[str, tuple[SpecFormat, Builder]] = {
 }
 """Every tool rendered locally (all but the three maps)."""
 
-RENDERER_VERSION = "vl1"
+RENDERER_VERSION = "vl2"
 """Part of every content hash: bump when output for the same arguments changes."""
 
 
@@ -54,10 +54,11 @@ class ChartSpec:
     spec: dict[str, Any]
 
 
-def build_spec(tool: str, args: dict[str, Any], font: str) -> ChartSpec:
-    """The spec for ``tool`` called with (validated, defaulted) ``args``."""
+def build_spec(tool: str, args: dict[str, Any], font: str, bold_font: str = "") -> ChartSpec:
+    """The spec for ``tool`` called with (validated, defaulted) ``args``, its text in the
+    ``font`` family and its bold text in ``bold_font`` (default: ``font``)."""
     fmt, builder = BUILDERS[tool]
-    return ChartSpec(fmt, builder(args, look_from_args(args, font)))
+    return ChartSpec(fmt, builder(args, look_from_args(args, font, bold_font)))
 
 
 class Renderer:

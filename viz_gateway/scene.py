@@ -50,6 +50,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
         "angle",
         "limit",
         "opacity",
+        "font",
     ),
     "rule": ("x", "y", "x2", "y2", "stroke", "strokeWidth", "opacity", "strokeDash"),
 }
@@ -115,6 +116,8 @@ class Scene:
     def text(self, x: float, y: float, text: str, size: float = 12, **kw: Any) -> None:
         """Text anchored at (x, y); ``align`` / ``baseline`` as in Vega."""
         kw.setdefault("fill", self.look.theme.text)
+        if kw.get("fontWeight") == "bold" and self.look.bold != self.look.font:
+            kw.setdefault("font", self.look.bold)
         self.items.append(("text", {"x": x, "y": y, "text": text, "fontSize": size, **kw}))
 
     def clipped(self, clip_path: str, build: Any) -> None:
@@ -149,7 +152,7 @@ class Scene:
     def to_vega(self) -> dict[str, Any]:
         """The Vega spec drawing this scene at exactly ``width`` × ``height`` pixels."""
         data: list[dict[str, Any]] = []
-        marks = _marks(self.items, data, self.look)
+        marks = _marks(_layered(self.items), data, self.look)
         return {
             "$schema": "https://vega.github.io/schema/vega/v5.json",
             "width": self.look.width,
@@ -161,6 +164,45 @@ class Scene:
             "data": data,
             "marks": marks,
         }
+
+
+# Pixel positions and sizes (not angles: a full circle must end exactly at 2π).
+_PIXELS = frozenset({"x", "y", "x2", "y2", "width", "height", "innerRadius", "outerRadius"})
+
+
+def _compact(kind: str, item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A rule as the equivalent two-point path (so lines and paths share one mark), and
+    coordinates rounded to 1/100 px: far below what a raster shows, and a smaller spec."""
+    if kind == "rule":
+        x, y, x2, y2 = (item[k] for k in ("x", "y", "x2", "y2"))
+        rest = {k: v for k, v in item.items() if k not in ("x", "y", "x2", "y2")}
+        kind, item = "path", {"path": f"M{x:.2f},{y:.2f}L{x2:.2f},{y2:.2f}", **rest}
+    return kind, {
+        k: round(v, 2) if k in _PIXELS and isinstance(v, float) else v for k, v in item.items()
+    }
+
+
+def _layered(items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Items in drawing order with every text lifted above the shapes beside it.
+
+    Shapes keep their order; texts keep theirs and go last within each stretch between
+    clipped groups (which stay where they are). A diagram then becomes a handful of marks,
+    one per kind, instead of one mark per node: a spec several times smaller (it travels in
+    every tool result) and a faster render. No diagram here hides a label under a shape.
+    """
+    out: list[tuple[str, dict[str, Any]]] = []
+    shapes: list[tuple[str, dict[str, Any]]] = []
+    texts: list[tuple[str, dict[str, Any]]] = []
+    for kind, item in items:
+        if kind == "clip":
+            out += shapes + texts
+            shapes, texts = [], []
+            out.append((kind, {**item, "items": _layered(item["items"])}))
+        elif kind == "text":
+            texts.append(_compact(kind, item))
+        else:
+            shapes.append(_compact(kind, item))
+    return out + shapes + texts
 
 
 def _marks(
@@ -178,7 +220,7 @@ def _marks(
         data.append({"name": name, "values": run})
         present = {k for row in run for k in row}
         enter = {f: {"field": f} for f in _FIELDS[run_kind] if f in present}
-        if run_kind == "text":
+        if run_kind == "text" and "font" not in enter:
             enter["font"] = {"value": look.font}
         marks.append({"type": run_kind, "from": {"data": name}, "encode": {"enter": enter}})
         run = []

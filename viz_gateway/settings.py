@@ -31,7 +31,7 @@ class VizSettings(CommonSettings):
     )
     upstream_timeout: float = Field(default=30.0, gt=0, description="Seconds per upstream call.")
     font_dir: Path | None = Field(
-        default=None, description="Folder searched first for a CJK font (Noto CJK, WenQuanYi...)."
+        default=None, description="Folder searched first for a CJK font (WenQuanYi, Noto CJK...)."
     )
     font_family: str | None = Field(
         default=None, description="Font family to use instead of the one discovered."

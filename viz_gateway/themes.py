@@ -101,6 +101,12 @@ class Look:
     title: str
     theme: Theme
     font: str
+    bold_font: str = ""
+
+    @property
+    def bold(self) -> str:
+        """The font family for bold text (headings, emphasised labels)."""
+        return self.bold_font or self.font
 
     @property
     def palette(self) -> tuple[str, ...]:
@@ -112,7 +118,7 @@ class Look:
         return self.palette[i % len(self.palette)]
 
 
-def look_from_args(args: dict[str, Any], font: str) -> Look:
+def look_from_args(args: dict[str, Any], font: str, bold_font: str = "") -> Look:
     """The look a tool call asks for: theme, then ``style.palette`` / ``style.backgroundColor``."""
     theme = THEMES.get(str(args.get("theme") or "default"), THEMES["default"])
     style = args.get("style") or {}
@@ -127,6 +133,7 @@ def look_from_args(args: dict[str, Any], font: str) -> Look:
         title=str(args.get("title") or ""),
         theme=theme,
         font=font,
+        bold_font=bold_font,
     )
 
 

@@ -78,7 +78,8 @@ def _draw(fmt: str, spec: dict[str, Any], image: ImageFormat) -> bytes:
 def _build_and_draw(tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any], bytes]:
     from viz_gateway.render import build_spec
 
-    chart = build_spec(tool, args, _font_family())
+    family = _font_family()
+    chart = build_spec(tool, args, family, getattr(_worker_font, "bold", family))
     return chart.format, chart.spec, _draw(chart.format, chart.spec, "png")
 
 

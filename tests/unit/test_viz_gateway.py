@@ -398,7 +398,7 @@ def test_no_cjk_font_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
         fonts.find_cjk_font(tmp_path / "empty-fonts")
     message = str(info.value)
     assert "No CJK font found" in message and "VIZ_FONT_DIR" in message
-    assert "fonts-noto-cjk" in message
+    assert "fonts-wqy-microhei" in message
 
 
 def test_font_dir_setting_is_searched_first() -> None:
@@ -407,3 +407,65 @@ def test_font_dir_setting_is_searched_first() -> None:
     found = fonts.find_cjk_font()
     again = fonts.find_cjk_font(found.path.parent)
     assert again.path.parent == found.path.parent and fonts.has_glyphs(again, "刹车片链条")
+
+
+def test_font_family_setting_picks_that_face_or_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from viz_gateway import fonts
+
+    best = fonts.find_cjk_font()
+    # Only our folder is searched: a copy of the best font file, as VIZ_FONT_DIR would hold.
+    monkeypatch.setattr(fonts, "SEARCH_DIRS", ())
+    (tmp_path / best.path.name).symlink_to(best.path)
+    faces = fonts._faces(tmp_path / best.path.name)
+    last_index, last_family = faces[-1]
+    picked = fonts.find_cjk_font(tmp_path, last_family)
+    assert (picked.index, picked.family) == (last_index, last_family)
+    assert fonts.has_glyphs(picked, "火花塞")
+    with caplog.at_level("WARNING", logger=fonts.log.name):
+        fallback = fonts.find_cjk_font(tmp_path, "No Such Family 无此字体")
+    assert fallback.family != "No Such Family 无此字体" and fonts.has_glyphs(fallback, "刹车片")
+    assert "No Such Family" in caplog.text
+
+
+def test_scene_lifts_text_over_shapes_and_merges_marks_by_kind() -> None:
+    import math
+
+    from viz_gateway.scene import Scene
+    from viz_gateway.themes import look_from_args
+
+    scene = Scene(look_from_args({"width": 300, "height": 200}, "Sans", "Sans Bold"))
+    for i in range(5):  # a mind map's pattern: curve, label, underline per node
+        scene.path(f"M0,{i * 30}C10,0 20,0 30,{i * 30}", stroke="#333", strokeWidth=1.5)
+        scene.text(40, i * 30 + 0.1 + 0.2, f"节点 {i}", 12, fontWeight="bold" if i == 0 else None)
+        scene.line(40, i * 30, 90, i * 30, stroke="#333", strokeWidth=1.5)
+    scene.circle(150, 100, 40, fill="#1783FF", stroke="#ffffff")
+    scene.clipped("M0,0L300,0L300,200Z", lambda inner: inner.text(150, 100, "内", 20))
+    scene.text(150, 180, "after the clip", 10)
+    spec = scene.to_vega()
+
+    kinds = [m["type"] for m in spec["marks"]]
+    assert kinds == ["path", "arc", "text", "group", "text"]
+    values = {d["name"]: d["values"] for d in spec["data"]}
+    shapes = values[spec["marks"][0]["from"]["data"]]
+    assert len(shapes) == 10 and shapes[1]["path"] == "M40.00,0.00L90.00,0.00"
+    labels = values[spec["marks"][2]["from"]["data"]]
+    assert [t["text"] for t in labels] == [f"节点 {i}" for i in range(5)]
+    assert labels[1]["y"] == 30.3  # pixels rounded to 1/100
+    assert labels[0]["font"] == "Sans Bold" and "font" not in labels[1]
+    assert spec["marks"][2]["encode"]["enter"]["font"] == {"field": "font"}
+    circle = values[spec["marks"][1]["from"]["data"]][0]
+    assert circle["endAngle"] == 2 * math.pi  # angles are never rounded: no seam
+
+
+def test_diagram_specs_stay_small() -> None:
+    from viz_gateway.render import build_spec
+    from viz_gateway.schemas import TOOLS, with_defaults
+
+    for tool, (fmt, _builder) in BUILDERS.items():
+        if fmt != "vega":
+            continue
+        spec = build_spec(tool, with_defaults(TOOLS[tool][1], EXAMPLES[tool]), "Sans").spec
+        # One mark per kind and layer, not one per node (the spec travels in every result).
+        assert len(spec["marks"]) <= 12, (tool, [m["type"] for m in spec["marks"]])
