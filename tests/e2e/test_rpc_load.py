@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -92,16 +91,13 @@ async def test_many_concurrent_sessions_each_with_a_client_tool_call(
     served: tuple[ServiceHandle, str],
 ) -> None:
     server, agent = served
-    started = time.perf_counter()
     results = await asyncio.gather(*(_one(server, agent, i) for i in range(SESSIONS)))
-    elapsed = time.perf_counter() - started
     for i, (reply, statuses, calls) in enumerate(results):
         assert reply["status"] == "completed" and reply["tool_calls"] == 1, reply
         assert calls == 1  # the tool ran in this session's client, once
         assert "executing" in statuses and "tools_synced" in statuses
         # each session got its own tool result back: no cross-talk between sessions
         assert f'"product": "P{i}", "session": {i}' in str(reply["content"])
-    assert elapsed < 60, f"{SESSIONS} sessions took {elapsed:.1f} s"
 
 
 async def test_a_failing_client_tool_is_reported_in_the_answer(

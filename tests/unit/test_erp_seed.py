@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 import pytest
@@ -44,10 +43,8 @@ def test_the_catalogue_is_the_size_of_a_small_plant() -> None:
     assert all(len(s) >= 2 for s in sellers.values())
 
 
-def test_same_seed_same_database_and_seeding_is_fast(tmp_path: Path) -> None:
-    started = time.perf_counter()
+def test_same_seed_same_database(tmp_path: Path) -> None:
     first = make_template(tmp_path / "a")
-    assert time.perf_counter() - started < 3  # about 0.2 s when the machine is idle
     second = make_template(tmp_path / "b")
     assert fingerprint(f"sqlite:///{first}") == fingerprint(f"sqlite:///{second}")
     other = make_template(tmp_path / "c", seed=SEED + 1)

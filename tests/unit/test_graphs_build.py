@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -76,14 +75,13 @@ def test_malformed_model_string_is_a_configuration_error() -> None:
         models.is_offline(settings)
 
 
-async def test_both_graphs_build_quickly_without_any_server(offline: None) -> None:
+async def test_both_graphs_build_without_any_server(offline: None) -> None:
+    # How fast is scripts/bench/bench_cold_start.py's business, not a test's.
     from graphs import analyst, orchestrator
 
     orchestrator._graph.reset()
     analyst._graph.reset()
-    started = time.perf_counter()
     orch, ana = await asyncio.gather(orchestrator.make_graph(), analyst.make_graph())
-    assert time.perf_counter() - started < 30
     assert (await orchestrator.make_graph()) is orch  # cached per process
     assert set(orch.nodes) >= {"model", "tools"} and set(ana.nodes) >= {"model", "tools"}
     orchestrator._graph.reset()

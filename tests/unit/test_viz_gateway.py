@@ -173,13 +173,11 @@ async def test_repeated_call_is_served_from_cache(client: Client[Any]) -> None:
     args = {**EXAMPLES["generate_line_chart"], "title": "缓存测试 cache test"}
     first = await client.call_tool("generate_line_chart", args)
     assert gateway.renders == 1
-    started = time.perf_counter()
     second = await client.call_tool("generate_line_chart", args)
     assert gateway.renders == 1  # no second render
     assert second.content[0].text == first.content[0].text
     assert second.structured_content["cached"] is True
     assert second.meta["chart"]["spec"] == first.meta["chart"]["spec"]
-    assert time.perf_counter() - started < 1.0
     # Explicit defaults are the same chart as omitted ones.
     third = await client.call_tool(
         "generate_line_chart", {**args, "width": 600, "theme": "default"}
