@@ -190,6 +190,14 @@ async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dic
                 started = time.perf_counter()
                 await client.call_tool(tool, args)
                 cached[tool].append((time.perf_counter() - started) * 1000)
+        # The transport's own floor: an MCP round trip that runs no tool.
+        for _ in range(10):
+            await client.ping()
+        pings = []
+        for _ in range(100):
+            started = time.perf_counter()
+            await client.ping()
+            pings.append((time.perf_counter() - started) * 1000)
         rss_before = rss_mb(pid)
         sem = asyncio.Semaphore(4)
         started = time.perf_counter()
@@ -204,6 +212,7 @@ async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dic
     return {
         "fresh": fresh,
         "cached": cached,
+        "ping": statistics.median(pings),
         "rss_before": rss_before,
         "rss_after": rss_mb(pid),
         "throughput": renders / elapsed,
@@ -278,6 +287,10 @@ def main() -> None:
             + ", ".join(f"{fam} {ms:.0f} ms ({ms / first:.2f}x)" for fam, ms in by_font)
         )
     print(f"\ncache hit inside the gateway (no MCP/HTTP): p50 {hit_inproc:.2f} ms")
+    print(
+        f"MCP ping (no tool) p50 {result['ping']:.1f} ms: a cache hit over MCP is "
+        f"{c50 / result['ping']:.1f}x a bare MCP round trip"
+    )
     print(
         f"{ns.renders} more fresh renders (4 in flight): {result['elapsed']:.1f} s, "
         f"{result['throughput']:.1f} charts/s"
