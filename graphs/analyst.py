@@ -8,7 +8,6 @@ sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/`
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from graphs.build_once import BuildOnce
@@ -31,6 +30,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from langchain.agents.middleware import AgentMiddleware
 
     from graphs.context import Context
+    from graphs.middleware.current_date import TODAY, CurrentDate
     from graphs.middleware.mcp_tools import McpToolsMiddleware
     from graphs.middleware.stack import build_stack
     from graphs.middleware.user_context import UserContextMiddleware
@@ -55,12 +55,14 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
             skills_dir=settings.skills_dir,
             summary_model=summary_model(),
         ),
+        CurrentDate(),
     ]
     return create_deep_agent(
         model=main_model(policy="analyst"),
         tools=[*(tools[name] for name in ANALYST_TOOLS), make_download_artifact(sandbox=sandbox)],
+        # The date is filled in at each model call (CurrentDate): this graph outlives a day.
         system_prompt=ANALYST_PROMPT.format(
-            today=date.today().isoformat(), sites=WebSettings().supplier_sites_url.rstrip("/")
+            today=TODAY, sites=WebSettings().supplier_sites_url.rstrip("/")
         ),
         skills=["/skills/procurement/"],
         backend=backend,

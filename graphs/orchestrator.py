@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from graphs.build_once import BuildOnce
@@ -103,6 +102,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
 
     from graphs.context import Context
     from graphs.middleware.client_tools import ClientToolsMiddleware
+    from graphs.middleware.current_date import TODAY, CurrentDate
     from graphs.middleware.stack import build_stack
     from graphs.models import main_model, summary_model
     from graphs.storage import make_backend, shared_sandbox
@@ -115,7 +115,8 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
     analyst_card = load_async_card(settings.subagents_dir / ANALYST_CARD_FILE)
-    prompt = ORCHESTRATOR_PROMPT.format(today=date.today().isoformat())
+    # The date is filled in at each model call (CurrentDate): this graph outlives a day.
+    prompt = ORCHESTRATOR_PROMPT.format(today=TODAY)
     sandbox = shared_sandbox()
     stack: list[AgentMiddleware[Any, Any, Any]] = [
         # DESIGN section 4's seven layers, in order (graphs/middleware/stack.py).
@@ -132,6 +133,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
         ),
         # A JSON-RPC client's own tools (DESIGN section 8), run on the client via interrupts.
         ClientToolsMiddleware(),
+        CurrentDate(),
     ]
     return create_deep_agent(
         model=main_model(policy="orchestrator"),
