@@ -70,6 +70,7 @@ async def _check_the_limit(client: LangGraphClient) -> None:
     assert final["type"] == "ai" and not final.get("tool_calls")
     text = str(final["content"]).lower()
     assert "model call limit" in text and "exceeded" in text and "(1/1)" in text
+    assert text.startswith("〔本轮已达到调用上限")  # led by the same notice in Chinese
     # the run ended normally (no error status), so the thread is usable again
     runs = await client.runs.list(thread["thread_id"])
     assert runs[0]["status"] == "success"

@@ -93,7 +93,7 @@ def test_the_orchestrator_wires_its_subagents_and_limits(offline: None) -> None:
 
     graph = build_orchestrator()
     hooks = {name.split(".")[0] for name in graph.nodes}
-    assert {"AsyncSubAgentMiddleware", "ModelCallLimitMiddleware", "ToolCallLimitMiddleware",
+    assert {"AsyncSubAgentMiddleware", "BilingualModelCallLimit", "BilingualToolCallLimit",
             "_ParentNotifierMiddleware"} <= hooks  # fmt: skip
     tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
     assert {"start_async_task", "check_async_task", "task", "web_search", "calculator",

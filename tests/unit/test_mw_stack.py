@@ -7,13 +7,17 @@ from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.summarization import SummarizationToolMiddleware
-from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from graphs.context import Context
 from graphs.middleware.context_injection import ContextInjection
-from graphs.middleware.limits import LIMITS
+from graphs.middleware.limits import (
+    LIMIT_NOTICE_ZH,
+    LIMITS,
+    BilingualModelCallLimit,
+    BilingualToolCallLimit,
+)
 from graphs.middleware.memory_update import MemoryUpdate
 from graphs.middleware.skills_sync import SkillsSync
 from graphs.middleware.stack import build_stack
@@ -58,8 +62,8 @@ def test_order_and_limits(tmp_path: Path) -> None:
         SoftSummarization,
         SummarizationToolMiddleware,
         MemoryUpdate,
-        ModelCallLimitMiddleware,
-        ToolCallLimitMiddleware,
+        BilingualModelCallLimit,
+        BilingualToolCallLimit,
     ]
     assert stack[3].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert (stack[-2].run_limit, stack[-1].run_limit) == (50, 200)
@@ -89,7 +93,31 @@ async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:
         {"messages": [HumanMessage("loop")]}, thread(), context=Context(user_id="u1")
     )
     assert "never" not in [m.text for m in result["messages"]]
-    assert any("limit" in m.text.lower() for m in result["messages"] if isinstance(m, AIMessage))
+    last = result["messages"][-1]
+    assert isinstance(last, AIMessage) and not last.tool_calls
+    assert last.text.startswith(LIMIT_NOTICE_ZH) and "model call limit" in last.text.lower()
+
+
+async def test_tool_call_limit_ends_the_run_in_both_languages(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    stack = build_stack(
+        "procurement-order",
+        backend=env.backend,
+        sandbox=env.sandbox,
+        skills_dir=tmp_path,
+        summary_model=OfflinePlanner(policy="summary"),
+        limits={"model_calls": 50, "tool_calls": 2},
+    )
+    turns = [[call("ls", {"path": "/"}, i)] for i in range(5)]
+    graph = agent(env, scripted(*turns, "never"), stack)
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("loop")]}, thread(), context=Context(user_id="u1")
+    )
+    ran = [m for m in result["messages"] if isinstance(m, ToolMessage) and m.status != "error"]
+    assert len(ran) == 2  # the third call was refused
+    last = result["messages"][-1]
+    assert isinstance(last, AIMessage) and not last.tool_calls
+    assert last.text.startswith(LIMIT_NOTICE_ZH) and "tool call limit" in last.text.lower()
 
 
 async def test_summarization_fails_soft(tmp_path: Path) -> None:
