@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
 from sim.erp.models import Base, PurchaseOrder
+from tests.concurrency import all_at_once
 from tests.integration.postgres import PostgresMissing, postgres_server
 from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
 
@@ -126,17 +126,12 @@ def test_every_read_answers_the_same_on_postgresql_as_on_sqlite(erps: dict[str, 
 
 def test_idempotent_create_under_a_race_makes_one_order(pg: httpx.Client, pg_url: str) -> None:
     body = {**ORDER, "idempotency_key": "pg-race-0001"}
-    answers: list[httpx.Response] = []
 
-    def create() -> None:
+    def create(_: int) -> httpx.Response:
         with httpx.Client(base_url=str(pg.base_url), timeout=30) as client:
-            answers.append(client.post("/orders/create", json=body))
+            return client.post("/orders/create", json=body)
 
-    threads = [threading.Thread(target=create) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    answers = all_at_once(8, create)
     assert sorted(a.status_code for a in answers) == [200] * 7 + [201]
     assert len({a.json()["id"] for a in answers}) == 1
     engine = create_engine(pg_url)
@@ -163,22 +158,15 @@ def test_concurrent_updates_with_one_version_let_exactly_one_through(
     pg: httpx.Client, pg_url: str
 ) -> None:
     order = pg.post("/orders/create", json={**ORDER, "idempotency_key": "pg-versions-1"}).json()
-    answers: list[httpx.Response] = []
 
-    def put(n: int) -> None:
+    def put(n: int) -> httpx.Response:
         with httpx.Client(base_url=str(pg.base_url), timeout=30) as client:
-            answers.append(
-                client.put(
-                    f"/orders/update/{order['id']}",
-                    json={"expected_version": 1, "note": f"writer {n}"},
-                )
+            return client.put(
+                f"/orders/update/{order['id']}",
+                json={"expected_version": 1, "note": f"writer {n}"},
             )
 
-    threads = [threading.Thread(target=put, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    answers = all_at_once(4, put)
     assert sorted(a.status_code for a in answers) == [200, 409, 409, 409]
     assert {a.json()["error"]["code"] for a in answers if a.status_code == 409} == {
         "VERSION_CONFLICT"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.concurrency import all_at_once
 from tests.integration.procs import HOST, ROOT, free_port, start_service
 
 pytestmark = pytest.mark.integration
@@ -37,22 +37,14 @@ def test_serves_creates_and_stops_cleanly(tmp_path: Path) -> None:
             assert client.post("/orders/create", json=body).json()["replayed"] is True
 
             # Two writers with one version over real HTTP: exactly one wins.
-            answers: list[httpx.Response] = []
-
-            def put(n: int) -> None:
+            def put(n: int) -> httpx.Response:
                 with httpx.Client(base_url=erp.url, timeout=10) as c:
-                    answers.append(
-                        c.put(
-                            f"/orders/update/{order['id']}",
-                            json={"expected_version": 1, "note": f"writer {n}"},
-                        )
+                    return c.put(
+                        f"/orders/update/{order['id']}",
+                        json={"expected_version": 1, "note": f"writer {n}"},
                     )
 
-            threads = [threading.Thread(target=put, args=(n,)) for n in range(4)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            answers = all_at_once(4, put)
             assert sorted(a.status_code for a in answers) == [200, 409, 409, 409]
 
             # Abuse does not take it down.

@@ -6,7 +6,6 @@ Every refused request is checked to leave every table as it was.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from starlette.testclient import TestClient
 from sim.catalog import REFERENCE_DATE, generate
 from sim.erp import orders
 from sim.erp.errors import ErpError
+from tests.concurrency import all_at_once
 from tests.unit.erp_fixtures import (
     SEED,
     DbWatch,
@@ -205,18 +205,7 @@ def test_same_key_other_payload_is_idempotency_conflict(erp: Erp) -> None:
 
 def test_concurrent_creates_with_one_key_make_one_order(erp: Erp) -> None:
     body = order_body("race-key-0001")
-    results: list[Any] = []
-    barrier = threading.Barrier(4)
-
-    def go() -> None:
-        barrier.wait()
-        results.append(erp.client.post("/orders/create", json=body))
-
-    threads = [threading.Thread(target=go) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = all_at_once(4, lambda _: erp.client.post("/orders/create", json=body))
     assert sorted(r.status_code for r in results) == [200, 200, 200, 201]
     assert len({r.json()["id"] for r in results}) == 1
 
@@ -383,23 +372,13 @@ def test_stale_version_is_version_conflict(erp: Erp) -> None:
 
 def test_concurrent_updates_with_one_version_one_wins(erp: Erp) -> None:
     order = erp.create()
-    results: list[Any] = []
-    barrier = threading.Barrier(5)
-
-    def go(n: int) -> None:
-        barrier.wait()
-        results.append(
-            erp.client.put(
-                f"/orders/update/{order['id']}",
-                json={"expected_version": 1, "note": f"writer {n}"},
-            )
-        )
-
-    threads = [threading.Thread(target=go, args=(n,)) for n in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = all_at_once(
+        5,
+        lambda n: erp.client.put(
+            f"/orders/update/{order['id']}",
+            json={"expected_version": 1, "note": f"writer {n}"},
+        ),
+    )
     codes = sorted(r.status_code for r in results)
     assert codes == [200, 409, 409, 409, 409]
     for r in results:
