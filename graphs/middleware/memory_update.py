@@ -29,7 +29,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,6 +43,7 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphs.middleware.context_injection import preferences_path, user_fields
+from graphs.middleware.sync_bridge import run_blocking
 from graphs.offline.history import message_text, parse_json
 from graphs.offline.text import match_names
 
@@ -436,19 +437,6 @@ def merge_preferences(text: str | None, extraction: Extraction) -> str:
 # -- the middleware -----------------------------------------------------------------
 
 
-def _run_blocking(
-    coro: Coroutine[Any, Any, dict[str, Any] | None], who: str
-) -> dict[str, Any] | None:
-    """Run an async hook from a synchronous ``graph.invoke`` (no event loop in this thread)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    logger.warning("%s: sync hook called on a running event loop; skipped (use the async API)", who)
-    return None
-
-
 class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """After a procurement exchange, merge its suppliers and query into the preferences file.
 
@@ -540,4 +528,4 @@ class MemoryUpdate(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """Synchronous ``graph.invoke``: the async hook on a private event loop."""
-        return _run_blocking(self.aafter_agent(state, runtime), "MemoryUpdate")
+        return run_blocking(self.aafter_agent(state, runtime), "MemoryUpdate")

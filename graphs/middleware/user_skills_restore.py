@@ -10,9 +10,8 @@ ones missing or different in this thread's sandbox are written back to
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
@@ -22,6 +21,7 @@ from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
 from graphs.middleware.context_injection import user_fields
+from graphs.middleware.sync_bridge import run_blocking
 
 __all__ = [
     "PERSISTED_ROOT",
@@ -96,19 +96,6 @@ async def restore_skills(
     return written
 
 
-def _run_blocking(
-    coro: Coroutine[Any, Any, dict[str, Any] | None], who: str
-) -> dict[str, Any] | None:
-    """Run an async hook from a synchronous ``graph.invoke`` (no event loop in this thread)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    logger.warning("%s: sync hook called on a running event loop; skipped (use the async API)", who)
-    return None
-
-
 class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """Restore the run's user's persisted skills into the thread's sandbox.
 
@@ -151,4 +138,4 @@ class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, Respons
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """Synchronous ``graph.invoke``: the async hook on a private event loop."""
-        return _run_blocking(self.abefore_agent(state, runtime), "UserSkillsRestore")
+        return run_blocking(self.abefore_agent(state, runtime), "UserSkillsRestore")
