@@ -43,7 +43,8 @@ def _say(msg: str) -> None:
     print(f"[demo {time.monotonic() - _T0:6.1f}s] {msg}", flush=True)
 
 
-def _text(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any]) -> str:
+    """The text of a thread message (a string, or the text of its content blocks)."""
     content = message.get("content")
     if isinstance(content, list):
         return "".join(b.get("text", "") for b in content if isinstance(b, dict))
@@ -55,7 +56,8 @@ def _first_line(text: str, width: int = 110) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-async def _messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
+async def thread_messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
+    """The messages of a thread's current state (none yet: an empty list)."""
     state: Any = await client.threads.get_state(thread_id)
     return list((state.get("values") or {}).get("messages") or [])
 
@@ -66,7 +68,7 @@ def _describe(message: dict[str, Any]) -> str | None:
     if kind == "ai":
         calls = message.get("tool_calls") or []
         names = ", ".join(c["name"] for c in calls)
-        said = _first_line(_text(message))
+        said = _first_line(message_text(message))
         if calls:
             return f"  analyst → {names}" + (f"   ({said})" if said else "")
         return f"  analyst: {said}" if said else None
@@ -88,19 +90,19 @@ async def follow_analyst(client: LangGraphClient, parent_id: str) -> str:
                 child_id = found[0]["thread_id"]
                 _say(f"analyst thread {child_id} (parent_thread_id = {parent_id})")
         if child_id is not None:
-            msgs = await _messages(client, child_id)
+            msgs = await thread_messages(client, child_id)
             for message in msgs[seen:]:
                 line = _describe(message)
                 if line:
                     _say(line)
             seen = len(msgs)
-        parent = await _messages(client, parent_id)
+        parent = await thread_messages(client, parent_id)
         notified = any(
             "deepagents_notification" in (m.get("additional_kwargs") or {}) for m in parent
         )
         last = parent[-1] if parent else {}
-        if notified and last.get("type") == "ai" and REPORT.search(_text(last)):
-            return _text(last)
+        if notified and last.get("type") == "ai" and REPORT.search(message_text(last)):
+            return message_text(last)
         await asyncio.sleep(0.5)
     msg = f"the analysis did not finish within {ANALYSIS_TIMEOUT_S} s"
     raise TimeoutError(msg)
@@ -143,7 +145,7 @@ async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
         started = time.monotonic()
         prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
         await client.runs.wait(thread_id, "orchestrator", input=prompt, context=dict(USER))
-        reply = _text((await _messages(client, thread_id))[-1])
+        reply = message_text((await thread_messages(client, thread_id))[-1])
         _say(f"orchestrator answered in {time.monotonic() - started:.1f}s: {_first_line(reply)}")
         task = TASK_ID.search(reply)
         if not task:
@@ -206,7 +208,7 @@ async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
                 client, order_thread,
                 command={"resume": {"decisions": [{"type": "approve"}]}},
             )  # fmt: skip
-        answer = _text((await _messages(client, order_thread))[-1])
+        answer = message_text((await thread_messages(client, order_thread))[-1])
         _say(f"orchestrator: {_first_line(answer)}")
         order_no = re.search(r"PO\d{11}", answer)
         if order_no:

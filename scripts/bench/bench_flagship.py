@@ -25,24 +25,11 @@ import httpx
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from scripts.demo import REQUEST, TASK_ID, message_text, thread_messages
 from tests.e2e.agents_stack import langgraph_dev, services
 
-REQUEST = "帮我对摩托车火花塞做供应商比价分析"
-TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
 STAGE = re.compile(r"阶段\s*(\d)|Stage\s*(\d)")
 NOTIFICATION = "deepagents_notification"
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return str(content)
-
-
-async def _messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
-    state: Any = await client.threads.get_state(thread_id)
-    return list(state["values"].get("messages") or [])
 
 
 async def _wait(predicate: Any, within_s: float, what: str) -> Any:
@@ -82,7 +69,7 @@ def _breakdown(timeline: list[tuple[float, dict[str, Any]]]) -> None:
     for at, m in timeline[1:]:
         if m.get("type") != "ai":
             continue
-        found = STAGE.search(_text(m))
+        found = STAGE.search(message_text(m))
         if found:
             stage = found.group(1) or found.group(2)
         step = str((m.get("response_metadata") or {}).get("step") or "?")
@@ -112,15 +99,15 @@ async def _run(url: str) -> None:
             context={"user_id": "bench-user"},
         )
         answered = time.perf_counter() - started
-        first = (await _messages(client, thread_id))[-1]
-        found = TASK_ID.search(_text(first))
+        first = (await thread_messages(client, thread_id))[-1]
+        found = TASK_ID.search(message_text(first))
         if found is None:
-            msg = f"no task id in the orchestrator's answer: {_text(first)}"
+            msg = f"no task id in the orchestrator's answer: {message_text(first)}"
             raise RuntimeError(msg)
         task_id = found.group(1)
 
         async def woken() -> bool:
-            msgs = await _messages(client, thread_id)
+            msgs = await thread_messages(client, thread_id)
             notified = any(NOTIFICATION in (m.get("additional_kwargs") or {}) for m in msgs)
             return notified and msgs[-1].get("type") == "ai"
 
@@ -128,7 +115,8 @@ async def _run(url: str) -> None:
         total = time.perf_counter() - started
         timeline = await _first_seen(client, task_id)
         report = re.search(
-            r"/analysis/report_\d{8}\.md", _text((await _messages(client, thread_id))[-1])
+            r"/analysis/report_\d{8}\.md",
+            message_text((await thread_messages(client, thread_id))[-1]),
         )
     finally:
         await client.aclose()

@@ -25,12 +25,10 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from PIL import Image
 
+from scripts.demo import REPORT, TASK_ID, message_text, thread_messages
 from tests.e2e.agents_stack import Stack, langgraph_dev, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
-
-TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
-REPORT = re.compile(r"/analysis/report_\d{8}\.md")
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +45,6 @@ async def client(stack: Stack) -> AsyncIterator[LangGraphClient]:
         yield sdk
     finally:
         await sdk.aclose()
-
-
-def text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return str(content)
-
-
-async def messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
-    state: Any = await client.threads.get_state(thread_id)
-    return list(state["values"].get("messages") or [])
 
 
 async def wait_for(predicate: Any, within_s: float, what: str) -> Any:
@@ -100,9 +86,9 @@ async def analyse(
     prompt: Any = {"messages": [{"role": "user", "content": request}]}
     await client.runs.wait(thread_id, "orchestrator", input=prompt, context=dict(user))
     answered_in = time.monotonic() - started
-    first = (await messages(client, thread_id))[-1]
-    found = TASK_ID.search(text_of(first))
-    assert found, text_of(first)
+    first = (await thread_messages(client, thread_id))[-1]
+    found = TASK_ID.search(message_text(first))
+    assert found, message_text(first)
     task_id = found.group(1)
 
     async def child() -> list[dict[str, Any]]:
@@ -114,12 +100,12 @@ async def analyse(
     assert analyst_thread["metadata"]["subagent_name"] == "analyst"
 
     async def woken() -> str | None:
-        msgs = await messages(client, thread_id)
+        msgs = await thread_messages(client, thread_id)
         notified = any("deepagents_notification" in (m.get("additional_kwargs") or {})
                        for m in msgs)  # fmt: skip
         last = msgs[-1]
-        if notified and last.get("type") == "ai" and REPORT.search(text_of(last)):
-            return text_of(last)
+        if notified and last.get("type") == "ai" and REPORT.search(message_text(last)):
+            return message_text(last)
         return None
 
     final = await wait_for(woken, 400, "the orchestrator to be woken with the report")
