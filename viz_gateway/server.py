@@ -102,17 +102,11 @@ class Gateway:
             meta={"chart": {**chart_meta, **structured}},
         )
 
-    def _remember_meta(self, key: str, meta: dict[str, Any]) -> None:
-        self._metas[key] = meta
-        self._metas.move_to_end(key)
-        while len(self._metas) > RECENT_CHARTS:
-            self._metas.popitem(last=False)
-
     async def _meta(self, key: str) -> dict[str, Any]:
         meta = self._metas.get(key)
         if meta is None:
             meta = await asyncio.to_thread(self.store.read_json, key) or {}
-            self._remember_meta(key, meta)
+            _remember(self._metas, key, meta)
         return meta
 
     def _recent_hit(self, call_id: str) -> tuple[str, str] | None:
@@ -127,14 +121,6 @@ class Gateway:
         del self._recent[call_id]
         return None
 
-    def _remember_call(self, call_id: str | None, key: str) -> None:
-        if call_id is None:
-            return
-        self._recent[call_id] = key
-        self._recent.move_to_end(call_id)
-        while len(self._recent) > RECENT_CHARTS:
-            self._recent.popitem(last=False)
-
     # -- the tool call --------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolResult:
         """Run one chart tool call; every failure is a :class:`ToolError` with a clear message."""
@@ -146,7 +132,8 @@ class Gateway:
             meta = await self._meta(key)
             return self._result(key, ext, source="cache", cached=True, meta=meta)
         result = await self._call_checked(tool, args)
-        self._remember_call(call_id, result.structured_content["hash"])  # type: ignore[index]
+        if call_id is not None:
+            _remember(self._recent, call_id, result.structured_content["hash"])  # type: ignore[index]
         return result
 
     async def _call_checked(self, tool: str, args: dict[str, Any]) -> ToolResult:
@@ -217,8 +204,7 @@ class Gateway:
                     "upstreamUrl": image.url,
                     "arguments": args,
                 }
-                await asyncio.to_thread(self._save, up_key, image.ext, image.data, meta)
-                self._remember_meta(up_key, meta)
+                await self._save(up_key, image.ext, image.data, meta)
                 return self._result(up_key, image.ext, source="upstream", cached=False, meta=meta)
         if tool in MAP_TOOLS:
             why = (
@@ -235,9 +221,14 @@ class Gateway:
         meta = await self._render_local(tool, args, local_key)
         return self._result(local_key, "png", source="local", cached=False, note=note, meta=meta)
 
-    def _save(self, key: str, ext: str, data: bytes, meta: dict[str, Any]) -> None:
+    def _write(self, key: str, ext: str, data: bytes, meta: dict[str, Any]) -> None:
         self.store.put(key, "json", json.dumps(meta, ensure_ascii=False).encode())
         self.store.put(key, ext, data)
+
+    async def _save(self, key: str, ext: str, data: bytes, meta: dict[str, Any]) -> None:
+        """Store the image and its spec (off the loop) and keep the spec in memory."""
+        await asyncio.to_thread(self._write, key, ext, data, meta)
+        _remember(self._metas, key, meta)
 
     async def _render_local(self, tool: str, args: dict[str, Any], key: str) -> dict[str, Any]:
         from viz_gateway.diagrams import LayoutError
@@ -268,8 +259,7 @@ class Gateway:
             raise ToolError(f"Rendering {tool} failed: {type(exc).__name__}") from exc
         self.renders += 1
         meta = {"tool": tool, "specFormat": fmt, "spec": spec}
-        await asyncio.to_thread(self._save, key, "png", png, meta)
-        self._remember_meta(key, meta)
+        await self._save(key, "png", png, meta)
         return meta
 
     async def svg_for(self, key: str) -> bytes | None:
@@ -280,6 +270,14 @@ class Gateway:
         svg = await self.pool.render_spec(meta["specFormat"], meta["spec"], "svg")
         await asyncio.to_thread(self.store.put, key, "svg", svg)
         return svg
+
+
+def _remember(cache: OrderedDict[str, Any], key: str, value: Any) -> None:
+    """Put ``key`` in ``cache`` as the most recent entry, dropping the oldest past the bound."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > RECENT_CHARTS:
+        cache.popitem(last=False)
 
 
 def _large(args: dict[str, Any]) -> bool:
