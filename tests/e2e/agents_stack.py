@@ -181,3 +181,11 @@ def langgraph_dev(stack: Stack, *, timeout: float = 120) -> Iterator[ServiceHand
         yield handle
     finally:
         handle.stop()
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[Stack]:
+    """:func:`services` with ``langgraph dev`` on top, as ``stack.agent`` (a module's stack)."""
+    with services() as running, langgraph_dev(running) as agent:
+        running.agent = agent
+        yield running

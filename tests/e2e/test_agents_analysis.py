@@ -26,15 +26,14 @@ from langgraph_sdk.client import LangGraphClient
 from PIL import Image
 
 from scripts.demo import REPORT, TASK_ID, message_text, thread_messages
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.agents_stack import Stack, serving
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    with services() as running, langgraph_dev(running) as agent:
-        running.agent = agent
+    with serving() as running:
         yield running
 
 

@@ -13,7 +13,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.agents_stack import Stack, serving
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -22,8 +22,7 @@ USER = {"user_id": "buyer-1", "username": "Li Lei"}
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    with services() as running, langgraph_dev(running) as agent:
-        running.agent = agent
+    with serving() as running:
         yield running
 
 
