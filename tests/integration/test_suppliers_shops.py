@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -155,11 +154,8 @@ async def test_every_shop_quote_page_reads_back_as_the_truth(
     async def one(url: str) -> FetchResult:
         return await fetch_markdown(url, settings=settings)
 
-    started = time.monotonic()
+    # Fetched concurrently; how fast is scripts/bench/bench_fetch.py's business, not a test's.
     results = await asyncio.gather(*(one(p["quote_url"]) for _, p in jobs))
-    took = time.monotonic() - started
-    print(f"{len(jobs)} pages in {took:.2f}s:", [f"{r.elapsed:.2f}" for r in results])
-    assert took < 8
     seen_layouts = set()
     for (shop, part), result in zip(jobs, results, strict=True):
         where = f"{shop['slug']} {part['sku']} {part['quote_url']}"

@@ -27,6 +27,7 @@ from graphs.sandbox import (
     make_bubblewrap_sandbox,
 )
 from graphs.sandbox.errors import SandboxConfigError
+from tests.blocking import no_blocking_calls
 
 # scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
 check_bubblewrap()
@@ -141,8 +142,6 @@ def test_thread_router_separates_threads(settings: SandboxSettings) -> None:
 async def test_async_run_never_blocks_the_event_loop(settings: SandboxSettings) -> None:
     # langgraph dev raises on blocking calls in the event loop (blockbuster);
     # the sandbox's async path must pass the same check, first use included.
-    from blockbuster import BlockBuster
-
     sandboxes = ThreadSandboxBackend(settings=settings)
     model = scripted(
         {"name": "execute", "args": {"command": "echo hi > /data/hi.txt && cat /data/hi.txt"}},
@@ -150,14 +149,10 @@ async def test_async_run_never_blocks_the_event_loop(settings: SandboxSettings) 
         {"name": "ls", "args": {"path": "/data"}},
     )
     agent = create_deep_agent(model=model, backend=sandboxes)
-    guard = BlockBuster(scanned_modules=["graphs.sandbox", "deepagents"])
-    guard.activate()
-    try:
+    with no_blocking_calls(["graphs.sandbox", "deepagents"]):
         result = await agent.ainvoke(
             {"messages": [HumanMessage("hi")]}, config={"configurable": {"thread_id": "bb"}}
         )
-    finally:
-        guard.deactivate()
 
     execute_msg, read_msg, ls_msg = tool_messages(result)
     assert "exit code 0" in str(execute_msg.content), execute_msg.content

@@ -5,7 +5,6 @@ server down, the cached tool list, and a non-blocking ``ainvoke``."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from graphs.tools import visualization
 from graphs.tools.prompts import GENERATE_VISUALIZATION_DESCRIPTION
 from graphs.tools.visualization import make_generate_visualization, short_name
+from tests.blocking import no_blocking_calls
 from viz_gateway.examples import EXAMPLES
 from viz_gateway.schemas import TOOLS
 from viz_gateway.settings import VizSettings
@@ -220,27 +220,14 @@ def test_mcp_url_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch) ->
 
 async def test_ainvoke_does_not_block_the_event_loop(gateway: Any) -> None:
     tool = make_generate_visualization("http://viz.test/mcp")
-    gaps: list[float] = []
-    stop = asyncio.Event()
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while not stop.is_set():
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    task = asyncio.create_task(ticker())
-    msg = await tool.ainvoke(
-        call({"chart_type": "violin", "chart_config": EXAMPLES["generate_violin_chart"]})
-    )
-    stop.set()
-    await task
-    assert msg.status == "success"
+    # The first call builds the client and lists the tools: that path is checked too. Only
+    # the tool's side counts: the in-memory gateway stands in for a separate process.
+    with no_blocking_calls(["graphs"]):
+        msg = await tool.ainvoke(
+            call({"chart_type": "violin", "chart_config": EXAMPLES["generate_violin_chart"]})
+        )
+    assert msg.status == "success", msg.content
     assert gateway.gateway.renders == 1
-    assert len(gaps) > 10
-    assert max(gaps) < 0.25, f"event loop stalled for {max(gaps):.3f} s"
 
 
 def test_sync_invoke_works_inside_and_outside_a_loop(gateway: Any) -> None:
