@@ -1,11 +1,27 @@
-"""The per-run context every graph accepts (``context_schema``), read as ``runtime.context``."""
+"""The per-run context every graph accepts (``context_schema``), read as ``runtime.context``,
+and who a run is really for.
+
+A client names its user in the context (``user_id``). With auth on (a ``langgraph.json``
+auth handler such as :mod:`graphs.auth`, or LangSmith's own), the server puts the caller's
+authenticated identity in the run's config, and that identity wins: a client cannot read
+or write another user's memories by claiming their id. A caller holding the
+:data:`ACT_AS_PERMISSION` permission (a trusted service such as the JSON-RPC adapter,
+which authenticates its own clients) may name the user it acts for.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Context", "user_of"]
+__all__ = ["ACT_AS_PERMISSION", "Context", "authenticated_user", "claimed_user", "user_of"]
+
+logger = logging.getLogger(__name__)
+
+ACT_AS_PERMISSION = "users:act-as"
+"""The auth permission that lets a caller name the user in the run context."""
 
 
 @dataclass(kw_only=True)
@@ -22,12 +38,68 @@ class Context:
     )
 
 
-def user_of(context: object) -> tuple[str, str]:
-    """``(user_id, username)`` from a run context of any shape (dataclass, dict or none)."""
-    if isinstance(context, dict):
-        user_id = str(context.get("user_id") or "anonymous")
-        username = context.get("username")
+def _field(obj: object, name: str) -> Any:
+    """``obj.name`` or ``obj[name]`` (auth users come as objects or as dicts), else None."""
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    try:
+        return getattr(obj, name, None)
+    except NotImplementedError:  # starlette's BaseUser leaves some properties abstract
+        return None
+
+
+def authenticated_user(config: Mapping[str, Any] | None = None) -> tuple[str, str] | None:
+    """``(identity, display name)`` of the authenticated caller of the current run.
+
+    ``None`` when there is none to enforce: no auth configured (``langgraph dev``
+    without a handler), an unauthenticated caller, an in-process call, a caller allowed
+    to act for others, or outside a run. ``config`` defaults to the current run's.
+    """
+    if config is None:
+        try:
+            from langgraph.config import get_config
+
+            config = get_config()
+        except (RuntimeError, LookupError):
+            return None
+    configurable = config.get("configurable") or {}
+    user = configurable.get("langgraph_auth_user")
+    identity = configurable.get("langgraph_auth_user_id")
+    if user is None or not isinstance(identity, str) or not identity.strip():
+        return None
+    if not _field(user, "is_authenticated"):
+        return None
+    if ACT_AS_PERMISSION in (configurable.get("langgraph_auth_permissions") or ()):
+        return None
+    name = _field(user, "display_name")
+    return identity, str(name).strip() if isinstance(name, str) and name.strip() else identity
+
+
+def claimed_user(context: object) -> tuple[object, object]:
+    """The raw ``(user_id, username)`` the run is for: the authenticated user when auth
+    is on (a different id claimed in the context is logged and ignored), else the
+    context's own fields. Either may be None or not a string; callers validate."""
+    if isinstance(context, Mapping):
+        raw_id, raw_name = context.get("user_id"), context.get("username")
     else:
-        user_id = str(getattr(context, "user_id", None) or "anonymous")
-        username = getattr(context, "username", None)
-    return user_id, str(username or user_id)
+        raw_id, raw_name = getattr(context, "user_id", None), getattr(context, "username", None)
+    auth = authenticated_user()
+    if auth is None:
+        return raw_id, raw_name
+    identity, display = auth
+    if raw_id not in (None, "", "anonymous", identity):
+        logger.warning(
+            "run context claims user_id %r but the caller is authenticated as %r; using %r",
+            raw_id,
+            identity,
+            identity,
+        )
+    return identity, raw_name if raw_id == identity and raw_name else display
+
+
+def user_of(context: object) -> tuple[str, str]:
+    """``(user_id, username)`` from a run context of any shape (dataclass, dict or none),
+    the authenticated user taking precedence (:func:`claimed_user`)."""
+    raw_id, raw_name = claimed_user(context)
+    user_id = str(raw_id or "anonymous")
+    return user_id, str(raw_name or user_id)

@@ -7,8 +7,8 @@ route backends of the ``CompositeBackend`` (``storage.make_backend`` is not edit
 :class:`UserScopedBackend`, which sees route-relative paths (``/u1/preferences.md``)
 and requires their first segment to be the run's ``user_id``.
 
-The user comes from the run's context (``runtime.context.user_id``), which with
-auth on is set from the authenticated user, never from what a client claims.
+The user comes from the run's context (``runtime.context.user_id``); with auth on, the
+authenticated user wins over what a client claims (:func:`graphs.context.claimed_user`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 
-from graphs.context import user_of
+from graphs.context import claimed_user
 
 __all__ = [
     "SCOPED_ROUTES",
@@ -70,11 +70,8 @@ def current_user_id() -> str | None:
         runtime = get_runtime()
     except (RuntimeError, KeyError, LookupError):
         return None
-    context = getattr(runtime, "context", None)
-    if context is None:
-        return None
-    user_id, _ = user_of(context)
-    return valid_user_id(user_id)
+    user_id, _ = claimed_user(getattr(runtime, "context", None))
+    return valid_user_id(user_id) if user_id else None
 
 
 def _refusal(route: str, path: str, user_id: str | None) -> str:

@@ -19,6 +19,7 @@ from langchain.agents.middleware.types import AgentMiddleware, AgentState, Conte
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
+from graphs.context import claimed_user
 from graphs.user_scope import valid_user_id
 
 __all__ = ["CONTEXT_INJECTION_PROMPT", "CONTEXT_MESSAGE_ID", "ContextInjection", "user_fields"]
@@ -46,12 +47,9 @@ def user_fields(context: object) -> tuple[str, str] | None:
 
     Accepts the dataclass context, a dict (as the SDK sends it) or ``None``.
     """
-    if context is None:
+    raw_id, raw_name = claimed_user(context)
+    if raw_id is None:
         return None
-    if isinstance(context, dict):
-        raw_id, raw_name = context.get("user_id"), context.get("username")
-    else:
-        raw_id, raw_name = getattr(context, "user_id", None), getattr(context, "username", None)
     user_id = valid_user_id(raw_id)
     if user_id is None:
         if raw_id:

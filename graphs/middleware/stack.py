@@ -1,5 +1,7 @@
 """The middleware stack of DESIGN section 4, in order, for each agent.
 
+0. AuthenticatedUser (``before_agent``): with auth on, the context's user becomes the
+   authenticated caller before any layer reads it (the one layer that fails closed)
 1. ContextInjection (``before_agent``)
 2. SkillsSync (``before_agent``)
 3. UserSkillsRestore (``abefore_agent``)
@@ -7,7 +9,7 @@
 5. MemoryUpdate (``aafter_agent``; the orchestrator's by default)
 6. the model-call limit, 7. the tool-call limit
 
-Every layer fails soft. Pass the list as ``create_deep_agent(middleware=...)`` (or a
+Every other layer fails soft. Pass the list as ``create_deep_agent(middleware=...)`` (or a
 subagent's ``middleware``): the summarization layer is named
 ``SummarizationMiddleware`` and replaces deepagents' default one in place; the others
 are added after deepagents' core middleware, in this order.
@@ -22,6 +24,7 @@ from deepagents.backends.protocol import BackendProtocol
 from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 
+from graphs.middleware.authenticated_user import AuthenticatedUser
 from graphs.middleware.context_injection import ContextInjection
 from graphs.middleware.limits import AgentName, Limits, build_limits
 from graphs.middleware.memory_update import MemoryUpdate, SupplierSource
@@ -70,6 +73,7 @@ def build_stack(
         if memory_model is None:
             memory_model = models.summary_model(policy="memory")
     stack: list[AgentMiddleware[Any, Any, Any]] = [
+        AuthenticatedUser(),
         ContextInjection(),
         SkillsSync(sandbox=sandbox, skills_dir=skills_dir, agents_md=agents_md),
         UserSkillsRestore(files=backend, sandbox=sandbox),

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from graphs.context import Context
+from graphs.middleware.authenticated_user import AuthenticatedUser
 from graphs.middleware.context_injection import ContextInjection
 from graphs.middleware.limits import (
     LIMIT_NOTICE_ZH,
@@ -56,6 +57,7 @@ def _stack(tmp_path: Path, agent_name: Any, **kw: Any) -> list[Any]:
 def test_order_and_limits(tmp_path: Path) -> None:
     stack = _stack(tmp_path, "orchestrator")
     assert [type(m) for m in stack] == [
+        AuthenticatedUser,
         ContextInjection,
         SkillsSync,
         UserSkillsRestore,
@@ -65,7 +67,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         BilingualModelCallLimit,
         BilingualToolCallLimit,
     ]
-    assert stack[3].name == "SummarizationMiddleware"  # replaces deepagents' default in place
+    assert stack[4].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert (stack[-2].run_limit, stack[-1].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
     assert MemoryUpdate not in {type(m) for m in analyst}
