@@ -116,14 +116,17 @@ class AgentService:
     async def new_thread(self, session: Session, binding: AgentBinding) -> str:
         """Create the agent's thread for this session, tagged with client and session ids."""
         try:
-            thread = await self.client.threads.create(
-                metadata={
-                    "client_id": binding.client_id,
-                    "session_id": session.session_id,
-                    "agent_id": binding.agent_id,
-                    "source": "rpc_adapter",
-                }
-            )
+            metadata = {
+                "client_id": binding.client_id,
+                "session_id": session.session_id,
+                "agent_id": binding.agent_id,
+                "source": "rpc_adapter",
+            }
+            if session.user_id is not None:
+                # The in-process client skips the server's auth handler, so the thread's
+                # owner is set here: the artifacts route serves the files to that user.
+                metadata["owner"] = session.user_id
+            thread = await self.client.threads.create(metadata=metadata)
         except Exception as exc:
             raise RpcError(
                 SERVER_ERROR, f"could not create a thread: {type(exc).__name__}"
@@ -144,11 +147,13 @@ class AgentService:
         """Run one user message (or resume an interrupted run with ``resume``) to its final
         answer, serving client-tool calls on the way."""
         thread_id = binding.thread_id or await self.new_thread(session, binding)
-        # The adapter's token identifies the client application, not a person: the client id
-        # is the best user id it has (keeps one client's memories apart from another's).
+        # With the Agent Server's auth on, the session belongs to an authenticated user and
+        # the run is theirs. Otherwise the adapter's token identifies the client application,
+        # not a person: the client id is the best user id it has (keeps one client's memories
+        # apart from another's).
         context = {
             "client_tools": binding.tools,
-            "user_id": binding.client_id,
+            "user_id": session.user_id or binding.client_id,
             "client_id": binding.client_id,
             "session_id": session.session_id,
         }

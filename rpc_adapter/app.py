@@ -117,6 +117,21 @@ def _model_rewriter() -> ModelRewriter | None:
     return rewrite
 
 
+def authenticated_user_id(connection: HTTPConnection) -> str | None:
+    """The identity the Agent Server's auth handler gave this connection (mounted with
+    ``enable_custom_route_auth``), or None when auth is off or the caller is anonymous."""
+    user = connection.scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    try:
+        identity = user.identity
+    except (AttributeError, NotImplementedError):  # a plain Starlette user has none
+        return None
+    if not isinstance(identity, str) or not identity.strip():
+        return None
+    return identity.strip()
+
+
 def create_app(
     settings: RpcSettings | None = None,
     *,
@@ -128,9 +143,13 @@ def create_app(
     settings = settings or RpcSettings()
     if client_factory is None:
         url = langgraph_url
+        # In-process (url None) the SDK skips the server's auth; over HTTP it needs a token
+        # when the server's auth is on.
+        token = settings.langgraph_token.get_secret_value() if settings.langgraph_token else ""
+        headers = {"Authorization": f"Bearer {token}"} if token and url else None
 
         def client_factory() -> LangGraphClient:
-            return get_client(url=url, api_key=None)
+            return get_client(url=url, api_key=None, headers=headers)
 
     service = AgentService(
         client_factory, agent_timeout=settings.agent_timeout, tool_timeout=settings.tool_timeout
@@ -145,7 +164,14 @@ def create_app(
             logger.info("websocket refused: %s", reason)
             await websocket.close(code=1008, reason=reason)
             return
+        user_id = authenticated_user_id(websocket)
         session, resumed = sessions.get_or_create(websocket.query_params.get("session_id"))
+        if not resumed:
+            session.user_id = user_id
+        elif session.user_id != user_id:
+            logger.warning("session %s: resume by another user refused", session.session_id)
+            await websocket.close(code=1008, reason="this session belongs to another user")
+            return
         await websocket.accept()
         logger.info("session %s %s", session.session_id, "resumed" if resumed else "opened")
         conn = Connection(

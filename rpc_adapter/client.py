@@ -66,6 +66,9 @@ class RpcClient:
 
     url: str
     token: str | None = None
+    headers: dict[str, str] | None = None
+    """Extra HTTP headers for the handshake, e.g. the Agent Server's ``Authorization``
+    when the adapter is mounted behind its auth."""
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     on_status: Handler | None = None
     on_delta: Handler | None = None
@@ -92,7 +95,9 @@ class RpcClient:
 
     async def connect(self) -> RpcClient:
         """Open (or re-open) the socket for this session."""
-        self.ws = await websockets.connect(self._ws_url(), max_size=None)
+        self.ws = await websockets.connect(
+            self._ws_url(), max_size=None, additional_headers=self.headers
+        )
         self._reader = asyncio.create_task(self._read())
         return self
 

@@ -88,6 +88,9 @@ class Session:
     sink: Sink | None = None
     owner: object | None = None
     detached_at: float | None = None
+    user_id: str | None = None
+    """The authenticated user who opened it, when the Agent Server's auth is on; only they
+    may resume it, and the agents run for them."""
 
     def send(self, message: Any) -> None:
         """Deliver to the attached socket, or keep it for the next reconnect."""

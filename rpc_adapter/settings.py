@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from core.settings import CommonSettings
@@ -28,6 +28,14 @@ class RpcSettings(CommonSettings):
         default="http://127.0.0.1:2024",
         validation_alias=AliasChoices("RPC_LANGGRAPH_URL", "LANGGRAPH_URL", "langgraph_url"),
         description="Agent Server URL used when the adapter runs standalone.",
+    )
+    langgraph_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RPC_LANGGRAPH_TOKEN", "langgraph_token"),
+        description=(
+            "Standalone only: the bearer token the adapter sends to an Agent Server whose "
+            "auth is on (a service account of graphs/auth.py: AGENT_AUTH_SERVICE_TOKENS)."
+        ),
     )
     token: str | None = Field(
         default=None,

@@ -76,3 +76,85 @@ def test_token_refused_before_accept() -> None:
         with client.websocket_connect("/v1/ws", headers={"Authorization": "Bearer t"}) as ws:
             ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 1})
             assert ws.receive_json()["id"] == 1
+
+
+class _User:
+    """What the Agent Server's auth middleware puts in ``scope["user"]``."""
+
+    def __init__(self, identity: str, authenticated: bool = True) -> None:
+        self.identity, self.is_authenticated = identity, authenticated
+
+
+def _as_user(app: Any) -> Any:
+    """``app`` behind a stand-in for the server's auth: ``X-Test-User`` becomes the user."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            name = dict(scope["headers"]).get(b"x-test-user", b"").decode()
+            scope["user"] = _User(name, authenticated=bool(name))
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def test_a_session_is_resumed_only_by_the_user_who_opened_it() -> None:
+    app = create_app(RpcSettings(), client_factory=lambda: FakeClient([]))  # type: ignore[arg-type, return-value]
+    url = "/v1/ws?session_id=mine"
+    with TestClient(_as_user(app)) as client:
+        with client.websocket_connect(url, headers={"X-Test-User": "alice"}) as ws:
+            ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 1})
+            assert ws.receive_json()["id"] == 1
+        for other in ({"X-Test-User": "bob"}, {}):
+            with (
+                pytest.raises(WebSocketDisconnect) as err,
+                client.websocket_connect(url, headers=other),
+            ):
+                pass
+            assert err.value.code == 1008
+            assert "another user" in (err.value.reason or "")
+        with client.websocket_connect(url, headers={"X-Test-User": "alice"}) as ws:
+            ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 2})
+            assert ws.receive_json()["id"] == 2
+
+
+def test_the_authenticated_user_is_read_from_the_scope() -> None:
+    from starlette.requests import Request
+
+    from rpc_adapter.app import authenticated_user_id
+
+    def conn(user: object) -> Request:
+        scope: dict[str, Any] = {"type": "http", "headers": []}
+        if user is not None:
+            scope["user"] = user
+        return Request(scope)
+
+    assert authenticated_user_id(conn(None)) is None
+    assert authenticated_user_id(conn(_User("alice"))) == "alice"
+    assert authenticated_user_id(conn(_User("alice", authenticated=False))) is None
+    assert authenticated_user_id(conn(_User("  "))) is None
+    assert authenticated_user_id(conn(object())) is None
+
+
+def test_a_standalone_adapter_sends_its_service_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rpc_adapter.app as app_module
+
+    seen: list[dict[str, Any]] = []
+    factories: list[Any] = []
+    monkeypatch.setattr(app_module, "get_client", lambda **kw: seen.append(kw) or FakeClient([]))
+    real_service = app_module.AgentService
+
+    def capture(factory: Any, **kw: Any) -> Any:
+        factories.append(factory)
+        return real_service(factory, **kw)
+
+    monkeypatch.setattr(app_module, "AgentService", capture)
+    token = "service-token-0123456789"
+    settings = RpcSettings(langgraph_token=token)
+    create_app(settings, langgraph_url="http://agents.internal:2024")
+    create_app(settings)  # mounted: in-process, the server's auth is not in the way
+    create_app(RpcSettings(), langgraph_url="http://agents.internal:2024")
+    for factory in factories:
+        factory()
+    assert [kw["headers"] for kw in seen] == [{"Authorization": f"Bearer {token}"}, None, None]
+    assert seen[0]["url"] == "http://agents.internal:2024" and seen[1]["url"] is None
+    assert token not in repr(settings)
