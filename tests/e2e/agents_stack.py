@@ -141,8 +141,12 @@ def _config(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
-def langgraph_dev(stack: Stack, *, timeout: float = 120) -> Iterator[ServiceHandle]:
-    """``langgraph dev`` on a free port in ``stack.server_dir`` (reused across restarts)."""
+def langgraph_dev(
+    stack: Stack, *, timeout: float = 120, probe_headers: dict[str, str] | None = None
+) -> Iterator[ServiceHandle]:
+    """``langgraph dev`` on a free port in ``stack.server_dir`` (reused across restarts).
+
+    ``probe_headers``: credentials for the readiness probe when auth is on."""
     folder = stack.server_dir
     folder.mkdir(exist_ok=True)
     config = _config(folder)
@@ -169,7 +173,7 @@ def langgraph_dev(stack: Stack, *, timeout: float = 120) -> Iterator[ServiceHand
             with contextlib.suppress(httpx.HTTPError, ValueError):
                 if httpx.get(f"{handle.url}/ok", timeout=2).status_code == 200:
                     found = httpx.post(f"{handle.url}/assistants/search", json={"limit": 50},
-                                       timeout=5).json()  # fmt: skip
+                                       headers=probe_headers, timeout=5).json()  # fmt: skip
                     if {a["graph_id"] for a in found} >= GRAPHS:
                         break
             if time.monotonic() > deadline:

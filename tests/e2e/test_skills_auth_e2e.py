@@ -1,54 +1,51 @@
-"""The artifacts route behind the Agent Server's own auth: the thread's owner only.
+"""The shipped auth handler (``graphs/auth.py``) on a real ``langgraph dev``.
 
-``langgraph dev`` runs with an auth handler (``auth`` below: ``Authorization: User
-<name>``; a thread belongs to its creator and only they can read it) and
-``enable_custom_route_auth``, so the server authenticates ``/artifacts/...`` before
-the route runs; the route then checks ownership through the SDK with the caller's
-credentials.
+The server runs with ``"auth": graphs/auth.py:auth`` and ``enable_custom_route_auth``,
+and accounts from ``AGENT_AUTH_TOKENS`` / ``AGENT_AUTH_SERVICE_TOKENS``:
+
+- a request without a known bearer token gets 401; a person calling the Store API 403;
+- a thread belongs to its creator: another user gets 404 for it and its artifacts;
+- a run's user is the token's account, whatever ``user_id`` the context claims: alice
+  claiming to be bob gets her own memory, and bob's stays empty;
+- a service account may name the user it acts for;
+- the JSON-RPC adapter mounted in the server runs a socket's chats for the socket's
+  authenticated user, owns its threads to them, and lets no one else resume the session.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import Auth, get_client
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.errors import NotFoundError
+from websockets.exceptions import InvalidStatus
 
+from rpc_adapter.client import RpcClient
 from tests.e2e import agents_stack
 from tests.e2e.agents_stack import Stack, langgraph_dev, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
-auth = Auth()
+TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}
+SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
+NAMESPACE = ["files", "memories"]
 
 
-@auth.authenticate
-async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """``Authorization: User <name>`` (a stand-in for a real identity provider).
-
-    No header is the user ``anonymous`` (the stack's readiness probe sends none).
-    """
-    if not authorization:
-        return {"identity": "anonymous", "is_authenticated": True}
-    if not authorization.startswith("User "):
-        raise Auth.exceptions.HTTPException(status_code=401, detail="Who are you?")
-    return {"identity": authorization.removeprefix("User "), "is_authenticated": True}
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
-@auth.on.threads.create
-async def own_new_thread(ctx: Auth.types.AuthContext, value: Any) -> None:
-    """A thread belongs to whoever creates it."""
-    value.setdefault("metadata", {})["owner"] = ctx.user.identity
-
-
-@auth.on.threads.read
-async def read_own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    """Only the owner sees a thread."""
-    return {"owner": ctx.user.identity}
+def active_suppliers(stack: Stack, n: int) -> list[str]:
+    items = stack.erp_get("/suppliers/search", name="", size=20, status="active")["items"]
+    return [s["name_zh"] for s in items if s.get("name_zh")][:n]
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +55,8 @@ def stack() -> Iterator[Stack]:
     def with_auth(folder: Path) -> Path:
         path = original(folder)
         config = json.loads(path.read_text(encoding="utf-8"))
-        config["auth"] = {"path": f"{Path(__file__).resolve()}:auth"}
-        config["http"] = {
-            **config.get("http", {}),
-            "app": str(agents_stack.ROOT / "graphs/artifacts_app.py") + ":app",
-            "enable_custom_route_auth": True,
-        }
+        config["auth"] = {"path": str(agents_stack.ROOT / "graphs/auth.py") + ":auth"}
+        config["http"] = {**config.get("http", {}), "enable_custom_route_auth": True}
         path.write_text(json.dumps(config), encoding="utf-8")
         return path
 
@@ -71,32 +64,144 @@ def stack() -> Iterator[Stack]:
     mp.setattr(agents_stack, "_config", with_auth)
     try:
         with services() as running:
+            running.env["AGENT_AUTH_TOKENS"] = ",".join(f"{u}:{t}" for u, t in TOKENS.items())
+            running.env["AGENT_AUTH_SERVICE_TOKENS"] = ":".join(SERVICE)
             yield running
     finally:
         mp.undo()
 
 
-async def test_only_the_owner_downloads(stack: Stack) -> None:
-    with langgraph_dev(stack) as agent:
-        alice = {"Authorization": "User alice"}
-        client = get_client(url=agent.url, timeout=120, headers=alice)
-        try:
-            thread_id = (await client.threads.create())["thread_id"]
-        finally:
-            await client.aclose()
-        report = stack.workspace(thread_id) / "analysis" / "report_20260101.md"
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text("# alice's report\n", encoding="utf-8")
-        url = f"/artifacts/{thread_id}/analysis/report_20260101.md"
-        async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
-            mine = await http.get(url, headers=alice)
-            assert mine.status_code == 200 and mine.text == "# alice's report\n"
-            theirs = await http.get(url, headers={"Authorization": "User bob"})
-            assert theirs.status_code == 404
-            assert "alice" not in theirs.text
-            anonymous = await http.get(url)
-            assert anonymous.status_code == 404
-            forged = await http.get(url, headers={"Authorization": "Bearer alice"})
-            assert forged.status_code in (401, 403)
-            escape = await http.get(f"/artifacts/{thread_id}/analysis/../../etc/x", headers=alice)
-            assert escape.status_code in (400, 404)
+@pytest.fixture(scope="module")
+def agent(stack: Stack) -> Iterator[Any]:
+    with langgraph_dev(stack, probe_headers=bearer(SERVICE[1])) as handle:
+        yield handle
+
+
+def client_for(agent: Any, token: str) -> LangGraphClient:
+    return get_client(url=agent.url, timeout=120, headers=bearer(token))
+
+
+async def memory(service: LangGraphClient, user: str) -> str | None:
+    """``/memories/<user>/preferences.md`` read through the service account."""
+    try:
+        item: Any = await service.store.get_item(NAMESPACE, key=f"/{user}/preferences.md")
+    except Exception:  # NotFound
+        return None
+    return str(item["value"]["content"]) if item else None
+
+
+async def wait_for_memory(service: LangGraphClient, user: str, needle: str) -> str:
+    deadline, text = time.monotonic() + 30, None
+    while time.monotonic() < deadline:
+        text = await memory(service, user)
+        if text and needle in text:
+            return text
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"{needle!r} never reached {user}'s memory: {text!r}")
+
+
+async def test_unknown_callers_are_refused(agent: Any) -> None:
+    async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
+        for headers in ({}, {"Authorization": "User alice"}, bearer("not-a-known-token-at-all")):
+            refused = await http.post("/threads/search", json={}, headers=headers)
+            assert refused.status_code == 401, (headers, refused.text)
+        person = await http.post("/store/items/search", json={"namespace_prefix": NAMESPACE},
+                                 headers=bearer(TOKENS["alice"]))  # fmt: skip
+        assert person.status_code == 403, person.text
+        assert "service accounts only" in person.text
+        graphs = await http.post("/assistants/search", json={}, headers=bearer(TOKENS["bob"]))
+        assert graphs.status_code == 200 and {a["graph_id"] for a in graphs.json()} >= {
+            "orchestrator",
+            "analyst",
+        }
+
+
+async def test_only_the_owner_sees_a_thread_and_its_files(stack: Stack, agent: Any) -> None:
+    alice, bob = client_for(agent, TOKENS["alice"]), client_for(agent, TOKENS["bob"])
+    try:
+        # An owner named in the request is overridden by the creator.
+        created = await alice.threads.create(metadata={"owner": "bob"})
+        thread_id = created["thread_id"]
+        assert created["metadata"]["owner"] == "alice"
+        assert thread_id not in {t["thread_id"] for t in await bob.threads.search()}
+        with pytest.raises(NotFoundError):
+            await bob.threads.get(thread_id)
+    finally:
+        await alice.aclose()
+        await bob.aclose()
+    report = stack.workspace(thread_id) / "analysis" / "report_20260101.md"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("# alice's report\n", encoding="utf-8")
+    url = f"/artifacts/{thread_id}/analysis/report_20260101.md"
+    async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
+        mine = await http.get(url, headers=bearer(TOKENS["alice"]))
+        assert mine.status_code == 200 and mine.text == "# alice's report\n"
+        theirs = await http.get(url, headers=bearer(TOKENS["bob"]))
+        assert theirs.status_code == 404 and "alice" not in theirs.text
+        assert (await http.get(url)).status_code == 401
+        escape = await http.get(
+            f"/artifacts/{thread_id}/analysis/../../etc/x", headers=bearer(TOKENS["alice"])
+        )
+        assert escape.status_code in (400, 404)
+
+
+async def test_the_run_is_for_the_token_not_the_claimed_user(stack: Stack, agent: Any) -> None:
+    first, second = active_suppliers(stack, 2)
+    alice = client_for(agent, TOKENS["alice"])
+    service = client_for(agent, SERVICE[1])
+    try:
+        thread_id = (await alice.threads.create())["thread_id"]
+        request: Any = {"messages": [{"role": "user", "content": f"查一下{first}最近的订单状态"}]}
+        await alice.runs.wait(thread_id, "orchestrator", input=request, context={"user_id": "bob"})
+        mine = await wait_for_memory(service, "alice", first)
+        assert "bob" not in mine
+        assert await memory(service, "bob") is None
+        state: Any = await alice.threads.get_state(thread_id)
+        notes = [m for m in state["values"]["messages"] if m.get("type") == "system"]
+        assert any("/memories/alice/preferences.md" in str(m["content"]) for m in notes)
+        assert not any("/memories/bob/" in str(m["content"]) for m in notes)
+
+        # The service account acts for the user it names.
+        other = (await service.threads.create())["thread_id"]
+        request = {"messages": [{"role": "user", "content": f"查一下{second}最近的订单状态"}]}
+        await service.runs.wait(other, "orchestrator", input=request, context={"user_id": "carol"})
+        await wait_for_memory(service, "carol", second)
+        assert await memory(service, SERVICE[0]) is None
+    finally:
+        await alice.aclose()
+        await service.aclose()
+
+
+async def test_the_mounted_adapter_runs_for_the_sockets_user(stack: Stack, agent: Any) -> None:
+    supplier = active_suppliers(stack, 3)[2]
+    ws_url = agent.url.replace("http://", "ws://") + "/v1/ws"
+    service = client_for(agent, SERVICE[1])
+    dave = client_for(agent, TOKENS["bob"])
+    try:
+        async with RpcClient(ws_url, headers=bearer(TOKENS["bob"])) as rpc:
+            # The client id is a label here, not a user: the run is bob's.
+            await rpc.register("orchestrator", client_id="cad-plugin")
+            answer = await rpc.chat(f"查一下{supplier}最近的订单状态")
+            assert answer.get("thread_id"), answer
+            session_id = rpc.session_id
+        await wait_for_memory(service, "bob", supplier)
+        assert await memory(service, "cad-plugin") is None
+        thread = await dave.threads.get(answer["thread_id"])  # bob owns it, so he sees it
+        assert thread["metadata"]["owner"] == "bob"
+        assert thread["metadata"]["source"] == "rpc_adapter"
+
+        with pytest.raises(InvalidStatus) as refused:  # no token: no socket at all
+            async with RpcClient(ws_url):
+                pass
+        assert refused.value.response.status_code in (401, 403)
+        # Alice is authenticated, yet bob's session is refused to her (the adapter closes
+        # before accepting, which a client sees as HTTP 403); a session of her own is fine.
+        with pytest.raises(InvalidStatus) as taken:
+            async with RpcClient(ws_url, headers=bearer(TOKENS["alice"]), session_id=session_id):
+                pass
+        assert taken.value.response.status_code == 403
+        async with RpcClient(ws_url, headers=bearer(TOKENS["alice"])) as own:
+            assert (await own.call("system.ping"))["pong"] is True
+    finally:
+        await service.aclose()
+        await dave.aclose()
