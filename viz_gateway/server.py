@@ -301,8 +301,10 @@ class ChartTool(Tool):
 
 
 async def _warm_up(gateway: Gateway) -> None:
-    """Start the render workers (fonts, JavaScript engine) before the first real call."""
+    """Read the image store's index (a directory scan) off the event loop, and start the
+    render workers (fonts, JavaScript engine), both before the first real call."""
     try:
+        await asyncio.to_thread(gateway.store.stats)
         await gateway.pool.warm_up()
     except Exception as exc:  # a failed warm-up only costs the first call some time
         log.warning("render warm-up failed: %s", exc)

@@ -467,3 +467,28 @@ def test_diagram_specs_stay_small() -> None:
         spec = build_spec(tool, with_defaults(TOOLS[tool][1], EXAMPLES[tool]), "Sans").spec
         # One mark per kind and layer, not one per node (the spec travels in every result).
         assert len(spec["marks"]) <= 12, (tool, [m["type"] for m in spec["marks"]])
+
+
+async def test_warm_up_reads_the_store_index_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big chart folder is scanned once; that scan must not stall the first tool call.
+    from tests.blocking import no_blocking_calls
+    from viz_gateway.server import Gateway, _warm_up
+
+    charts = tmp_path / "charts"
+    charts.mkdir()
+    for i in range(50):
+        (charts / f"{i:032x}.png").write_bytes(b"x" * 10)
+    gateway = Gateway(VizSettings(data_dir=tmp_path, render_workers=1))
+    started: list[bool] = []
+
+    async def no_workers() -> None:
+        started.append(True)
+
+    monkeypatch.setattr(gateway.pool, "warm_up", no_workers)
+    with no_blocking_calls(["viz_gateway"]):
+        await _warm_up(gateway)
+    assert started == [True]
+    assert gateway.store._index is not None and len(gateway.store._index) == 50
+    assert gateway.store.total == 500
