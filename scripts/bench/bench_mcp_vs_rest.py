@@ -78,6 +78,45 @@ def cases(supplier_id: int) -> list[Case]:
     ]
 
 
+class WireMcp:
+    """A bare MCP client: JSON-RPC POSTs over the same kind of httpx connection the REST side
+    uses. It shows what the MCP server itself adds, apart from the SDK client's own cost."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str) -> None:
+        self.http, self.url = http, url
+        self.headers = {"Accept": "application/json, text/event-stream"}
+        self._ids = 0
+
+    async def _post(self, message: dict[str, Any]) -> httpx.Response:
+        response = await self.http.post(self.url, json=message, headers=self.headers)
+        response.raise_for_status()
+        return response
+
+    async def initialize(self) -> WireMcp:
+        """Open a session (initialize + initialized), as any MCP client does once."""
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}}
+        hello["clientInfo"] = {"name": "bench-wire", "version": "1"}
+        reply = await self._post(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+        )
+        if session := reply.headers.get("mcp-session-id"):
+            self.headers["mcp-session-id"] = session
+        self.headers["mcp-protocol-version"] = reply.json()["result"]["protocolVersion"]
+        await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return self
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """One request; its ``result`` (an error or a tool error raises)."""
+        self._ids += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._ids, "method": method}
+        if params is not None:
+            message["params"] = params
+        body = (await self._post(message)).json()
+        if "error" in body or body.get("result", {}).get("isError"):
+            raise RuntimeError(f"{method}: {body}")
+        return body["result"]
+
+
 @dataclass
 class Samples:
     """Wall-clock and client-CPU milliseconds of each timed call of one side."""
@@ -134,7 +173,12 @@ async def run(
     mcp_pid: int | None = None,
 ) -> None:
     """Measure every case and print the tables (the CPU table needs the two pids)."""
-    async with httpx.AsyncClient(base_url=erp_url, timeout=30) as rest, Client(mcp_url) as mcp:
+    async with (
+        httpx.AsyncClient(base_url=erp_url, timeout=30) as rest,
+        httpx.AsyncClient(timeout=30) as bare_http,
+        Client(mcp_url) as mcp,
+    ):
+        wire = await WireMcp(bare_http, mcp_url).initialize()
         ngk = (await rest.get("/suppliers/search", params={"name": "NGK"})).json()["items"][0]
         print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)")
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
@@ -145,19 +189,26 @@ async def run(
         async def health() -> None:
             (await rest.get("/health")).raise_for_status()
 
+        async def wire_ping() -> None:
+            await wire.request("ping")
+
         health_s, ping_s = await timed_pair(n, warmup, health, mcp.ping)
+        _, wire_ping_s = await timed_pair(n, warmup, health, wire_ping)
         health_p50, ping_p50 = p50_p99(health_s.wall)[0], p50_p99(ping_s.wall)[0]
+        wire_ping_p50 = p50_p99(wire_ping_s.wall)[0]
         print(
-            f"floor: MCP ping (no tool, no ERP) p50 {ping_p50:.2f} ms, "
+            f"floor: MCP ping (no tool, no ERP) p50 {ping_p50:.2f} ms "
+            f"(bare JSON-RPC client {wire_ping_p50:.2f} ms), "
             f"REST /health p50 {health_p50:.2f} ms ({ping_p50 / health_p50:.2f}x)\n"
         )
         header = (
             f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} "
-            f"{'added':>8} {'ratio':>6} {'floor':>6}"
+            f"{'added':>8} {'ratio':>6} {'floor':>6} {'bare':>6}"
         )
         print(header + "\n" + "-" * len(header))
         ratios: list[float] = []
         floors: list[float] = []
+        bare_ratios: list[float] = []
         cpu_rows: list[str] = []
         search_p50 = 0.0
         for case in cases(ngk["id"]):
@@ -169,6 +220,9 @@ async def run(
 
             async def via_mcp(case: Case = case) -> None:
                 await mcp.call_tool(case.tool, case.args)
+
+            async def via_wire(case: Case = case) -> None:
+                await wire.request("tools/call", {"name": case.tool, "arguments": case.args})
 
             erp_before, mcp_before = process_cpu_ms(erp_pid), process_cpu_ms(mcp_pid)
             rest_s, mcp_s = await timed_pair(n, warmup, via_rest, via_mcp)
@@ -182,10 +236,14 @@ async def run(
             floors.append(floor)
             if case.tool == "part_search":
                 search_p50 = rest_p50
+            # The same call from the bare client, against a REST run of its own (same load).
+            rest_again, wire_s = await timed_pair(n, warmup, via_rest, via_wire)
+            bare = p50_p99(wire_s.wall)[0] / p50_p99(rest_again.wall)[0]
+            bare_ratios.append(bare)
             print(
                 f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
                 f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {mcp_p50 - rest_p50:6.2f}ms {ratio:5.2f}x "
-                f"{floor:5.2f}x"
+                f"{floor:5.2f}x {bare:5.2f}x"
             )
             if erp_cpu is not None and server_cpu is not None:
                 rest_client, mcp_client = statistics.mean(rest_s.cpu), statistics.mean(mcp_s.cpu)
@@ -206,6 +264,11 @@ async def run(
         print(
             f"floor = 1 + ping/REST: the least any proxied tool could cost with this MCP stack "
             f"(worst {max(floors):.2f}x)"
+        )
+        print(
+            "bare = the same tool call from a bare JSON-RPC client over httpx instead of the "
+            f"MCP SDK's (median {statistics.median(bare_ratios):.2f}x, worst "
+            f"{max(bare_ratios):.2f}x): what the server alone adds"
         )
         print(
             f"part search through REST, p50 {search_p50:.2f} ms "
