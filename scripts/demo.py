@@ -27,6 +27,7 @@ from fastmcp import Client
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from scripts.services import agent_server_auth
 from scripts.stack import _read_state
 
 REQUEST = "帮我对摩托车火花塞做供应商比价分析"
@@ -136,7 +137,8 @@ def _best_offer(data_dir: Path, analyst_thread: str) -> dict[str, Any] | None:
 
 async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
     """Run the analysis and the approved order; raise when a step does not happen."""
-    client = get_client(url=agent_url, timeout=120)
+    # With the server's auth on, the demo runs as a service account acting for its buyer.
+    client = get_client(url=agent_url, timeout=120, headers=agent_server_auth()[1])
     try:
         thread_id = (await client.threads.create(metadata={"user_id": USER["user_id"]}))[
             "thread_id"

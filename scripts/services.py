@@ -9,9 +9,11 @@ actually chosen, so a stack on random free ports is still wired together.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -99,3 +101,27 @@ def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
     if "sim-suppliers" in ports:
         env["SUPPLIER_SITES_URL"] = f"http://{host}:{ports['sim-suppliers']}"
     return env
+
+
+def agent_server_auth(config: Path = Path("langgraph.json")) -> tuple[str | None, dict[str, str]]:
+    """``(auth handler path or None, headers for our own tools)`` of the Agent Server.
+
+    With an auth handler in ``langgraph.json``, the launcher's readiness probe and the
+    demo identify themselves with the first service account of ``graphs.auth``
+    (``AGENT_AUTH_SERVICE_TOKENS``), which may act for the demo's buyer; with none
+    configured they send nothing and the server will refuse them.
+    """
+    try:
+        auth = json.loads(config.read_text(encoding="utf-8")).get("auth")
+    except (OSError, ValueError, AttributeError):
+        return None, {}
+    path = auth.get("path") if isinstance(auth, dict) else None
+    if not isinstance(path, str):
+        return None, {}
+    from graphs.auth import AuthSettings
+
+    try:
+        services = [a for a in AuthSettings().accounts() if a.service]
+    except ValueError:
+        return path, {}
+    return path, ({"Authorization": f"Bearer {services[0].token}"} if services else {})

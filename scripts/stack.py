@@ -26,7 +26,7 @@ import httpx
 
 from core.serve import port_is_free
 from core.settings import CommonSettings
-from scripts.services import SERVICES, Service, wiring
+from scripts.services import SERVICES, Service, agent_server_auth, wiring
 
 HOST = "127.0.0.1"
 HEALTH_TIMEOUT_S = 120.0
@@ -88,7 +88,12 @@ def _serves_graphs(r: Running) -> tuple[bool, str]:
     """For the Agent Server: our graphs are listed on our port (it moves silently when its
     port is taken, so an answer elsewhere would not count)."""
     try:
-        found = httpx.post(f"{r.base_url}/assistants/search", json={"limit": 100}, timeout=5)
+        found = httpx.post(
+            f"{r.base_url}/assistants/search",
+            json={"limit": 100},
+            headers=agent_server_auth()[1],
+            timeout=5,
+        )
         ids = {a.get("graph_id") for a in found.json()}
     except (httpx.HTTPError, ValueError, AttributeError):
         return False, "not listing graphs yet"
@@ -171,7 +176,18 @@ def cmd_up(args: argparse.Namespace) -> int:
     log_dir = data_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **wiring(ports, HOST), "PYTHONUNBUFFERED": "1", "DATA_DIR": str(data_dir)}
-    _log("no authentication: services listen on loopback only (development mode)")
+    auth_path, auth_headers = agent_server_auth()
+    if auth_path is None:
+        _log("no authentication: services listen on loopback only (development mode)")
+    else:
+        _log(
+            f"Agent Server auth on ({auth_path}): clients send 'Authorization: Bearer <token>'"
+            + (
+                ""
+                if auth_headers
+                else "; set AGENT_AUTH_SERVICE_TOKENS so this launcher can check it"
+            )
+        )
 
     children: list[Running] = []
     stopping = False
