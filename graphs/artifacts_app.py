@@ -40,6 +40,8 @@ ThreadLookup = Callable[[str, dict[str, str]], Awaitable[dict[str, Any] | None]]
 """``(thread_id, caller's auth headers) → metadata`` (``None``: no such thread for them)."""
 
 _AUTH_HEADERS = ("authorization", "x-api-key", "cookie")
+MAX_PARENT_DEPTH = 3
+"""How many ``parent_thread_id`` links the owner lookup follows (subagents of subagents)."""
 
 
 class ArtifactSettings(BaseSettings):
@@ -99,6 +101,35 @@ def _resolve(root: Path, rel: str) -> Path | None:
     return target
 
 
+async def thread_owner(
+    metadata: dict[str, Any] | None,
+    headers: dict[str, str],
+    lookup: ThreadLookup,
+    *,
+    max_depth: int = MAX_PARENT_DEPTH,
+) -> str | None:
+    """Who owns a thread: its ``owner`` (or ``user_id``) metadata, else its parent's.
+
+    An async subagent's thread (the analyst's) is created by the server's in-process SDK.
+    langgraph-api 0.16 runs that call under the calling run's user, so the auth handler
+    still sets the owner; should a thread come without one (no user carried along), its
+    ``parent_thread_id`` decides: it belongs to whoever owns the thread that started it.
+    Any thread created through the API has an owner set by the auth handler, so a parent
+    it names never overrides that.
+    """
+    for _ in range(max_depth + 1):
+        if metadata is None:
+            return None
+        owner = metadata.get("owner") or metadata.get("user_id")
+        if owner:
+            return str(owner)
+        parent = metadata.get("parent_thread_id")
+        if not parent:
+            return None
+        metadata = await lookup(str(parent), headers)
+    return None
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -127,8 +158,12 @@ def artifact_routes(
         except Exception:
             logger.warning("artifacts: thread lookup failed for %s", thread_id, exc_info=True)
             return _error(503, "The thread could not be looked up; try again.")
-        owner = (metadata or {}).get("owner") or (metadata or {}).get("user_id")
-        if metadata is None or (identity is not None and str(owner) != identity):
+        try:
+            owner = await thread_owner(metadata, headers, lookup)
+        except Exception:
+            logger.warning("artifacts: parent lookup failed for %s", thread_id, exc_info=True)
+            return _error(503, "The thread could not be looked up; try again.")
+        if metadata is None or (identity is not None and owner != identity):
             return _error(404, "No such artifact (unknown thread, or not yours).")
         base = sandboxes_dir or SandboxSettings().sandboxes_dir
         root = workspace_path(base, thread_id)

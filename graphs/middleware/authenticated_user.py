@@ -2,10 +2,13 @@
 
 :func:`graphs.context.claimed_user` already prefers the authenticated identity wherever
 this run looks its user up. The context object itself also travels: deepagents hands
-``runtime.context`` to the async analyst, whose run starts in-process (no auth of its
-own) and trusts the context it gets. So this layer writes the authenticated identity
-into the context at the start of each run, and the claim a client made never leaves it.
-Unlike the other layers it does not fail soft: a run whose user cannot be pinned stops.
+``runtime.context`` to the async analyst. langgraph-api 0.16 starts that run through its
+in-process SDK under the calling run's user, so today the analyst is the caller's either
+way; but a run that trusts the context it is given (another server, a version that does
+not carry the user along) would act for whoever the client claimed. So this layer writes
+the authenticated identity into the context at the start of each run, and the claim never
+leaves it. Unlike the other layers it does not fail soft: a run whose user cannot be
+pinned stops.
 """
 
 from __future__ import annotations

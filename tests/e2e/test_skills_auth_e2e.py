@@ -29,6 +29,7 @@ from langgraph_sdk.errors import NotFoundError
 from websockets.exceptions import InvalidStatus
 
 from rpc_adapter.client import RpcClient
+from scripts.demo import REQUEST, TASK_ID, message_text, thread_messages
 from tests.e2e import agents_stack
 from tests.e2e.agents_stack import Stack, langgraph_dev, services
 
@@ -205,3 +206,36 @@ async def test_the_mounted_adapter_runs_for_the_sockets_user(stack: Stack, agent
     finally:
         await service.aclose()
         await dave.aclose()
+
+
+async def test_the_background_analyst_works_for_the_caller(stack: Stack, agent: Any) -> None:
+    # Alice claims to be bob; the analyst the orchestrator starts for her (in-process, with
+    # the context it is handed) files her report under her name, and its thread serves
+    # its files to alice and to no one else.
+    alice = client_for(agent, TOKENS["alice"])
+    service = client_for(agent, SERVICE[1])
+    try:
+        thread_id = (await alice.threads.create())["thread_id"]
+        prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
+        await alice.runs.wait(thread_id, "orchestrator", input=prompt, context={"user_id": "bob"})
+        found = TASK_ID.search(message_text((await thread_messages(alice, thread_id))[-1]))
+        assert found, "the orchestrator did not start the analyst"
+        task_id = found.group(1)
+
+        deadline, reports = time.monotonic() + 300, []
+        while time.monotonic() < deadline and not reports:
+            items = await service.store.search_items(["files", "reports"], limit=100)
+            reports = [i["key"] for i in items["items"] if i["key"].startswith("/alice/")]
+            await asyncio.sleep(1)
+        assert reports, "no report was filed under /reports/alice/"
+        bobs = await service.store.search_items(["files", "reports"], limit=100)
+        assert not [i for i in bobs["items"] if i["key"].startswith("/bob/")]
+    finally:
+        await alice.aclose()
+        await service.aclose()
+    [report] = list((stack.workspace(task_id) / "analysis").glob("report_*.md"))
+    url = f"/artifacts/{task_id}/analysis/{report.name}"
+    async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
+        mine = await http.get(url, headers=bearer(TOKENS["alice"]))
+        assert mine.status_code == 200 and mine.text == report.read_text(encoding="utf-8")
+        assert (await http.get(url, headers=bearer(TOKENS["bob"]))).status_code == 404

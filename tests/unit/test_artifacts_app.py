@@ -26,7 +26,16 @@ from graphs.sandbox import workspace_path
 from graphs.tools.artifacts import artifact_url, check_artifact_path, make_download_artifact
 from tests.unit.test_mw_support import agent, call, make_env, scripted, thread
 
-THREADS = {"t-alice": {"owner": "alice"}, "t-bob": {"user_id": "bob"}}
+THREADS: dict[str, dict[str, Any]] = {
+    "t-alice": {"owner": "alice"},
+    "t-bob": {"user_id": "bob"},
+    # alice's analyst, started in-process: no owner, only its parent.
+    "t-analyst": {"parent_thread_id": "t-alice", "subagent_name": "analyst"},
+    "t-sub-sub": {"parent_thread_id": "t-analyst"},
+    "t-orphan": {"parent_thread_id": "t-gone"},
+    # An owner of its own wins over any parent it names.
+    "t-claims": {"owner": "bob", "parent_thread_id": "t-alice"},
+}
 
 
 class HeaderAuth(AuthenticationBackend):
@@ -187,3 +196,31 @@ async def test_download_artifact_tool(tmp_path: Path) -> None:
     assert "does not exist" in texts[1]
     assert "refused" in texts[2]
     assert texts[3].endswith(f"http://agents.test/artifacts/{other}/analysis/r.md")
+
+
+def test_a_subagents_thread_belongs_to_its_parents_owner(sandboxes: Path) -> None:
+    client = _client(sandboxes)
+    alice, bob = {"authorization": "User alice"}, {"authorization": "User bob"}
+    for tid in ("t-analyst", "t-sub-sub"):
+        url = f"/artifacts/{tid}/analysis/report_20260101.md"
+        mine = client.get(url, headers=alice)
+        assert mine.status_code == 200 and mine.text == f"# report of {tid}\n"
+        assert client.get(url, headers=bob).status_code == 404
+    orphan = client.get("/artifacts/t-orphan/analysis/report_20260101.md", headers=alice)
+    assert orphan.status_code == 404
+    claims = "/artifacts/t-claims/analysis/report_20260101.md"
+    assert client.get(claims, headers=alice).status_code == 404
+    assert client.get(claims, headers=bob).status_code == 200
+
+
+async def test_the_owner_lookup_stops_at_a_loop() -> None:
+    from graphs.artifacts_app import thread_owner
+
+    calls: list[str] = []
+
+    async def looping(thread_id: str, headers: dict[str, str]) -> dict[str, Any]:
+        calls.append(thread_id)
+        return {"parent_thread_id": "a" if thread_id == "b" else "b"}
+
+    assert await thread_owner({"parent_thread_id": "a"}, {}, looping) is None
+    assert len(calls) == 4  # MAX_PARENT_DEPTH + 1 lookups at most
