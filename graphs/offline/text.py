@@ -59,6 +59,12 @@ def _first_hit(text: str, patterns: Sequence[str]) -> int | None:
     return best
 
 
+def first_routing_word(text: str) -> int | None:
+    """Where the earliest analysis or order keyword starts in ``text`` (None: neither)."""
+    hits = [h for h in (_first_hit(text, _ANALYSIS), _first_hit(text, _ORDER)) if h is not None]
+    return min(hits) if hits else None
+
+
 def classify(text: str) -> Intent:
     """The request's class by DESIGN's keyword classes; when two match, the earlier word wins."""
     analysis, order = _first_hit(text, _ANALYSIS), _first_hit(text, _ORDER)

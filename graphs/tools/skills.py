@@ -32,6 +32,8 @@ __all__ = [
     "DRAFTS_DIR",
     "AssignSkillInput",
     "check_skill_md",
+    "front_matter",
+    "is_skill_name",
     "make_assign_skill",
 ]
 
@@ -85,6 +87,24 @@ class AssignSkillInput(BaseModel):
     url: Annotated[str | None, Field(description="For download: URL of a SKILL.md (raw text).")] = (
         None
     )
+
+
+def is_skill_name(name: object) -> bool:
+    """Whether ``name`` can name a skill folder (lowercase letters, digits, '-')."""
+    return isinstance(name, str) and _NAME.match(name) is not None
+
+
+def front_matter(text: str) -> dict[str, Any] | None:
+    """The YAML front matter a SKILL.md starts with, as a mapping; None when there is none
+    or it is not a mapping of valid YAML."""
+    match = _FRONT.match(text.lstrip("\ufeff"))
+    if match is None:
+        return None
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return None
+    return meta if isinstance(meta, dict) else None
 
 
 def check_skill_md(text: str, name: str) -> list[str]:
@@ -306,7 +326,7 @@ def make_assign_skill(
         user_id = fields[0]
         if action == "list":
             return await skills.list(user_id)
-        if not name or not _NAME.match(name):
+        if not name or not is_skill_name(name):
             return "Error: name must be lowercase letters, digits and '-' (e.g. 'moq-checker')."
         try:
             if action == "create":

@@ -82,3 +82,48 @@ async def test_sync_restore_restart_and_artifacts(stack: Stack) -> None:
             assert (stack.workspace(again) / path).read_text(encoding="utf-8") == SKILL
         finally:
             await client.aclose()
+
+
+async def say(client: LangGraphClient, thread_id: str, text: str, user: str) -> str:
+    """One user message to the orchestrator; its final answer."""
+    prompt: Any = {"messages": [{"role": "user", "content": text}]}
+    await client.runs.wait(thread_id, "orchestrator", input=prompt, context={"user_id": user})
+    state: Any = await client.threads.get_state(thread_id)
+    last = state["values"]["messages"][-1]
+    content = last["content"]
+    return content if isinstance(content, str) else str(content)
+
+
+async def test_a_skill_sent_in_chat_is_assigned_restored_and_removed(stack: Stack) -> None:
+    # The whole assign_skill cycle driven by chat (the offline planner's skill policy):
+    # create → test → assign to the analyst, kept in the Store, back in a new thread's
+    # sandbox for the same user only, listed, then removed by naming it.
+    skill = SKILL.replace("moq-checker", "lead-time-guard").replace(
+        "minimum order quantity", "promised lead time"
+    )
+    path = "skills/procurement/lead-time-guard/SKILL.md"
+    with langgraph_dev(stack) as agent:
+        client = get_client(url=agent.url, timeout=120)
+        try:
+            first = (await client.threads.create())["thread_id"]
+            done = await say(client, first, f"请把这个技能分配给分析师：\n```\n{skill}```", "carol")
+            assert "assigned to analyst" in done, done
+            assert (stack.workspace(first) / path).read_text(encoding="utf-8") == skill
+            item = await client.store.get_item(
+                ["files", "persisted-skills"], key="/carol/procurement/lead-time-guard/SKILL.md"
+            )
+            assert item is not None and item["value"]["content"] == skill
+
+            second = (await client.threads.create())["thread_id"]
+            listing = await say(client, second, "列出我的技能", "carol")
+            assert "- lead-time-guard → analyst" in listing
+            assert (stack.workspace(second) / path).read_text(encoding="utf-8") == skill
+            assert not (stack.workspace(await hello(client, "dave")) / path).exists()
+
+            removed = await say(client, second, "删除 lead-time-guard 技能", "carol")
+            assert "removed from analyst" in removed, removed
+            found = await client.store.search_items(["files", "persisted-skills"], limit=50)
+            assert not [i for i in found["items"] if "lead-time-guard" in i["key"]]
+            assert not (stack.workspace(second) / path).exists()
+        finally:
+            await client.aclose()

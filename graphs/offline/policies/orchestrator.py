@@ -1,10 +1,11 @@
 """Orchestrator policy: route by DESIGN's keyword classes, delegate, report back.
 
-a request that names what a client-lent tool provides → that tool, arguments from its
-schema, then its result (or its error) as the answer; analysis words →
-``start_async_task`` (analyst, in the background) and the task id at once; order words →
-``task`` (procurement-order); greetings → a greeting; anything else → what offline
-mode can do. A task notification → tell the user the outcome.
+a request that carries a SKILL.md, or asks to list or remove skills → ``assign_skill``
+(:mod:`graphs.offline.policies.skills`); a request that names what a client-lent tool
+provides → that tool, arguments from its schema, then its result (or its error) as the
+answer; analysis words → ``start_async_task`` (analyst, in the background) and the task
+id at once; order words → ``task`` (procurement-order); greetings → a greeting; anything
+else → what offline mode can do. A task notification → tell the user the outcome.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 
 from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.history import ToolResult, View, message_text
+from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.text import classify, is_chinese
 from graphs.prompts import DELEGATION_TEMPLATE
@@ -35,14 +37,20 @@ def _scope(zh: bool) -> str:
         "在后台生成报告和图表；\n"
         "2. 订单操作：下单、修改、取消、查询订单状态"
         "（例如“给 NGK 下单 200 个火花塞 IU7，下周五前到货”），提交前需要你审批；\n"
-        "3. 查询后台分析任务的进度。\n"
+        "3. 查询后台分析任务的进度；\n"
+        "4. 技能管理：发来一份 SKILL.md（开头 --- 之间写 name 和 description），"
+        "我会创建、测试并分配给你点名的代理（分析师、订单代理，默认主代理）；"
+        "也可以列出或删除你的技能。\n"
         "配置 DEEPSEEK_API_KEY 或 OPENAI_API_KEY 后可以自由对话。",
         "Offline mode (no model key configured). I can:\n"
         "1. run a supplier price comparison / procurement analysis in the background "
         "(e.g. 'compare suppliers for spark plugs'), with a report and charts;\n"
         "2. place, change, cancel or look up purchase orders (e.g. 'order 200 NGK spark plugs "
         "IU7 by next Friday'), always with your approval before anything is committed;\n"
-        "3. tell you how a background analysis is doing.\n"
+        "3. tell you how a background analysis is doing;\n"
+        "4. manage skills: send a SKILL.md (front matter with name and description between "
+        "'---' lines) and I create, test and assign it to the agent you name (analyst, "
+        "procurement-order; the orchestrator by default); I can also list or remove yours.\n"
         "Set DEEPSEEK_API_KEY or OPENAI_API_KEY for open conversation.",
     )
 
@@ -206,6 +214,8 @@ def decide(view: View) -> Decision:
             )
         if last.name == "task":
             return Decision(last.content, note="relayed-subagent")
+        if last.name == skills.TOOL:
+            return skills.after_result(view, zh)
         if last.name in view.client_tools:
             return _client_result(last, zh)
         if last.name in ("check_async_task", "list_async_tasks"):
@@ -222,6 +232,10 @@ def decide(view: View) -> Decision:
     client = _client_call(view, zh)
     if client is not None:
         return client
+    # Before the keyword classes: a skill's own text may hold analysis or order words.
+    skill = skills.start(view, zh)
+    if skill is not None:
+        return skill
     intent = classify(view.request)
     tasks = _known_tasks(view)
     asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"
