@@ -173,3 +173,30 @@ async def test_analyses_of_three_categories(stack: Stack, client: LangGraphClien
         )
         assert item is not None
         assert item["value"]["content"] == checked["report"]
+
+
+async def test_a_background_analysis_can_be_cancelled(
+    stack: Stack, client: LangGraphClient
+) -> None:
+    thread_id = (await client.threads.create())["thread_id"]
+    user: Any = {"user_id": "buyer-5"}
+    prompt: Any = {"messages": [{"role": "user", "content": "帮我对刹车片做供应商比价分析"}]}
+    await client.runs.wait(thread_id, "orchestrator", input=prompt, context=user)
+    found = TASK_ID.search(message_text((await thread_messages(client, thread_id))[-1]))
+    assert found, "no task id"
+    task_id = found.group(1)
+
+    stop: Any = {"messages": [{"role": "user", "content": "不用了，停止这个分析"}]}
+    await client.runs.wait(thread_id, "orchestrator", input=stop, context=user)
+    answer = message_text((await thread_messages(client, thread_id))[-1])
+    assert f"Cancelled async subagent task: {task_id}" in answer, answer
+    state: Any = await client.threads.get_state(thread_id)
+    assert state["values"]["async_tasks"][task_id]["status"] == "cancelled"
+
+    async def analyst_stopped() -> list[dict[str, Any]]:
+        runs = await client.runs.list(task_id)
+        return [r for r in runs if r["status"] not in ("pending", "running")]
+
+    [run] = await wait_for(analyst_stopped, 30, "the analyst's run to stop")
+    assert run["status"] == "interrupted", run["status"]  # cancelled, not finished
+    assert not list((stack.workspace(task_id) / "analysis").glob("report_*.md"))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.offline import LABEL, OfflinePlanner
-from tests.unit.test_offline_world import tools
+from tests.unit.test_offline_world import TOOL_NAMES, tools
 
 
 def step(messages: list) -> AIMessage:
@@ -99,3 +101,53 @@ def test_the_order_agents_answer_is_relayed() -> None:
                        name="task")  # fmt: skip
     reply = step([HumanMessage(content="取消订单 PO1234567"), first, done])
     assert "PO1234567 已取消" in str(reply.content)
+
+
+TASK = "0f7c2b9e-1234-4bcd-9def-0123456789ab"
+OTHER = "9a8b7c6d-1234-4bcd-9def-0123456789ab"
+
+
+def _with_tasks(*task_ids: str) -> list[Any]:
+    """A thread in which the orchestrator started one background analysis per id."""
+    history: list[Any] = []
+    for i, task_id in enumerate(task_ids):
+        request = HumanMessage(content="帮我对链条做供应商比价分析")
+        launch = {"name": "start_async_task", "args": {}, "id": f"c{i}", "type": "tool_call"}
+        call = AIMessage(content="", tool_calls=[launch])
+        done = ToolMessage(content=f"Launched async subagent. task_id: {task_id}",
+                           tool_call_id=f"c{i}", name="start_async_task")  # fmt: skip
+        history += [request, call, done, AIMessage(content=f"task_id: {task_id}")]
+    return history
+
+
+def cancel_step(messages: list[Any]) -> AIMessage:
+    model = OfflinePlanner(policy="orchestrator").bind_tools(
+        tools([*TOOL_NAMES, "cancel_async_task"])
+    )
+    reply = model.invoke(messages)
+    assert isinstance(reply, AIMessage)
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [("取消这个分析", OTHER), ("stop the analysis", OTHER), (f"cancel task {TASK}", TASK)],
+)
+def test_cancel_the_analysis_stops_the_named_or_latest_task(text: str, task: str) -> None:
+    messages = [*_with_tasks(TASK, OTHER), HumanMessage(content=text)]
+    reply = cancel_step(messages)
+    assert [c["name"] for c in reply.tool_calls] == ["cancel_async_task"]
+    assert reply.tool_calls[0]["args"] == {"task_id": task}
+    done = ToolMessage(content=f"Cancelled async subagent task: {task}",
+                       tool_call_id=reply.tool_calls[0]["id"] or "x",
+                       name="cancel_async_task")  # fmt: skip
+    final = cancel_step([*messages, reply, done])
+    assert final.tool_calls == [] and f"Cancelled async subagent task: {task}" in str(final.content)
+
+
+def test_cancelling_an_order_or_without_a_task_is_not_a_task_cancel() -> None:
+    with_task = _with_tasks(TASK)
+    [order] = cancel_step([*with_task, HumanMessage(content="取消订单 PO20261200001")]).tool_calls
+    assert order["name"] == "task"  # the order agent cancels orders
+    [fresh] = cancel_step([HumanMessage(content="取消这个分析")]).tool_calls
+    assert fresh["name"] != "cancel_async_task"  # nothing is running in this thread

@@ -1,7 +1,8 @@
 """Orchestrator policy: route by DESIGN's keyword classes, delegate, report back.
 
 a request that carries a SKILL.md, or asks to list or remove skills → ``assign_skill``
-(:mod:`graphs.offline.policies.skills`); a request that names what a client-lent tool
+(:mod:`graphs.offline.policies.skills`); "cancel the analysis" with a background task
+running → ``cancel_async_task``; a request that names what a client-lent tool
 provides → that tool, arguments from its schema, then its result (or its error) as the
 answer; analysis words → ``start_async_task`` (analyst, in the background) and the task
 id at once; order words → ``task`` (procurement-order); greetings → a greeting; anything
@@ -16,7 +17,7 @@ from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.history import ToolResult, View, message_text
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
-from graphs.offline.text import classify, is_chinese
+from graphs.offline.text import classify, find_order_no, is_chinese
 from graphs.prompts import DELEGATION_TEMPLATE
 
 __all__ = ["decide"]
@@ -27,6 +28,9 @@ _STATUS_WORDS = re.compile(
     r"进度|好了吗|完成了吗|做完|状态如何|\bstatus\b|\bprogress\b|\bdone\b", re.I
 )
 _TASK_ID = re.compile(r"task_id:\s*([0-9a-fA-F-]{8,})")
+_CANCEL_WORDS = re.compile(r"取消|停止|停掉|终止|不要了|\bcancel|\bstop\b|\babort\b", re.I)
+_TASK_WORDS = re.compile(r"分析|任务|报告|\banalys[ie]s\b|\btask\b|\breport\b", re.I)
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 
 
 def _scope(zh: bool) -> str:
@@ -37,7 +41,7 @@ def _scope(zh: bool) -> str:
         "在后台生成报告和图表；\n"
         "2. 订单操作：下单、修改、取消、查询订单状态"
         "（例如“给 NGK 下单 200 个火花塞 IU7，下周五前到货”），提交前需要你审批；\n"
-        "3. 查询后台分析任务的进度；\n"
+        "3. 查询或停止后台分析任务（例如“停止这个分析”）；\n"
         "4. 技能管理：发来一份 SKILL.md（开头 --- 之间写 name 和 description），"
         "我会创建、测试并分配给你点名的代理（分析师、订单代理，默认主代理）；"
         "也可以列出或删除你的技能。\n"
@@ -47,7 +51,7 @@ def _scope(zh: bool) -> str:
         "(e.g. 'compare suppliers for spark plugs'), with a report and charts;\n"
         "2. place, change, cancel or look up purchase orders (e.g. 'order 200 NGK spark plugs "
         "IU7 by next Friday'), always with your approval before anything is committed;\n"
-        "3. tell you how a background analysis is doing;\n"
+        "3. tell you how a background analysis is doing, or stop it ('cancel the analysis');\n"
         "4. manage skills: send a SKILL.md (front matter with name and description between "
         "'---' lines) and I create, test and assign it to the agent you name (analyst, "
         "procurement-order; the orchestrator by default); I can also list or remove yours.\n"
@@ -218,6 +222,15 @@ def decide(view: View) -> Decision:
             return skills.after_result(view, zh)
         if last.name in view.client_tools:
             return _client_result(last, zh)
+        if last.name == "cancel_async_task":
+            return Decision(
+                say(zh, f"后台任务：{last.content}", f"Background task: {last.content}")
+                if last.ok
+                else say(
+                    zh, f"没能取消后台任务：{last.content}", f"Could not cancel: {last.content}"
+                ),
+                note="task-cancelled" if last.ok else "task-cancel-failed",
+            )
         if last.name in ("check_async_task", "list_async_tasks"):
             return Decision(
                 say(
@@ -239,6 +252,21 @@ def decide(view: View) -> Decision:
     intent = classify(view.request)
     tasks = _known_tasks(view)
     asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"
+    # "Cancel the analysis" (a cancel word and a task word, no order number) stops the
+    # background task the request names, or the latest one; an order is cancelled by the
+    # order agent as before.
+    cancels_task = (
+        bool(_CANCEL_WORDS.search(view.request))
+        and bool(_TASK_WORDS.search(view.request))
+        and find_order_no(view.request) is None
+    )
+    if tasks and cancels_task and view.has_tool("cancel_async_task"):
+        named = [t for t in _UUID.findall(view.request) if t in tasks]
+        return Decision(
+            say(zh, "取消后台任务。", "Cancelling the background task."),
+            [("cancel_async_task", {"task_id": (named or tasks)[-1]})],
+            note="cancel-task",
+        )
     if tasks and asks_status and view.has_tool("check_async_task"):
         return Decision(
             say(zh, "查询后台任务状态。", "Checking the background task."),
