@@ -52,8 +52,8 @@ def authenticated_user(config: Mapping[str, Any] | None = None) -> tuple[str, st
     """``(identity, display name)`` of the authenticated caller of the current run.
 
     ``None`` when there is none to enforce: no auth configured (``langgraph dev``
-    without a handler), an unauthenticated caller, an in-process call, a caller allowed
-    to act for others, or outside a run. ``config`` defaults to the current run's.
+    without a handler), an unauthenticated caller, a caller allowed to act for others,
+    or outside a run. ``config`` defaults to the current run's.
     """
     if config is None:
         try:
