@@ -18,7 +18,11 @@ client claims in the context is ignored). Threads carry their creator in
 get 404. Assistants (the graphs of ``langgraph.json``) are readable by every caller;
 creating or changing them, crons and the Store API are for service accounts only, which
 also may name the user they act for in the run context
-(:data:`graphs.context.ACT_AS_PERMISSION`).
+(:data:`graphs.context.ACT_AS_PERMISSION`). On a hosted deployment, developers coming
+through LangGraph Studio / LangSmith (``StudioUser``, verified by the platform) count as
+service accounts, as LangGraph's own examples treat them; ``"disable_studio_auth": true``
+in the auth section shuts that door. Under ``langgraph dev`` the Studio scheme is not
+verified, so such a caller is an ordinary user there.
 
 The handler fails closed: switched on with no accounts configured, it refuses every
 request and says which variable to set. Without it (``langgraph dev`` on loopback, the
@@ -37,7 +41,7 @@ from langgraph_sdk import Auth
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.context import ACT_AS_PERMISSION
+from graphs.context import ACT_AS_PERMISSION, trusted_studio_user
 from graphs.user_scope import valid_user_id
 
 __all__ = ["Account", "AuthSettings", "auth", "parse_accounts"]
@@ -170,7 +174,10 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 
 def _is_service(ctx: Auth.types.AuthContext) -> bool:
-    return ACT_AS_PERMISSION in (ctx.permissions or [])
+    """A service account, or a verified Studio / LangSmith user (a hosted deployment's
+    developers, whom the platform authenticates; ``"disable_studio_auth": true`` turns
+    that off; under ``langgraph dev`` nothing is verified, so they count as users there)."""
+    return ACT_AS_PERMISSION in (ctx.permissions or []) or trusted_studio_user(ctx.user)
 
 
 @auth.on
@@ -192,8 +199,12 @@ async def own_new_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     return {"owner": ctx.user.identity}
 
 
-async def own_threads_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    """Only the owner sees or touches a thread; to anyone else it does not exist."""
+async def own_threads_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Only the owner sees or touches a thread; to anyone else it does not exist. Verified
+    Studio users (a hosted deployment's developers) see every thread, as LangGraph's own
+    examples allow."""
+    if trusted_studio_user(ctx.user):
+        return None
     if isinstance(value, dict) and isinstance(value.get("metadata"), dict):
         value["metadata"]["owner"] = ctx.user.identity  # an update cannot hand it over
     return {"owner": ctx.user.identity}

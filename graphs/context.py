@@ -6,17 +6,29 @@ auth handler such as :mod:`graphs.auth`, or LangSmith's own), the server puts th
 authenticated identity in the run's config, and that identity wins: a client cannot read
 or write another user's memories by claiming their id. A caller holding the
 :data:`ACT_AS_PERMISSION` permission (a trusted service such as the JSON-RPC adapter,
-which authenticates its own clients) may name the user it acts for.
+which authenticates its own clients) may name the user it acts for, and so may a
+LangSmith / Studio user on a hosted deployment (the platform's own, verified auth: the
+deployment's developers and operators, whom the Agent Server marks as ``StudioUser``).
+Under ``langgraph dev`` a Studio user is not verified at all (any local client can claim
+to be one), so there it counts as an ordinary user.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ACT_AS_PERMISSION", "Context", "authenticated_user", "claimed_user", "user_of"]
+__all__ = [
+    "ACT_AS_PERMISSION",
+    "Context",
+    "authenticated_user",
+    "claimed_user",
+    "trusted_studio_user",
+    "user_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -48,12 +60,24 @@ def _field(obj: object, name: str) -> Any:
         return None
 
 
+def trusted_studio_user(user: object) -> bool:
+    """Whether ``user`` is a Studio / LangSmith user the server verified: on a hosted
+    deployment, yes; under ``langgraph dev`` (``LANGSMITH_LANGGRAPH_API_VARIANT=local_dev``)
+    the Agent Server accepts the Studio scheme without checking anything, so no."""
+    from langgraph_sdk.auth import is_studio_user
+
+    if not is_studio_user(user):  # type: ignore[arg-type]
+        return False
+    return os.environ.get("LANGSMITH_LANGGRAPH_API_VARIANT") != "local_dev"
+
+
 def authenticated_user(config: Mapping[str, Any] | None = None) -> tuple[str, str] | None:
     """``(identity, display name)`` of the authenticated caller of the current run.
 
     ``None`` when there is none to enforce: no auth configured (``langgraph dev``
-    without a handler), an unauthenticated caller, a caller allowed to act for others,
-    or outside a run. ``config`` defaults to the current run's.
+    without a handler), an unauthenticated caller, a caller allowed to act for others
+    (the act-as permission, or a Studio / LangSmith user), or outside a run. ``config``
+    defaults to the current run's.
     """
     if config is None:
         try:
@@ -70,6 +94,8 @@ def authenticated_user(config: Mapping[str, Any] | None = None) -> tuple[str, st
     if not _field(user, "is_authenticated"):
         return None
     if ACT_AS_PERMISSION in (configurable.get("langgraph_auth_permissions") or ()):
+        return None
+    if trusted_studio_user(user):
         return None
     name = _field(user, "display_name")
     return identity, str(name).strip() if isinstance(name, str) and name.strip() else identity

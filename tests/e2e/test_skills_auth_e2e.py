@@ -110,6 +110,11 @@ async def test_unknown_callers_are_refused(agent: Any) -> None:
                                  headers=bearer(TOKENS["alice"]))  # fmt: skip
         assert person.status_code == 403, person.text
         assert "service accounts only" in person.text
+        # langgraph dev takes the Studio scheme on faith: such a caller gets no privileges.
+        studio = {"x-auth-scheme": "langsmith"}
+        forged = await http.post("/store/items/search", json={"namespace_prefix": NAMESPACE},
+                                 headers=studio)  # fmt: skip
+        assert forged.status_code == 403, forged.text
         graphs = await http.post("/assistants/search", json={}, headers=bearer(TOKENS["bob"]))
         assert graphs.status_code == 200 and {a["graph_id"] for a in graphs.json()} >= {
             "orchestrator",

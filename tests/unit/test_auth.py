@@ -106,3 +106,28 @@ async def test_everything_else_is_for_services() -> None:
     with pytest.raises(Auth.exceptions.HTTPException) as err:
         await auth_module.services_only(_Ctx("alice", []), {})  # type: ignore[arg-type]
     assert err.value.status_code == 403 and "store.search" in str(err.value.detail)
+
+
+async def test_verified_studio_users_are_developers_with_full_access(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("LANGSMITH_LANGGRAPH_API_VARIANT", raising=False)  # hosted
+    studio = _Ctx("langgraph-studio-user", [])
+    studio.user = Auth.types.StudioUser("langgraph-studio-user")  # type: ignore[assignment]
+    assert await auth_module.services_only(studio, {}) is None  # type: ignore[arg-type]
+    assert await auth_module.own_threads_only(studio, {"thread_id": "t"}) is None  # type: ignore[arg-type]
+    created: dict[str, Any] = {"metadata": {}}
+    await auth_module.own_new_thread(studio, created)  # type: ignore[arg-type]
+    assert created["metadata"]["owner"] == "langgraph-studio-user"
+
+
+async def test_under_langgraph_dev_a_studio_user_is_an_ordinary_user(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # langgraph dev accepts the Studio scheme without checking it: no privileges there.
+    monkeypatch.setenv("LANGSMITH_LANGGRAPH_API_VARIANT", "local_dev")
+    studio = _Ctx("langgraph-studio-user", [])
+    studio.user = Auth.types.StudioUser("langgraph-studio-user")  # type: ignore[assignment]
+    with pytest.raises(Auth.exceptions.HTTPException):
+        await auth_module.services_only(studio, {})  # type: ignore[arg-type]
+    assert await auth_module.own_threads_only(studio, {}) == {"owner": "langgraph-studio-user"}  # type: ignore[arg-type]

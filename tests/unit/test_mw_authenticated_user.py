@@ -55,11 +55,38 @@ def _ns(env: Any, user: str) -> list[str]:
         (authed("alice", authenticated=False), None),
         (authed("svc", permissions=(ACT_AS_PERMISSION,)), None),
         (authed("alice"), ("alice", "Alice")),
+        # A developer through Studio / LangSmith's own auth may test as any user.
+        (
+            {
+                "configurable": {
+                    "langgraph_auth_user": {
+                        "kind": "StudioUser",
+                        "identity": "dev-1",
+                        "is_authenticated": True,
+                    },
+                    "langgraph_auth_user_id": "dev-1",
+                }
+            },
+            None,
+        ),
         (authed("bob", permissions=("threads:read",)), ("bob", "Bob")),
     ],
 )
-def test_who_counts_as_authenticated(config: dict[str, Any], expected: Any) -> None:
+def test_who_counts_as_authenticated(
+    config: dict[str, Any], expected: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LANGSMITH_LANGGRAPH_API_VARIANT", raising=False)  # as when hosted
     assert authenticated_user(config) == expected
+
+
+def test_an_unverified_studio_user_under_langgraph_dev_is_held_to_its_identity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LANGSMITH_LANGGRAPH_API_VARIANT", "local_dev")
+    user = {"kind": "StudioUser", "identity": "langgraph-studio-user", "is_authenticated": True}
+    config = {"configurable": {"langgraph_auth_user": user,
+                               "langgraph_auth_user_id": "langgraph-studio-user"}}  # fmt: skip
+    assert authenticated_user(config) == ("langgraph-studio-user", "langgraph-studio-user")
 
 
 def test_outside_a_run_there_is_no_authenticated_user() -> None:
