@@ -27,12 +27,14 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentState, ModelRequest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
+
+from graphs.middleware.request_rewrite import RequestRewrite
 
 __all__ = ["CLIENT_TOOL_INTERRUPT", "CONTEXT_FIELD", "ClientToolsMiddleware", "client_tool_specs"]
 
@@ -146,10 +148,11 @@ def _ask_client(calls: list[Mapping[str, Any]]) -> list[ToolMessage]:
     return [answer_to_message(c, answers.get(c["id"])) for c in calls]
 
 
-class ClientToolsMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+class ClientToolsMiddleware(RequestRewrite):
     """Offer the client's registered tools to the model and run their calls on the client."""
 
-    def _with_client_tools(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+    def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with the client's tools added to the graph's."""
         try:
             specs = client_tool_specs(request.runtime.context if request.runtime else None)
             if not specs:
@@ -165,22 +168,6 @@ class ClientToolsMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         except Exception:
             logger.exception("client_tools: could not add client tools; continuing without")
             return request
-
-    def wrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> Any:
-        """Call the model with the client's tools added to the graph's."""
-        return handler(self._with_client_tools(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> Any:
-        """Async twin of :meth:`wrap_model_call`."""
-        return await handler(self._with_client_tools(request))
 
     def _pending_client_calls(self, state: Any, runtime: Runtime[Any]) -> list[Mapping[str, Any]]:
         messages = state.get("messages") or []

@@ -8,12 +8,13 @@ middleware fills it in on each call (a changed date only changes one line of the
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import SystemMessage
+
+from graphs.middleware.request_rewrite import RequestRewrite
 
 __all__ = ["TODAY", "CurrentDate"]
 
@@ -41,10 +42,11 @@ def _fill(content: Any, today: str) -> Any:
     return blocks if changed else None
 
 
-class CurrentDate(AgentMiddleware[Any, Any, Any]):
+class CurrentDate(RequestRewrite):
     """Replace ``{today}`` in the system message with the date of this model call."""
 
-    def _dated(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+    def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with today's date in the prompt."""
         message = request.system_message
         if message is None:
             return request
@@ -52,19 +54,3 @@ class CurrentDate(AgentMiddleware[Any, Any, Any]):
         if content is None:
             return request
         return request.override(system_message=SystemMessage(content=content))
-
-    def wrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelResponse[Any]:
-        """Call the model with today's date in the prompt."""
-        return handler(self._dated(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any]:
-        """Call the model with today's date in the prompt."""
-        return await handler(self._dated(request))

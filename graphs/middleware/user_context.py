@@ -8,19 +8,13 @@ edits the system message of each model call and adds no messages to the state.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from typing import Any
 
-from langchain.agents.middleware.types import (
-    AgentMiddleware,
-    AgentState,
-    ContextT,
-    ModelRequest,
-    ModelResponse,
-    ResponseT,
-)
+from langchain.agents.middleware.types import ModelRequest
 from langchain_core.messages import SystemMessage
 
 from graphs.context import user_of
+from graphs.middleware.request_rewrite import RequestRewrite
 
 __all__ = ["USER_CONTEXT_TEMPLATE", "UserContextMiddleware"]
 
@@ -32,10 +26,11 @@ USER_CONTEXT_TEMPLATE = (
 )
 
 
-class UserContextMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+class UserContextMiddleware(RequestRewrite):
     """Append the current user's identity and paths to the system message."""
 
-    def _request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
+    def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with the user's note added to the system message."""
         try:
             context = request.runtime.context if request.runtime is not None else None
             user_id, username = user_of(context)
@@ -46,19 +41,3 @@ class UserContextMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Res
         except Exception:  # fail soft: the run goes on without the note
             logger.warning("UserContextMiddleware stepped aside", exc_info=True)
             return request
-
-    def wrap_model_call(
-        self,
-        request: ModelRequest[ContextT],
-        handler: Callable[[ModelRequest[ContextT]], ModelResponse[ResponseT]],
-    ) -> ModelResponse[ResponseT]:
-        """Add the note, then call the model."""
-        return handler(self._request(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest[ContextT],
-        handler: Callable[[ModelRequest[ContextT]], Awaitable[ModelResponse[ResponseT]]],
-    ) -> ModelResponse[ResponseT]:
-        """Add the note, then call the model."""
-        return await handler(self._request(request))

@@ -1,0 +1,34 @@
+"""A middleware that changes each model request before the call, in sync and async runs alike."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+
+__all__ = ["RequestRewrite"]
+
+
+class RequestRewrite(AgentMiddleware[Any, Any, Any]):
+    """Subclasses implement :meth:`rewrite`; both model-call hooks apply it, then call on."""
+
+    def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request the model gets (``request`` itself when nothing changes)."""
+        raise NotImplementedError
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Call the model with the rewritten request."""
+        return handler(self.rewrite(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Call the model with the rewritten request."""
+        return await handler(self.rewrite(request))
