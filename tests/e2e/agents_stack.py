@@ -12,6 +12,7 @@ checks that the server answering on *our* port serves *our* graphs.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from langgraph_sdk.client import LangGraphClient
 
 from tests.integration.procs import HOST, ROOT, ServiceHandle, free_port, start_service
 
@@ -193,3 +195,29 @@ def serving() -> Iterator[Stack]:
     with services() as running, langgraph_dev(running) as agent:
         running.agent = agent
         yield running
+
+
+MEMORIES = ["files", "memories"]
+"""The Store namespace of ``/memories/`` (keys are ``/<user_id>/<file>``)."""
+
+
+async def preferences(client: LangGraphClient, user: str) -> str | None:
+    """``user``'s preferences file in the Store, or ``None``."""
+    try:
+        item: Any = await client.store.get_item(MEMORIES, key=f"/{user}/preferences.md")
+    except Exception:  # the SDK raises NotFound for a missing item
+        return None
+    if not item:
+        return None
+    return str(item["value"]["content"])
+
+
+async def wait_for_memory(client: LangGraphClient, user: str, needle: str) -> str:
+    """``user``'s preferences once they contain ``needle`` (memory is written after the run)."""
+    deadline, text = time.monotonic() + 30, None
+    while time.monotonic() < deadline:
+        text = await preferences(client, user)
+        if text and needle in text:
+            return text
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"{needle!r} never reached {user}'s preferences: {text!r}")

@@ -8,8 +8,6 @@ points at the file; a restart of ``langgraph dev`` keeps it.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,11 +16,16 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from graphs.middleware.memory_update import parse_block
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.agents_stack import (
+    MEMORIES,
+    Stack,
+    langgraph_dev,
+    preferences,
+    services,
+    wait_for_memory,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
-
-NAMESPACE = ["files", "memories"]
 
 
 @pytest.fixture(scope="module")
@@ -31,32 +34,11 @@ def stack() -> Iterator[Stack]:
         yield running
 
 
-async def preferences(client: LangGraphClient, user: str) -> str | None:
-    """The user's preferences file in the Store, or ``None``."""
-    try:
-        item: Any = await client.store.get_item(NAMESPACE, key=f"/{user}/preferences.md")
-    except Exception:  # the SDK raises NotFound for a missing item
-        return None
-    if not item:
-        return None
-    return str(item["value"]["content"])
-
-
 async def ask(client: LangGraphClient, thread_id: str, text: str, user: str) -> list[Any]:
     prompt: Any = {"messages": [{"role": "user", "content": text}]}
     await client.runs.wait(thread_id, "orchestrator", input=prompt, context={"user_id": user})
     state: Any = await client.threads.get_state(thread_id)
     return list(state["values"].get("messages") or [])
-
-
-async def wait_for_memory(client: LangGraphClient, user: str, needle: str) -> str:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        text = await preferences(client, user)
-        if text and needle in text:
-            return text
-        await asyncio.sleep(0.5)
-    raise AssertionError(f"{needle!r} never reached {user}'s preferences: {text!r}")
 
 
 def two_suppliers(stack: Stack) -> tuple[str, str]:
@@ -78,7 +60,7 @@ async def test_memory_per_user_and_across_a_restart(stack: Stack) -> None:
             # The user's own notes, written before any memory.
             mine = "# Alice\n\n- 只要含税价\n"
             await client.store.put_item(
-                NAMESPACE, key="/alice/preferences.md", value={"content": mine, "encoding": "utf-8"}
+                MEMORIES, key="/alice/preferences.md", value={"content": mine, "encoding": "utf-8"}
             )
             request = f"查一下{first}最近的订单状态"
             msgs = await ask(client, thread, request, "alice")

@@ -31,13 +31,19 @@ from websockets.exceptions import InvalidStatus
 from rpc_adapter.client import RpcClient
 from scripts.demo import REQUEST, TASK_ID, message_text, thread_messages
 from tests.e2e import agents_stack
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.agents_stack import (
+    MEMORIES,
+    Stack,
+    langgraph_dev,
+    preferences,
+    services,
+    wait_for_memory,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}
 SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
-NAMESPACE = ["files", "memories"]
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -82,37 +88,18 @@ def client_for(agent: Any, token: str) -> LangGraphClient:
     return get_client(url=agent.url, timeout=120, headers=bearer(token))
 
 
-async def memory(service: LangGraphClient, user: str) -> str | None:
-    """``/memories/<user>/preferences.md`` read through the service account."""
-    try:
-        item: Any = await service.store.get_item(NAMESPACE, key=f"/{user}/preferences.md")
-    except Exception:  # NotFound
-        return None
-    return str(item["value"]["content"]) if item else None
-
-
-async def wait_for_memory(service: LangGraphClient, user: str, needle: str) -> str:
-    deadline, text = time.monotonic() + 30, None
-    while time.monotonic() < deadline:
-        text = await memory(service, user)
-        if text and needle in text:
-            return text
-        await asyncio.sleep(0.5)
-    raise AssertionError(f"{needle!r} never reached {user}'s memory: {text!r}")
-
-
 async def test_unknown_callers_are_refused(agent: Any) -> None:
     async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
         for headers in ({}, {"Authorization": "User alice"}, bearer("not-a-known-token-at-all")):
             refused = await http.post("/threads/search", json={}, headers=headers)
             assert refused.status_code == 401, (headers, refused.text)
-        person = await http.post("/store/items/search", json={"namespace_prefix": NAMESPACE},
+        person = await http.post("/store/items/search", json={"namespace_prefix": MEMORIES},
                                  headers=bearer(TOKENS["alice"]))  # fmt: skip
         assert person.status_code == 403, person.text
         assert "service accounts only" in person.text
         # langgraph dev takes the Studio scheme on faith: such a caller gets no privileges.
         studio = {"x-auth-scheme": "langsmith"}
-        forged = await http.post("/store/items/search", json={"namespace_prefix": NAMESPACE},
+        forged = await http.post("/store/items/search", json={"namespace_prefix": MEMORIES},
                                  headers=studio)  # fmt: skip
         assert forged.status_code == 403, forged.text
         graphs = await http.post("/assistants/search", json={}, headers=bearer(TOKENS["bob"]))
@@ -161,7 +148,7 @@ async def test_the_run_is_for_the_token_not_the_claimed_user(stack: Stack, agent
         await alice.runs.wait(thread_id, "orchestrator", input=request, context={"user_id": "bob"})
         mine = await wait_for_memory(service, "alice", first)
         assert "bob" not in mine
-        assert await memory(service, "bob") is None
+        assert await preferences(service, "bob") is None
         state: Any = await alice.threads.get_state(thread_id)
         notes = [m for m in state["values"]["messages"] if m.get("type") == "system"]
         assert any("/memories/alice/preferences.md" in str(m["content"]) for m in notes)
@@ -172,7 +159,7 @@ async def test_the_run_is_for_the_token_not_the_claimed_user(stack: Stack, agent
         request = {"messages": [{"role": "user", "content": f"查一下{second}最近的订单状态"}]}
         await service.runs.wait(other, "orchestrator", input=request, context={"user_id": "carol"})
         await wait_for_memory(service, "carol", second)
-        assert await memory(service, SERVICE[0]) is None
+        assert await preferences(service, SERVICE[0]) is None
     finally:
         await alice.aclose()
         await service.aclose()
@@ -191,7 +178,7 @@ async def test_the_mounted_adapter_runs_for_the_sockets_user(stack: Stack, agent
             assert answer.get("thread_id"), answer
             session_id = rpc.session_id
         await wait_for_memory(service, "bob", supplier)
-        assert await memory(service, "cad-plugin") is None
+        assert await preferences(service, "cad-plugin") is None
         thread = await dave.threads.get(answer["thread_id"])  # bob owns it, so he sees it
         assert thread["metadata"]["owner"] == "bob"
         assert thread["metadata"]["source"] == "rpc_adapter"
