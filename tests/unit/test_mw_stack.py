@@ -27,6 +27,7 @@ from graphs.middleware.user_skills_restore import UserSkillsRestore
 from graphs.offline import OfflinePlanner
 from tests.unit.test_mw_support import (
     Boom,
+    Env,
     ScriptedChatModel,
     agent,
     call,
@@ -40,8 +41,8 @@ async def _no_suppliers() -> list[dict[str, Any]]:
     return []
 
 
-def _stack(tmp_path: Path, agent_name: Any, **kw: Any) -> list[Any]:
-    env = make_env(tmp_path)
+def _stack(tmp_path: Path, agent_name: Any, *, env: Env | None = None, **kw: Any) -> list[Any]:
+    env = env or make_env(tmp_path)
     return build_stack(
         agent_name,
         backend=env.backend,
@@ -81,14 +82,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
 async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     limits = {"model_calls": 2, "tool_calls": 100}
-    stack = build_stack(
-        "procurement-order",
-        backend=env.backend,
-        sandbox=env.sandbox,
-        skills_dir=tmp_path,
-        summary_model=OfflinePlanner(policy="summary"),
-        limits=limits,  # type: ignore[arg-type]
-    )
+    stack = _stack(tmp_path, "procurement-order", env=env, limits=limits)
     turns = [[call("calculator_missing", {}, i)] for i in range(5)]
     graph = agent(env, scripted(*turns, "never"), stack)
     result = await graph.ainvoke(
@@ -102,14 +96,8 @@ async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:
 
 async def test_tool_call_limit_ends_the_run_in_both_languages(tmp_path: Path) -> None:
     env = make_env(tmp_path)
-    stack = build_stack(
-        "procurement-order",
-        backend=env.backend,
-        sandbox=env.sandbox,
-        skills_dir=tmp_path,
-        summary_model=OfflinePlanner(policy="summary"),
-        limits={"model_calls": 50, "tool_calls": 2},
-    )
+    limits = {"model_calls": 50, "tool_calls": 2}
+    stack = _stack(tmp_path, "procurement-order", env=env, limits=limits)
     turns = [[call("ls", {"path": "/"}, i)] for i in range(5)]
     graph = agent(env, scripted(*turns, "never"), stack)
     result = await graph.ainvoke(
