@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import hmac
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,7 +134,7 @@ def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=status, detail=detail)
 
 
-def match(token: str, accounts: tuple[Account, ...] | list[Account]) -> Account | None:
+def match(token: str, accounts: Sequence[Account]) -> Account | None:
     """The account holding ``token``, comparing every one in constant time."""
     found = None
     for account in accounts:

@@ -98,16 +98,15 @@ def start(view: View, zh: bool) -> Decision | None:
     """The first step for a skill-management request, or None when the request is not one."""
     if not view.has_tool(TOOL):
         return None
-    intent = _intent(view)
-    if intent == "create":
-        found = skill_document(view.request)
-        assert found is not None
+    found = skill_document(view.request)
+    if found is not None:
         name, document, _ = found
         return Decision(
             say(zh, f"创建技能草稿 {name}。", f"Creating the draft skill {name}."),
             [(TOOL, {"action": "create", "name": name, "content": document})],
             note="skill-create",
         )
+    intent = _intent(view)
     if intent in ("remove", "list"):
         return Decision(
             say(zh, "查看你的技能。", "Looking up your skills."),
@@ -164,9 +163,9 @@ def after_result(view: View, zh: bool) -> Decision:
             [(TOOL, {"action": "assign", "name": name, "agent": agent})],
             note="skill-assign",
         )
-    if action == "list" and _intent(view) == "remove" and not last.ok:
-        return _failed(last, zh, say(zh, "查询", "lookup"))
     if action == "list" and _intent(view) == "remove":
+        if not last.ok:
+            return _failed(last, zh, say(zh, "查询", "lookup"))
         pairs = _removals(view, last.body)
         if not pairs:
             return Decision(
