@@ -94,30 +94,32 @@ def is_skill_name(name: object) -> bool:
     return isinstance(name, str) and _NAME.match(name) is not None
 
 
+def _read_front(text: str) -> tuple[dict[str, Any] | None, int, str]:
+    """``(front matter, where the body starts, the problem)`` of a SKILL.md: the mapping
+    and its end offset, or ``None`` and a sentence saying what is wrong."""
+    match = _FRONT.match(text.lstrip("\ufeff"))
+    if match is None:
+        return None, 0, "SKILL.md must start with YAML front matter between '---' lines."
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        return None, 0, f"front matter is not valid YAML: {exc}"
+    if not isinstance(meta, dict):
+        return None, 0, "front matter must be a mapping with name and description."
+    return meta, match.end(), ""
+
+
 def front_matter(text: str) -> dict[str, Any] | None:
     """The YAML front matter a SKILL.md starts with, as a mapping; None when there is none
     or it is not a mapping of valid YAML."""
-    match = _FRONT.match(text.lstrip("\ufeff"))
-    if match is None:
-        return None
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return None
-    return meta if isinstance(meta, dict) else None
+    return _read_front(text)[0]
 
 
 def check_skill_md(text: str, name: str) -> list[str]:
     """Problems with a SKILL.md for skill ``name`` (empty when it is usable)."""
-    match = _FRONT.match(text.lstrip("\ufeff"))
-    if match is None:
-        return ["SKILL.md must start with YAML front matter between '---' lines."]
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as exc:
-        return [f"front matter is not valid YAML: {exc}"]
-    if not isinstance(meta, dict):
-        return ["front matter must be a mapping with name and description."]
+    meta, body_at, problem = _read_front(text)
+    if meta is None:
+        return [problem]
     problems = []
     if meta.get("name") != name:
         problems.append(
@@ -128,7 +130,7 @@ def check_skill_md(text: str, name: str) -> list[str]:
         problems.append("front matter needs a non-empty description (when to use the skill).")
     elif len(description) > 1024:
         problems.append("description is longer than 1024 characters.")
-    if not text[match.end() :].strip():
+    if not text[body_at:].strip():
         problems.append("SKILL.md has no instructions after the front matter.")
     return problems
 
