@@ -84,14 +84,15 @@ def _healthy(url: str, timeout: float = 2.0) -> tuple[bool, str]:
     return r.status_code == 200, f"HTTP {r.status_code}"
 
 
-def _serves_graphs(r: Running) -> tuple[bool, str]:
+def _serves_graphs(r: Running, headers: dict[str, str]) -> tuple[bool, str]:
     """For the Agent Server: our graphs are listed on our port (it moves silently when its
-    port is taken, so an answer elsewhere would not count)."""
+    port is taken, so an answer elsewhere would not count). ``headers``: the launcher's
+    credentials when the server's auth is on."""
     try:
         found = httpx.post(
             f"{r.base_url}/assistants/search",
             json={"limit": 100},
-            headers=agent_server_auth()[1],
+            headers=headers,
             timeout=5,
         )
         ids = {a.get("graph_id") for a in found.json()}
@@ -236,7 +237,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                     return 2
                 ok, _ = _healthy(r.base_url + r.service.health_path, timeout=1.0)
                 if ok and r.service.expect_graphs:
-                    ok, _ = _serves_graphs(r)
+                    ok, _ = _serves_graphs(r, auth_headers)
                 if ok:
                     _log(f"{r.service.name} is healthy")
                     pending.remove(r)
