@@ -2,7 +2,7 @@
 and who a run is really for.
 
 A client names its user in the context (``user_id``). With auth on (a ``langgraph.json``
-auth handler such as :mod:`graphs.auth`, or LangSmith's own), the server puts the caller's
+auth handler such as :mod:`server.auth`, or LangSmith's own), the server puts the caller's
 authenticated identity in the run's config, and that identity wins: a client cannot read
 or write another user's memories by claiming their id. A caller holding the
 :data:`ACT_AS_PERMISSION` permission (a trusted service such as the JSON-RPC adapter,

@@ -3,8 +3,8 @@ creator (DESIGN section 10).
 
 Turn it on by adding to ``langgraph.json``::
 
-    "auth": {"path": "./graphs/auth.py:auth"},
-    "http": {"app": "./graphs/http_app.py:app", "enable_custom_route_auth": true}
+    "auth": {"path": "./server/auth.py:auth"},
+    "http": {"app": "./server/http_app.py:app", "enable_custom_route_auth": true}
 
 and setting the accounts (``.env`` or the deployment's secrets)::
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from graphs.artifacts_app import artifact_routes
+from server.artifacts_app import artifact_routes
 from rpc_adapter.app import create_app
 
 __all__ = ["app", "create_http_app"]

@@ -1,7 +1,7 @@
 """``download_artifact``: a download link for a report or chart the agent made in its sandbox.
 
 The file stays in the thread's workspace; the link points at the Agent Server's
-authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`graphs.artifacts_app`),
+authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`server.artifacts_app`),
 which serves it to the thread's owner only.
 """
 
