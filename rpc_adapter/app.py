@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import importlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from importlib import metadata
@@ -29,6 +28,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from core.models import ModelSettings, chat_model, is_offline
 from rpc_adapter.agents import AgentService
 from rpc_adapter.batch_replace import BatchReplaceRequest, ModelRewriter, batch_replace
 from rpc_adapter.connection import Connection
@@ -95,11 +95,10 @@ class Guard:
 def _model_rewriter() -> ModelRewriter | None:
     """A model for ambiguous batch-replace tasks when one is configured; None offline."""
     try:
-        # Imported lazily and by name: the adapter runs (standalone) without the graphs.
-        models = importlib.import_module("graphs.models")
-        if models.is_offline():
+        settings = ModelSettings()
+        if is_offline(settings):
             return None
-        model = models.summary_model()
+        model = chat_model("summary", settings)
     except Exception:
         logger.warning("batch-replace: no model available; ambiguous tasks stay unchanged")
         return None
