@@ -42,8 +42,7 @@ from langgraph_sdk import Auth
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.context import ACT_AS_PERMISSION, trusted_studio_user
-from graphs.user_scope import valid_user_id
+from graphs.context import ACT_AS_PERMISSION, trusted_studio_user, valid_user_id
 
 __all__ = ["Account", "AuthSettings", "auth", "parse_accounts"]
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from langgraph_sdk import Auth
 
+from graphs.context import ACT_AS_PERMISSION
 from server import auth as auth_module
 from server.auth import Account, AuthSettings, authenticate, match, parse_accounts
-from graphs.context import ACT_AS_PERMISSION
 
 ALICE = "alice-token-0123456789"
 SVC = "service-token-0123456789"

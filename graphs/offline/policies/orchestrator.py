@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
+from graphs.messages import message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
-from graphs.offline.history import ToolResult, View, message_text
+from graphs.offline.history import ToolResult, View
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.text import classify, find_order_no, is_chinese

@@ -13,9 +13,10 @@ import re
 from datetime import date
 from typing import Any, Literal
 
+from graphs.names import match_names
 from graphs.offline.history import ToolResult, View
 from graphs.offline.policies.base import Decision, blocked, request_body, say
-from graphs.offline.text import find_date, find_order_no, find_quantity, is_chinese, match_names
+from graphs.offline.text import find_date, find_order_no, find_quantity, is_chinese
 
 __all__ = ["decide"]
 
