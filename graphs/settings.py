@@ -34,14 +34,14 @@ class GraphSettings(ModelSettings):
         validation_alias=AliasChoices("MCP_CALL_TIMEOUT_S", "mcp_call_timeout_s"),
         description="Longest wait for one MCP tool call.",
     )
-    orchestrator_model_call_limit: int = Field(
-        default=50,
+    orchestrator_model_call_limit: int | None = Field(
+        default=None,
         ge=1,
         validation_alias=AliasChoices(
             "ORCHESTRATOR_MODEL_CALL_LIMIT", "orchestrator_model_call_limit"
         ),
         description="Model calls per orchestrator run before it stops with a message "
-        "(DESIGN section 4: 50).",
+        "(default: the orchestrator's table in graphs/stacks.py).",
     )
     skills_dir: Path = Field(
         default=REPO_ROOT / "skills",

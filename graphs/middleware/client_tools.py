@@ -153,21 +153,17 @@ class ClientToolsMiddleware(RequestRewrite):
 
     def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """The request with the client's tools added to the graph's."""
-        try:
-            specs = client_tool_specs(request.runtime.context if request.runtime else None)
-            if not specs:
-                return request
-            taken = {n for n in map(_tool_name, request.tools) if n}
-            extra = []
-            for name, spec in specs.items():
-                if name in taken:
-                    logger.warning("client_tools: %s shadows a graph tool; the graph's wins", name)
-                    continue
-                extra.append(_openai_tool(spec))
-            return request.override(tools=[*request.tools, *extra]) if extra else request
-        except Exception:
-            logger.exception("client_tools: could not add client tools; continuing without")
+        specs = client_tool_specs(request.runtime.context if request.runtime else None)
+        if not specs:
             return request
+        taken = {n for n in map(_tool_name, request.tools) if n}
+        extra = []
+        for name, spec in specs.items():
+            if name in taken:
+                logger.warning("client_tools: %s shadows a graph tool; the graph's wins", name)
+                continue
+            extra.append(_openai_tool(spec))
+        return request.override(tools=[*request.tools, *extra]) if extra else request
 
     def _pending_client_calls(self, state: Any, runtime: Runtime[Any]) -> list[Mapping[str, Any]]:
         messages = state.get("messages") or []
