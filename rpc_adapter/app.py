@@ -17,7 +17,6 @@ import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
 from importlib import metadata
-from urllib.parse import urlsplit
 
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -28,6 +27,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from core.http_guard import host_allowed, host_only, origin_host
 from core.models import ModelSettings, chat_model, is_offline
 from rpc_adapter.agents import AgentService
 from rpc_adapter.batch_replace import BatchReplaceRequest, ModelRewriter, batch_replace
@@ -51,13 +51,6 @@ def _version() -> str:
         return "0.1.0"
 
 
-def _host_only(value: str) -> str:
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[: value.index("]") + 1] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
-
-
 class Guard:
     """Token, Origin and (standalone only) Host checks for one request or socket."""
 
@@ -69,18 +62,14 @@ class Guard:
     def refusal(self, conn: HTTPConnection) -> str | None:
         """Why this connection is refused, or None when it may proceed."""
         if "*" not in self.hosts:
-            host = _host_only(conn.headers.get("host", ""))
-            if host and host not in self.hosts and host.strip("[]") not in self.hosts:
+            host = host_only(conn.headers.get("host", ""))
+            if host and not host_allowed(host, self.hosts):
                 return "host not allowed"
         origin = conn.headers.get("origin")
         if origin and origin != "null" and "*" not in self.origins:
+            # The allow-list may name whole origins (http://app.example:3000) or hosts.
             o = origin.lower().rstrip("/")
-            host = _host_only(urlsplit(o).netloc or o)
-            if (
-                o not in self.origins
-                and host not in self.origins
-                and host.strip("[]") not in self.origins
-            ):
+            if o not in self.origins and not host_allowed(origin_host(o), self.origins):
                 return "origin not allowed"
         if self.token:
             given = conn.query_params.get("token")
