@@ -14,7 +14,6 @@ import os
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import SettingsConfigDict
 
 from core.settings import CommonSettings
 
@@ -43,8 +42,6 @@ class ModelSettings(CommonSettings):
     ``MODEL_TEMPERATURE``); keys and base URLs use each provider's own variable names,
     so a LangSmith deployment's secrets work unchanged.
     """
-
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
 
     model: str = Field(
         default="deepseek:deepseek-v4-pro",

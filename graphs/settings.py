@@ -10,7 +10,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import SettingsConfigDict
 
 from core.models import ModelSettings
 from core.settings import REPO_ROOT
@@ -20,8 +19,6 @@ __all__ = ["GraphSettings", "get_settings"]
 
 class GraphSettings(ModelSettings):
     """What the graph factories read at build time (nothing here connects)."""
-
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
 
     mcp_servers_file: Path = Field(
         default=REPO_ROOT / "mcp_servers.yaml",

@@ -12,6 +12,7 @@ else → what offline mode can do. A task notification → tell the user the out
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from graphs.messages import message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
@@ -266,25 +267,43 @@ def _background_task(view: View, zh: bool, intent: str) -> Decision | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Route:
+    """Where a request of one class goes: which tool hands it to which agent."""
+
+    tool: str
+    agent: str
+    note: str
+    zh: str
+    en: str
+
+
+_ROUTES = {
+    "analysis": _Route(
+        "start_async_task",
+        ANALYST,
+        "route-analyst",
+        "这是分析类请求，交给后台分析师。",
+        "An analysis request: handing it to the background analyst.",
+    ),
+    "order": _Route(
+        "task",
+        ORDER_AGENT,
+        "route-order",
+        "这是订单操作，交给订单子代理。",
+        "An order operation: handing it to the order agent.",
+    ),
+}
+
+
 def _delegate(view: View, zh: bool, intent: str) -> Decision | None:
     """Hand an analysis to the background analyst, an order operation to the order agent."""
-    if intent == "analysis" and view.has_tool("start_async_task"):
-        text = say(
-            zh,
-            "这是分析类请求，交给后台分析师。",
-            "An analysis request: handing it to the background analyst.",
-        )
-        args = {"description": _delegation(view, analysis=True), "subagent_type": ANALYST}
-        return Decision(text, [("start_async_task", args)], note="route-analyst")
-    if intent == "order" and view.has_tool("task"):
-        text = say(
-            zh,
-            "这是订单操作，交给订单子代理。",
-            "An order operation: handing it to the order agent.",
-        )
-        args = {"description": _delegation(view, analysis=False), "subagent_type": ORDER_AGENT}
-        return Decision(text, [("task", args)], note="route-order")
-    return None
+    route = _ROUTES.get(intent)
+    if route is None or not view.has_tool(route.tool):
+        return None
+    description = _delegation(view, analysis=intent == "analysis")
+    args = {"description": description, "subagent_type": route.agent}
+    return Decision(say(zh, route.zh, route.en), [(route.tool, args)], note=route.note)
 
 
 def decide(view: View) -> Decision:
