@@ -1,21 +1,36 @@
-"""Host and Origin allow-list middleware (the MCP transport spec's DNS-rebinding guard)."""
+"""Host and Origin allow-list middleware (the MCP transport spec's DNS-rebinding guard), and the
+Host / Origin parsing every HTTP service's checks share."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+__all__ = ["HostOriginGuard", "host_allowed", "host_only", "origin_host"]
+
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
-def _host_only(value: str) -> str:
+def host_only(value: str) -> str:
+    """A Host header (or URL authority) without its port, lower-cased; ``[::1]`` stays
+    bracketed, a bare IPv6 address stays whole."""
     value = value.strip().lower()
     if value.startswith("["):
         return value[: value.index("]") + 1] if "]" in value else value
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def origin_host(origin: str) -> str:
+    """The host an ``Origin`` header names (``http://localhost:3000`` → ``localhost``)."""
+    return host_only(urlsplit(origin).netloc or origin)
+
+
+def host_allowed(host: str, allowed: Collection[str]) -> bool:
+    """Whether a port-less ``host`` is in ``allowed``, an IPv6 address with or without brackets."""
+    return host in allowed or host.strip("[]") in allowed
 
 
 class HostOriginGuard:
@@ -32,8 +47,7 @@ class HostOriginGuard:
         self.allow_all = "*" in self.allowed
 
     def _ok(self, host: str) -> bool:
-        h = _host_only(host)
-        return self.allow_all or h in self.allowed or h.strip("[]") in self.allowed
+        return self.allow_all or host_allowed(host, self.allowed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or self.allow_all:
@@ -43,9 +57,9 @@ class HostOriginGuard:
         host = headers.get("host", "")
         origin = headers.get("origin")
         reason = None
-        if host and not self._ok(host):
+        if host and not self._ok(host_only(host)):
             reason = f"Host {host!r} is not allowed"
-        elif origin and origin != "null" and not self._ok(urlsplit(origin).netloc or origin):
+        elif origin and origin != "null" and not self._ok(origin_host(origin)):
             reason = f"Origin {origin!r} is not allowed"
         if reason is None:
             await self.app(scope, receive, send)

@@ -20,23 +20,19 @@ if TYPE_CHECKING:
 __all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
 
 ANALYST_TOOLS = ("generate_visualization", "web_search", "fetch_url")
-LIMITS = {"model_calls": 50, "tool_calls": 200}
 
 
 def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the analyst (synchronous; checks the sandbox, connects to nothing)."""
     # Imported here, not at module import, so the Agent Server starts fast.
     from deepagents import create_deep_agent
-    from langchain.agents.middleware import AgentMiddleware
 
     from graphs.context import Context
-    from graphs.middleware.current_date import TODAY, CurrentDate
-    from graphs.middleware.mcp_tools import McpToolsMiddleware
-    from graphs.middleware.stack import build_stack
-    from graphs.middleware.user_context import UserContextMiddleware
-    from graphs.models import main_model, summary_model
+    from graphs.middleware.current_date import TODAY
+    from graphs.models import main_model
+    from graphs.stacks import build_stack
     from graphs.storage import make_backend, shared_sandbox
-    from graphs.toolbox import local_tools, registry
+    from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
     from graphs.tools.web_fetch import WebSettings
 
@@ -44,19 +40,13 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
     sandbox = shared_sandbox()
-    stack: list[AgentMiddleware[Any, Any, Any]] = [
-        UserContextMiddleware(),
-        McpToolsMiddleware(registry(), agent="analyst", timeout=settings.mcp_call_timeout_s),
-        # DESIGN section 4's layers (no MemoryUpdate: the orchestrator owns the conversation).
-        *build_stack(
-            "analyst",
-            backend=backend,
-            sandbox=sandbox,
-            skills_dir=settings.skills_dir,
-            summary_model=summary_model(),
-        ),
-        CurrentDate(),
-    ]
+    stack = build_stack(
+        "analyst",
+        backend=backend,
+        sandbox=sandbox,
+        skills_dir=settings.skills_dir,
+        mcp_timeout_s=settings.mcp_call_timeout_s,
+    )
     return create_deep_agent(
         model=main_model(policy="analyst"),
         tools=[*(tools[name] for name in ANALYST_TOOLS), make_download_artifact(sandbox=sandbox)],

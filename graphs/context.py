@@ -2,7 +2,7 @@
 and who a run is really for.
 
 A client names its user in the context (``user_id``). With auth on (a ``langgraph.json``
-auth handler such as :mod:`graphs.auth`, or LangSmith's own), the server puts the caller's
+auth handler such as :mod:`server.auth`, or LangSmith's own), the server puts the caller's
 authenticated identity in the run's config, and that identity wins: a client cannot read
 or write another user's memories by claiming their id. A caller holding the
 :data:`ACT_AS_PERMISSION` permission (a trusted service such as the JSON-RPC adapter,
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,13 +28,19 @@ __all__ = [
     "authenticated_user",
     "claimed_user",
     "trusted_studio_user",
+    "user_fields",
     "user_of",
+    "valid_user_id",
 ]
 
 logger = logging.getLogger(__name__)
 
 ACT_AS_PERMISSION = "users:act-as"
 """The auth permission that lets a caller name the user in the run context."""
+
+# The Store's namespace alphabet (deepagents' StoreBackend), minus ':' and '~' so a user
+# id is also a safe single path segment; anything else would let an id escape its folder.
+_USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 
 
 @dataclass(kw_only=True)
@@ -129,3 +136,28 @@ def user_of(context: object) -> tuple[str, str]:
     raw_id, raw_name = claimed_user(context)
     user_id = str(raw_id or "anonymous")
     return user_id, str(raw_name or user_id)
+
+
+def valid_user_id(user_id: object) -> str | None:
+    """``user_id`` as a string when it is usable as a path segment, else ``None``."""
+    if not isinstance(user_id, str) or not _USER_ID.match(user_id) or ".." in user_id:
+        return None
+    return user_id
+
+
+def user_fields(context: object) -> tuple[str, str] | None:
+    """``(user_id, username)`` of the run, or ``None`` when there is no usable user.
+
+    Accepts the dataclass context, a dict (as the SDK sends it) or ``None``; the
+    authenticated user wins (:func:`claimed_user`); no ``username`` → the ``user_id``.
+    """
+    raw_id, raw_name = claimed_user(context)
+    if raw_id is None:
+        return None
+    user_id = valid_user_id(raw_id)
+    if user_id is None:
+        if raw_id:
+            logger.warning("run context: user_id %r is not a usable id; ignored", raw_id)
+        return None
+    username = str(raw_name).strip() if raw_name else ""
+    return user_id, username or user_id

@@ -36,7 +36,6 @@ announce_model_choice()
 ORCHESTRATOR_TOOLS = ("web_search", "get_current_time", "calculator")
 ORDER_AGENT_FILE = "procurement_order.yaml"
 ANALYST_CARD_FILE = "analyst.yaml"
-LIMITS = {"model_calls": 50, "tool_calls": 200}
 
 _APPROVAL: InterruptOnConfig = {
     "allowed_decisions": ["approve", "edit", "reject"],
@@ -47,11 +46,8 @@ _APPROVAL: InterruptOnConfig = {
 def _order_subagent(
     tools: dict[str, BaseTool], backend: BackendProtocol, sandbox: BackendProtocol
 ) -> SubAgent:
-    from langchain.agents.middleware import AgentMiddleware
-
-    from graphs.middleware.mcp_tools import McpToolsMiddleware
-    from graphs.middleware.stack import build_stack
-    from graphs.models import main_model, summary_model
+    from graphs.models import main_model
+    from graphs.stacks import build_stack
     from graphs.toolbox import registry
     from subagents.loader import load_sync_subagent
 
@@ -70,18 +66,14 @@ def _order_subagent(
             f"{path}: tools {sorted(undeclared)} are not granted to {spec['name']} in {reg.source}"
         )
         raise ValueError(msg)
-    stack: list[AgentMiddleware[Any, Any, Any]] = [
-        McpToolsMiddleware(reg, agent=spec["name"], timeout=settings.mcp_call_timeout_s),
-        # DESIGN section 4's layers; the limits are the YAML's (20/50).
-        *build_stack(
-            "procurement-order",
-            backend=backend,
-            sandbox=sandbox,
-            skills_dir=settings.skills_dir,
-            summary_model=summary_model(),
-            limits=spec["limits"],
-        ),
-    ]
+    stack = build_stack(
+        "procurement-order",
+        backend=backend,
+        sandbox=sandbox,
+        skills_dir=settings.skills_dir,
+        registry=reg,
+        mcp_timeout_s=settings.mcp_call_timeout_s,
+    )
     return {
         "name": spec["name"],
         "description": spec["description"],
@@ -98,13 +90,11 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Assemble the orchestrator (synchronous; reads YAML and checks the sandbox)."""
     # Imported here, not at module import, so the Agent Server starts fast.
     from deepagents import create_deep_agent
-    from langchain.agents.middleware import AgentMiddleware
 
     from graphs.context import Context
-    from graphs.middleware.client_tools import ClientToolsMiddleware
-    from graphs.middleware.current_date import TODAY, CurrentDate
-    from graphs.middleware.stack import build_stack
-    from graphs.models import main_model, summary_model
+    from graphs.middleware.current_date import TODAY
+    from graphs.models import main_model
+    from graphs.stacks import ORCHESTRATOR, build_stack
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
@@ -118,23 +108,15 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     # The date is filled in at each model call (CurrentDate): this graph outlives a day.
     prompt = ORCHESTRATOR_PROMPT.format(today=TODAY)
     sandbox = shared_sandbox()
-    stack: list[AgentMiddleware[Any, Any, Any]] = [
-        # DESIGN section 4's seven layers, in order (graphs/middleware/stack.py).
-        *build_stack(
-            "orchestrator",
-            backend=backend,
-            sandbox=sandbox,
-            skills_dir=settings.skills_dir,
-            summary_model=summary_model(),
-            limits={
-                "model_calls": settings.orchestrator_model_call_limit,
-                "tool_calls": LIMITS["tool_calls"],
-            },
-        ),
-        # A JSON-RPC client's own tools (DESIGN section 8), run on the client via interrupts.
-        ClientToolsMiddleware(),
-        CurrentDate(),
-    ]
+    model_calls = settings.orchestrator_model_call_limit or ORCHESTRATOR.limits["model_calls"]
+    stack = build_stack(
+        "orchestrator",
+        backend=backend,
+        sandbox=sandbox,
+        skills_dir=settings.skills_dir,
+        mcp_timeout_s=settings.mcp_call_timeout_s,
+        limits={**ORCHESTRATOR.limits, "model_calls": model_calls},
+    )
     return create_deep_agent(
         model=main_model(policy="orchestrator"),
         tools=[

@@ -15,8 +15,9 @@ start-up) but creates no workspace: that happens on a thread's first file call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from deepagents.backends import CompositeBackend, StoreBackend
 from deepagents.backends.protocol import BackendProtocol
@@ -24,9 +25,47 @@ from deepagents.backends.protocol import BackendProtocol
 from graphs.sandbox import ThreadSandboxBackend
 from graphs.user_scope import user_scoped
 
-__all__ = ["STORE_ROUTES", "make_backend", "shared_sandbox"]
+__all__ = [
+    "PERSISTED_ROOT",
+    "SKILLS_ROOT",
+    "STORE_ROUTES",
+    "SandboxGetter",
+    "make_backend",
+    "persisted_path",
+    "resolve_sandbox",
+    "sandbox_path",
+    "shared_sandbox",
+]
 
 STORE_ROUTES = ("/memories/", "/persisted-skills/", "/reports/")
+PERSISTED_ROOT = "/persisted-skills/"
+"""Where a user's assigned skills are kept in the Store: ``/persisted-skills/{user_id}/...``."""
+SKILLS_ROOT = "/skills/"
+"""Where skills live in the sandbox (the agents' ``skills=[...]`` sources are below it)."""
+
+B = TypeVar("B", bound=BackendProtocol)
+SandboxGetter = Callable[[], BackendProtocol]
+"""A sandbox handed over as a getter: the thread's backend, looked up when used."""
+
+
+def resolve_sandbox(sandbox: B | Callable[[], B]) -> B:
+    """The backend itself, whether given as one or as a getter."""
+    if isinstance(sandbox, BackendProtocol):
+        return sandbox
+    return sandbox()
+
+
+def persisted_path(user_id: str, skills_path: str) -> str:
+    """``/skills/x/y`` → ``/persisted-skills/{user_id}/x/y``."""
+    rest = skills_path.removeprefix(SKILLS_ROOT).lstrip("/")
+    return f"{PERSISTED_ROOT}{user_id}/{rest}"
+
+
+def sandbox_path(user_id: str, stored_path: str) -> str:
+    """``/persisted-skills/{user_id}/x/y`` → ``/skills/x/y``."""
+    rest = stored_path.removeprefix(f"{PERSISTED_ROOT}{user_id}/")
+    return SKILLS_ROOT + rest.lstrip("/")
+
 
 _sandbox: ThreadSandboxBackend | None = None
 

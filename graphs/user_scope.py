@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import posixpath
-import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -35,31 +34,19 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 
-from graphs.context import claimed_user
+from graphs.context import claimed_user, valid_user_id
 
 __all__ = [
     "SCOPED_ROUTES",
     "UserScopedBackend",
     "current_user_id",
     "user_scoped",
-    "valid_user_id",
 ]
 
 logger = logging.getLogger(__name__)
 
 SCOPED_ROUTES: tuple[str, ...] = ("/memories/", "/reports/", "/persisted-skills/")
 """Store routes whose first path segment is a user id."""
-
-# The Store's namespace alphabet (deepagents' StoreBackend), minus ':' and '~' so a user
-# id is also a safe single path segment; anything else would let an id escape its folder.
-_USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
-
-
-def valid_user_id(user_id: object) -> str | None:
-    """``user_id`` as a string when it is usable as a path segment, else ``None``."""
-    if not isinstance(user_id, str) or not _USER_ID.match(user_id) or ".." in user_id:
-        return None
-    return user_id
 
 
 def current_user_id() -> str | None:

@@ -18,6 +18,12 @@ from typing import Any
 
 from langgraph_sdk.client import LangGraphClient
 
+from core.client_tools import (
+    CONTEXT_FIELD,
+    ClientToolCall,
+    ClientToolResume,
+    is_client_tool_interrupt,
+)
 from rpc_adapter.protocol import (
     AGENT_ERROR,
     SERVER_ERROR,
@@ -31,7 +37,6 @@ __all__ = ["AgentService"]
 
 logger = logging.getLogger(__name__)
 
-CLIENT_TOOL_INTERRUPT = "client_tool_call"
 _AGENT_CACHE_SECONDS = 10.0
 _CANCEL_WAIT = 5.0
 _LIST_TIMEOUT = 3.0  # the SDK retries a refused connection for longer than a client waits
@@ -152,7 +157,7 @@ class AgentService:
         # not a person: the client id is the best user id it has (keeps one client's memories
         # apart from another's).
         context = {
-            "client_tools": binding.tools,
+            CONTEXT_FIELD: binding.tools,
             "user_id": session.user_id or binding.client_id,
             "client_id": binding.client_id,
             "session_id": session.session_id,
@@ -172,13 +177,8 @@ class AgentService:
             )
             if not interrupts:
                 break
-            calls = [
-                c
-                for i in interrupts
-                if isinstance(i.get("value"), dict)
-                and i["value"].get("type") == CLIENT_TOOL_INTERRUPT
-                for c in i["value"].get("calls", [])
-            ]
+            ours = [i for i in interrupts if is_client_tool_interrupt(i.get("value"))]
+            calls = [c for i in ours for c in i["value"].get("calls", [])]
             if not calls:
                 # Not ours (e.g. a human approval): hand it to the client as it is.
                 return {
@@ -191,13 +191,12 @@ class AgentService:
                 }
             tool_calls += len(calls)
             answers = await self._ask_client(session, binding, calls)
-            resume = {
+            # One resume value per interrupt id: its calls' answers, keyed by call id.
+            by_interrupt: dict[str, ClientToolResume] = {
                 i["id"]: {c["call_id"]: answers[c["call_id"]] for c in i["value"].get("calls", [])}
-                for i in interrupts
-                if isinstance(i.get("value"), dict)
-                and i["value"].get("type") == CLIENT_TOOL_INTERRUPT
+                for i in ours
             }
-            run_input, command = None, {"resume": resume}
+            run_input, command = None, {"resume": by_interrupt}
             session.status(
                 "thinking", "Tool results received; the agent continues", binding.agent_id
             )
@@ -284,8 +283,8 @@ class AgentService:
         return interrupts, last_ai
 
     async def _ask_client(
-        self, session: Session, binding: AgentBinding, calls: list[dict[str, Any]]
-    ) -> dict[str, dict[str, Any]]:
+        self, session: Session, binding: AgentBinding, calls: list[ClientToolCall]
+    ) -> ClientToolResume:
         """Send every call to the client and collect answers (timeouts answered as errors)."""
         pending = [session.open_call(binding.agent_id, c) for c in calls]
         session.status(
@@ -294,7 +293,7 @@ class AgentService:
             binding.agent_id,
         )
         await asyncio.wait([p.future for p in pending], timeout=self.tool_timeout)
-        answers: dict[str, dict[str, Any]] = {}
+        answers: ClientToolResume = {}
         for p in pending:
             if p.future.cancelled():
                 answers[p.call_id] = {"success": False, "error": "cancelled by the client"}

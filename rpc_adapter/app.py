@@ -14,11 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import importlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from importlib import metadata
-from urllib.parse import urlsplit
 
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -26,9 +24,11 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from core.http_guard import host_allowed, host_only, origin_host
+from core.models import ModelSettings, chat_model, is_offline
 from rpc_adapter.agents import AgentService
 from rpc_adapter.batch_replace import BatchReplaceRequest, ModelRewriter, batch_replace
 from rpc_adapter.connection import Connection
@@ -51,13 +51,6 @@ def _version() -> str:
         return "0.1.0"
 
 
-def _host_only(value: str) -> str:
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[: value.index("]") + 1] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
-
-
 class Guard:
     """Token, Origin and (standalone only) Host checks for one request or socket."""
 
@@ -69,18 +62,14 @@ class Guard:
     def refusal(self, conn: HTTPConnection) -> str | None:
         """Why this connection is refused, or None when it may proceed."""
         if "*" not in self.hosts:
-            host = _host_only(conn.headers.get("host", ""))
-            if host and host not in self.hosts and host.strip("[]") not in self.hosts:
+            host = host_only(conn.headers.get("host", ""))
+            if host and not host_allowed(host, self.hosts):
                 return "host not allowed"
         origin = conn.headers.get("origin")
         if origin and origin != "null" and "*" not in self.origins:
+            # The allow-list may name whole origins (http://app.example:3000) or hosts.
             o = origin.lower().rstrip("/")
-            host = _host_only(urlsplit(o).netloc or o)
-            if (
-                o not in self.origins
-                and host not in self.origins
-                and host.strip("[]") not in self.origins
-            ):
+            if o not in self.origins and not host_allowed(origin_host(o), self.origins):
                 return "origin not allowed"
         if self.token:
             given = conn.query_params.get("token")
@@ -95,11 +84,10 @@ class Guard:
 def _model_rewriter() -> ModelRewriter | None:
     """A model for ambiguous batch-replace tasks when one is configured; None offline."""
     try:
-        # Imported lazily and by name: the adapter runs (standalone) without the graphs.
-        models = importlib.import_module("graphs.models")
-        if models.is_offline():
+        settings = ModelSettings()
+        if is_offline(settings):
             return None
-        model = models.summary_model()
+        model = chat_model("summary", settings)
     except Exception:
         logger.warning("batch-replace: no model available; ambiguous tasks stay unchanged")
         return None
@@ -132,40 +120,40 @@ def authenticated_user_id(connection: HTTPConnection) -> str | None:
     return identity.strip()
 
 
-def create_app(
-    settings: RpcSettings | None = None,
-    *,
-    langgraph_url: str | None = None,
-    standalone: bool = False,
-    client_factory: Callable[[], LangGraphClient] | None = None,
-) -> Starlette:
-    """Build the adapter. ``langgraph_url`` None means the in-process client (mounted)."""
-    settings = settings or RpcSettings()
-    if client_factory is None:
-        url = langgraph_url
-        # In-process (url None) the SDK skips the server's auth; over HTTP it needs a token
-        # when the server's auth is on.
-        token = settings.langgraph_token.get_secret_value() if settings.langgraph_token else ""
-        headers = {"Authorization": f"Bearer {token}"} if token and url else None
+def _sdk_client_factory(
+    settings: RpcSettings, langgraph_url: str | None
+) -> Callable[[], LangGraphClient]:
+    """The LangGraph SDK client: in-process when ``langgraph_url`` is None (mounted)."""
+    # In-process (url None) the SDK skips the server's auth; over HTTP it needs a token
+    # when the server's auth is on.
+    token = settings.langgraph_token.get_secret_value() if settings.langgraph_token else ""
+    headers = {"Authorization": f"Bearer {token}"} if token and langgraph_url else None
 
-        def client_factory() -> LangGraphClient:
-            return get_client(url=url, api_key=None, headers=headers)
+    def client_factory() -> LangGraphClient:
+        return get_client(url=langgraph_url, api_key=None, headers=headers)
 
-    service = AgentService(
-        client_factory, agent_timeout=settings.agent_timeout, tool_timeout=settings.tool_timeout
-    )
-    sessions = SessionManager(ttl=settings.session_ttl)
-    guard = Guard(settings, check_host=standalone)
-    rewriter: list[ModelRewriter | None] = []
+    return client_factory
 
-    async def websocket_endpoint(websocket: WebSocket) -> None:
-        reason = guard.refusal(websocket)
+
+class _Endpoints:
+    """The adapter's routes and lifespan, over one service, one session store, one guard."""
+
+    def __init__(self, settings: RpcSettings, service: AgentService, guard: Guard) -> None:
+        self.settings = settings
+        self.service = service
+        self.sessions = SessionManager(ttl=settings.session_ttl)
+        self.guard = guard
+        self._rewriter: list[ModelRewriter | None] = []  # resolved on the first batch-replace
+
+    async def websocket(self, websocket: WebSocket) -> None:
+        """``/v1/ws`` (and ``/ws``): one JSON-RPC connection, attached to its session."""
+        reason = self.guard.refusal(websocket)
         if reason is not None:
             logger.info("websocket refused: %s", reason)
             await websocket.close(code=1008, reason=reason)
             return
         user_id = authenticated_user_id(websocket)
-        session, resumed = sessions.get_or_create(websocket.query_params.get("session_id"))
+        session, resumed = self.sessions.get_or_create(websocket.query_params.get("session_id"))
         if not resumed:
             session.user_id = user_id
         elif session.user_id != user_id:
@@ -177,16 +165,17 @@ def create_app(
         conn = Connection(
             websocket,
             session,
-            Methods(session, service, settings),
-            max_message_size=settings.max_message_size,
-            max_in_flight=settings.max_in_flight,
+            Methods(session, self.service, self.settings),
+            max_message_size=self.settings.max_message_size,
+            max_in_flight=self.settings.max_in_flight,
         )
         await conn.serve()
 
-    async def root(request: Request) -> JSONResponse:
+    async def root(self, request: Request) -> JSONResponse:
+        """What this service is: name, versions, the agents, the endpoints."""
         try:
             async with asyncio.timeout(2):
-                agents = [a["agent_id"] for a in await service.list_agents()]
+                agents = [a["agent_id"] for a in await self.service.list_agents()]
         except (RpcError, TimeoutError):
             agents = []
         return JSONResponse(
@@ -199,16 +188,19 @@ def create_app(
             }
         )
 
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "sessions": len(sessions.sessions)})
+    async def health(self, request: Request) -> JSONResponse:
+        """Alive, and how many sessions it holds."""
+        return JSONResponse({"status": "ok", "sessions": len(self.sessions.sessions)})
 
-    async def ready(request: Request) -> JSONResponse:
-        if await service.ready():
+    async def ready(self, request: Request) -> JSONResponse:
+        """Ready only when the Agent Server answers."""
+        if await self.service.ready():
             return JSONResponse({"ready": True})
         return JSONResponse({"ready": False, "reason": "Agent Server not answering"}, 503)
 
-    async def batch_replace_endpoint(request: Request) -> JSONResponse:
-        reason = guard.refusal(request)
+    async def batch_replace(self, request: Request) -> JSONResponse:
+        """``POST /api/batch-replace``: ``{old, new, tasks}`` → ``{results}``."""
+        reason = self.guard.refusal(request)
         if reason is not None:
             return JSONResponse({"error": {"code": "FORBIDDEN", "message": reason}}, 403)
         try:
@@ -222,33 +214,51 @@ def create_app(
                 {"error": {"code": "VALIDATION", "message": "bad request body", "details": errors}},
                 422,
             )
-        if not rewriter:
-            rewriter.append(_model_rewriter())
-        results = await batch_replace(body, model=rewriter[0])
+        if not self._rewriter:
+            self._rewriter.append(_model_rewriter())
+        results = await batch_replace(body, model=self._rewriter[0])
         return JSONResponse({"results": [r.to_json() for r in results]})
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        sessions.start()
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Expire idle sessions while serving; close the SDK client at the end."""
+        self.sessions.start()
         try:
             yield
         finally:
-            await sessions.stop()
-            await service.aclose()
+            await self.sessions.stop()
+            await self.service.aclose()
 
-    app = Starlette(
-        routes=[
-            Route("/", root, methods=["GET"]),
-            Route("/health", health, methods=["GET"]),
-            Route("/ready", ready, methods=["GET"]),
-            Route("/api/batch-replace", batch_replace_endpoint, methods=["POST"]),
-            WebSocketRoute("/v1/ws", websocket_endpoint),
-            WebSocketRoute("/ws", websocket_endpoint),
-        ],
-        lifespan=lifespan,
+    def routes(self) -> list[BaseRoute]:
+        """Every route of the adapter."""
+        return [
+            Route("/", self.root, methods=["GET"]),
+            Route("/health", self.health, methods=["GET"]),
+            Route("/ready", self.ready, methods=["GET"]),
+            Route("/api/batch-replace", self.batch_replace, methods=["POST"]),
+            WebSocketRoute("/v1/ws", self.websocket),
+            WebSocketRoute("/ws", self.websocket),
+        ]
+
+
+def create_app(
+    settings: RpcSettings | None = None,
+    *,
+    langgraph_url: str | None = None,
+    standalone: bool = False,
+    client_factory: Callable[[], LangGraphClient] | None = None,
+) -> Starlette:
+    """Build the adapter. ``langgraph_url`` None means the in-process client (mounted)."""
+    settings = settings or RpcSettings()
+    service = AgentService(
+        client_factory or _sdk_client_factory(settings, langgraph_url),
+        agent_timeout=settings.agent_timeout,
+        tool_timeout=settings.tool_timeout,
     )
+    endpoints = _Endpoints(settings, service, Guard(settings, check_host=standalone))
+    app = Starlette(routes=endpoints.routes(), lifespan=endpoints.lifespan)
     app.state.service = service
-    app.state.sessions = sessions
+    app.state.sessions = endpoints.sessions
     app.state.settings = settings
     return app
 

@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.client_tools import ClientToolAnswer
 from rpc_adapter.agents import AgentService
 from rpc_adapter.protocol import (
     INVALID_PARAMS,
@@ -226,7 +227,7 @@ class Methods:
         p: SubmitParams = _params(SubmitParams, raw)
         if not self.session.agents:
             raise RpcError(NOT_REGISTERED, "Call agent.register first")
-        answer: dict[str, Any] = {"success": p.success, "result": p.result}
+        answer: ClientToolAnswer = {"success": p.success, "result": p.result}
         if not p.success:
             answer["error"] = (
                 p.error

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.client_tools import ClientToolAnswer, ClientToolCall
 from rpc_adapter.protocol import TOOL_ERROR, RpcError, notification
 
 __all__ = ["AgentBinding", "PendingCall", "Session", "SessionManager"]
@@ -41,7 +42,7 @@ class PendingCall:
     tool_name: str
     arguments: dict[str, Any]
     agent_id: str
-    future: asyncio.Future[dict[str, Any]]
+    future: asyncio.Future[ClientToolAnswer]
 
     def notification(self, *, resent: bool = False) -> dict[str, Any]:
         """The ``agent.toolCall`` message for this call."""
@@ -115,7 +116,7 @@ class Session:
 
     # client tool calls ---------------------------------------------------------------
 
-    def open_call(self, agent_id: str, call: dict[str, Any]) -> PendingCall:
+    def open_call(self, agent_id: str, call: ClientToolCall) -> PendingCall:
         """Register a call the agent makes and tell the client about it."""
         loop = asyncio.get_running_loop()
         pc = PendingCall(
@@ -138,7 +139,7 @@ class Session:
         while len(self.finished) > _FINISHED:
             self.finished.popitem(last=False)
 
-    def submit(self, call_id: str, tool_name: str | None, answer: dict[str, Any]) -> None:
+    def submit(self, call_id: str, tool_name: str | None, answer: ClientToolAnswer) -> None:
         """Apply a client's tool result exactly once; late or duplicate results raise -32002."""
         pc = self.pending.get(call_id)
         if pc is None:

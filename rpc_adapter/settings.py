@@ -34,7 +34,7 @@ class RpcSettings(CommonSettings):
         validation_alias=AliasChoices("RPC_LANGGRAPH_TOKEN", "langgraph_token"),
         description=(
             "Standalone only: the bearer token the adapter sends to an Agent Server whose "
-            "auth is on (a service account of graphs/auth.py: AGENT_AUTH_SERVICE_TOKENS)."
+            "auth is on (a service account of server/auth.py: AGENT_AUTH_SERVICE_TOKENS)."
         ),
     )
     token: str | None = Field(

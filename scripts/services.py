@@ -107,7 +107,7 @@ def agent_server_auth(config: Path = Path("langgraph.json")) -> tuple[str | None
     """``(auth handler path or None, headers for our own tools)`` of the Agent Server.
 
     With an auth handler in ``langgraph.json``, the launcher's readiness probe and the
-    demo identify themselves with the first service account of ``graphs.auth``
+    demo identify themselves with the first service account of ``server.auth``
     (``AGENT_AUTH_SERVICE_TOKENS``), which may act for the demo's buyer; with none
     configured they send nothing and the server will refuse them.
     """
@@ -118,7 +118,7 @@ def agent_server_auth(config: Path = Path("langgraph.json")) -> tuple[str | None
     path = auth.get("path") if isinstance(auth, dict) else None
     if not isinstance(path, str):
         return None, {}
-    from graphs.auth import AuthSettings
+    from server.auth import AuthSettings
 
     try:
         services = [a for a in AuthSettings().accounts() if a.service]

@@ -15,22 +15,9 @@ import yaml
 from deepagents.middleware.async_subagents import AsyncSubAgent
 from langchain_core.tools import BaseTool
 
-__all__ = [
-    "SUBAGENTS_DIR",
-    "SubAgentLimits",
-    "SyncSubAgentSpec",
-    "load_async_card",
-    "load_sync_subagent",
-]
+__all__ = ["SUBAGENTS_DIR", "SyncSubAgentSpec", "load_async_card", "load_sync_subagent"]
 
 SUBAGENTS_DIR = Path(__file__).resolve().parent
-
-
-class SubAgentLimits(TypedDict):
-    """Per-run limits of one subagent."""
-
-    model_calls: int
-    tool_calls: int
 
 
 class SyncSubAgentSpec(TypedDict):
@@ -42,7 +29,6 @@ class SyncSubAgentSpec(TypedDict):
     tools: list[BaseTool]  # local tools, resolved
     mcp_tools: list[str]  # names served by MCP servers, loaded on first use
     interrupt_on: list[str]
-    limits: SubAgentLimits
     source: NotRequired[str]
 
 
@@ -81,7 +67,7 @@ def load_sync_subagent(
     the MCP servers grant this agent (listed in ``mcp_servers.yaml``, not fetched).
 
     Raises:
-        ValueError: a missing field, bad limits, or a tool name that is neither,
+        ValueError: a missing field, or a tool name that is neither,
             naming the file and the tool.
     """
     raw = _read(path)
@@ -109,15 +95,11 @@ def load_sync_subagent(
     if unknown_gated:
         msg = f"{path}: interrupt_on names tools not in 'tools': {', '.join(unknown_gated)}"
         raise ValueError(msg)
-    limits_raw = raw.get("limits") or {}
-    try:
-        limits: SubAgentLimits = {
-            "model_calls": int(limits_raw.get("model_calls", 20)),
-            "tool_calls": int(limits_raw.get("tool_calls", 50)),
-        }
-    except (TypeError, ValueError) as e:
-        msg = f"{path}: 'limits' must hold integers model_calls and tool_calls"
-        raise ValueError(msg) from e
+    if "limits" in raw:
+        # One home for call limits: the agent's table. A YAML that still sets them would
+        # silently not apply, so it is refused.
+        msg = f"{path}: 'limits' are declared in the agent's table (graphs/stacks.py), not here"
+        raise ValueError(msg)
     return {
         "name": name,
         "description": _required_str(raw, "description", path),
@@ -125,7 +107,6 @@ def load_sync_subagent(
         "tools": resolved,
         "mcp_tools": remote,
         "interrupt_on": list(interrupt_on),
-        "limits": limits,
         "source": str(path),
     }
 

@@ -310,10 +310,8 @@ async def _warm_up(gateway: Gateway) -> None:
         log.warning("render warm-up failed: %s", exc)
 
 
-def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) -> FastMCP:
-    """The FastMCP server with every enabled chart tool; ``server.gateway`` is its state."""
-    settings = settings or VizSettings()
-    gateway = Gateway(settings)
+def _lifespan(gateway: Gateway, *, warm_up: bool) -> Any:
+    """The server's lifespan: warm the renderer up in the background, stop it at the end."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
@@ -326,9 +324,11 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
                 with contextlib.suppress(BaseException):
                     await task
 
-    mcp: FastMCP = FastMCP(
-        "viz-gateway", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
-    )
+    return lifespan
+
+
+def _add_chart_tools(mcp: FastMCP, gateway: Gateway, settings: VizSettings) -> None:
+    """Every chart tool of :data:`TOOLS` that ``DISABLED_TOOLS`` does not switch off."""
     disabled = set(settings.disabled_tools)
     unknown = disabled - set(TOOLS)
     if unknown:
@@ -350,7 +350,14 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
         )
         tool._gateway = gateway
         mcp.add_tool(tool)
-    mcp.gateway = gateway  # type: ignore[attr-defined]
+
+
+def _not_found(message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": "NOT_FOUND", "message": message}}, status_code=404)
+
+
+def _add_routes(mcp: FastMCP, gateway: Gateway, settings: VizSettings) -> None:
+    """``/health``, ``/charts/`` (the store's figures) and ``/charts/<hash>.<ext>``."""
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(_request: Request) -> Response:
@@ -373,9 +380,7 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
         name = request.path_params["name"]
         m = NAME_RE.match(name)
         if not m or m.group(2) == "json":
-            return JSONResponse(
-                {"error": {"code": "NOT_FOUND", "message": "no such chart"}}, status_code=404
-            )
+            return _not_found("no such chart")
         key, ext = m.group(1), m.group(2)
         path = gateway.store.path(key, ext)
         if not path.exists() and ext == "svg":
@@ -384,21 +389,27 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
             except Exception as exc:
                 log.warning("svg for %s failed: %s", key, exc)
         if not path.exists():
-            return JSONResponse(
-                {
-                    "error": {
-                        "code": "NOT_FOUND",
-                        "message": f"chart {name} is not (or no longer) stored",
-                    }
-                },
-                status_code=404,
-            )
+            return _not_found(f"chart {name} is not (or no longer) stored")
         return FileResponse(
             path,
             media_type=IMAGE_TYPES[ext],
             headers={"Cache-Control": "public, max-age=31536000, immutable"},
         )
 
+
+def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) -> FastMCP:
+    """The FastMCP server with every enabled chart tool; ``server.gateway`` is its state."""
+    settings = settings or VizSettings()
+    gateway = Gateway(settings)
+    mcp: FastMCP = FastMCP(
+        "viz-gateway",
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan(gateway, warm_up=warm_up),
+        mask_error_details=True,
+    )
+    _add_chart_tools(mcp, gateway, settings)
+    mcp.gateway = gateway  # type: ignore[attr-defined]
+    _add_routes(mcp, gateway, settings)
     return mcp
 
 

@@ -7,31 +7,12 @@ model can fix its call in one go.
 from __future__ import annotations
 
 import functools
-import math
-import re
-from collections.abc import Iterator
 from typing import Any
 
+from core.schema_errors import nonfinite_errors, schema_errors, too_many_items
 from viz_gateway.schemas import TOOLS
 
-_MAX_MESSAGE = 240
-
-
-def _path(parts: Any) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(arguments)"
-
-
-def _walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    yield path, value
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _walk(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _walk(v, (*path, i))
+_ROOT = "(arguments)"
 
 
 def _too_big(args: dict[str, Any], max_points: int) -> str | None:
@@ -43,10 +24,7 @@ def _too_big(args: dict[str, Any], max_points: int) -> str | None:
         if isinstance(value, list):
             total += len(value)
             if len(value) > max_points or total > 4 * max_points:
-                return (
-                    f"{path}: {len(value):,} items is too many for one chart (at most "
-                    f"{max_points:,}); aggregate or sample the data first"
-                )
+                return too_many_items(path, len(value), max_points)
             stack.extend(
                 (f"{path}[{i}]", v) for i, v in enumerate(value) if isinstance(v, dict | list)
             )
@@ -124,26 +102,8 @@ def check_arguments(tool: str, args: Any, *, max_points: int) -> list[str]:
     big = _too_big(args, max_points)
     if big:
         return [big]
-    errors: list[str] = []
-    for path, value in _walk(args):
-        if isinstance(value, float) and not math.isfinite(value):
-            errors.append(f"{_path(path)}: {value} is not a finite number")
-    for err in sorted(
-        _validator(tool).iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]
-    ):
-        message = err.message
-        if err.instance is None and err.validator == "type":
-            message = (
-                f"null is not of type {err.validator_value!r} (NaN and Infinity arrive as null)"
-            )
-        if len(message) > _MAX_MESSAGE:
-            message = message[:_MAX_MESSAGE] + "…"
-        missing = re.fullmatch(r"'(.+)' is a required property", err.message)
-        if err.validator == "required" and missing:
-            where = _path([*err.absolute_path, missing.group(1)])
-            errors.append(f"{where}: required field is missing")
-            continue
-        errors.append(f"{_path(err.absolute_path)}: {message}")
+    errors = nonfinite_errors(args, root=_ROOT)
+    errors += schema_errors(_validator(tool).iter_errors(args), root=_ROOT, null_note=True)
     if not errors:
         errors.extend(_semantic(tool, args))
     return errors

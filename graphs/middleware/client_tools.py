@@ -2,7 +2,8 @@
 
 The client's tools travel in the run's context (``client_tools``: a list of
 ``{"name", "description", "parameters"}`` with a JSON-schema object for the
-parameters). This middleware shows them to the model next to the graph's own
+parameters; the shapes below are typed once, in :mod:`core.client_tools`, which the
+adapter imports too). This middleware shows them to the model next to the graph's own
 tools, and when the model calls any of them it pauses the run with one
 ``interrupt`` that carries every such call of the turn::
 
@@ -34,17 +35,17 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from core.client_tools import (
+    CLIENT_TOOL_INTERRUPT,
+    CONTEXT_FIELD,
+    ClientToolInterrupt,
+    ClientToolSpec,
+)
 from graphs.middleware.request_rewrite import RequestRewrite
 
-__all__ = ["CLIENT_TOOL_INTERRUPT", "CONTEXT_FIELD", "ClientToolsMiddleware", "client_tool_specs"]
+__all__ = ["ClientToolsMiddleware", "client_tool_specs"]
 
 logger = logging.getLogger(__name__)
-
-CONTEXT_FIELD = "client_tools"
-"""Name of the run-context field that lists the client's tools."""
-
-CLIENT_TOOL_INTERRUPT = "client_tool_call"
-"""``type`` of the interrupt value the adapter answers."""
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_RESULT_CHARS = 20_000
@@ -65,7 +66,7 @@ def _raw_specs(context: Any) -> Any:
         return None
 
 
-def client_tool_specs(context: Any) -> dict[str, dict[str, Any]]:
+def client_tool_specs(context: Any) -> dict[str, ClientToolSpec]:
     """The valid client tools in ``context`` by name; invalid entries are logged and dropped."""
     raw = _raw_specs(context)
     if not raw:
@@ -73,7 +74,7 @@ def client_tool_specs(context: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(raw, list):
         logger.warning("client_tools: context field is not a list; ignoring it")
         return {}
-    specs: dict[str, dict[str, Any]] = {}
+    specs: dict[str, ClientToolSpec] = {}
     for item in raw:
         name = item.get("name") if isinstance(item, Mapping) else None
         if not isinstance(name, str) or not _NAME.match(name):
@@ -134,7 +135,7 @@ def answer_to_message(call: Mapping[str, Any], answer: Any) -> ToolMessage:
 
 
 def _ask_client(calls: list[Mapping[str, Any]]) -> list[ToolMessage]:
-    payload = {
+    payload: ClientToolInterrupt = {
         "type": CLIENT_TOOL_INTERRUPT,
         "calls": [
             {"call_id": c["id"], "tool_name": c["name"], "arguments": c.get("args") or {}}
@@ -153,21 +154,17 @@ class ClientToolsMiddleware(RequestRewrite):
 
     def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """The request with the client's tools added to the graph's."""
-        try:
-            specs = client_tool_specs(request.runtime.context if request.runtime else None)
-            if not specs:
-                return request
-            taken = {n for n in map(_tool_name, request.tools) if n}
-            extra = []
-            for name, spec in specs.items():
-                if name in taken:
-                    logger.warning("client_tools: %s shadows a graph tool; the graph's wins", name)
-                    continue
-                extra.append(_openai_tool(spec))
-            return request.override(tools=[*request.tools, *extra]) if extra else request
-        except Exception:
-            logger.exception("client_tools: could not add client tools; continuing without")
+        specs = client_tool_specs(request.runtime.context if request.runtime else None)
+        if not specs:
             return request
+        taken = {n for n in map(_tool_name, request.tools) if n}
+        extra = []
+        for name, spec in specs.items():
+            if name in taken:
+                logger.warning("client_tools: %s shadows a graph tool; the graph's wins", name)
+                continue
+            extra.append(_openai_tool(spec))
+        return request.override(tools=[*request.tools, *extra]) if extra else request
 
     def _pending_client_calls(self, state: Any, runtime: Runtime[Any]) -> list[Mapping[str, Any]]:
         messages = state.get("messages") or []

@@ -12,19 +12,17 @@ repeated) when the user's details change.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
+from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from graphs.context import claimed_user
-from graphs.user_scope import valid_user_id
+from graphs.context import user_fields
+from graphs.memory.preferences import preferences_path
+from graphs.middleware.fail_soft import FailSoft
 
-__all__ = ["CONTEXT_INJECTION_PROMPT", "CONTEXT_MESSAGE_ID", "ContextInjection", "user_fields"]
-
-logger = logging.getLogger(__name__)
+__all__ = ["CONTEXT_INJECTION_PROMPT", "CONTEXT_MESSAGE_ID", "ContextInjection"]
 
 CONTEXT_MESSAGE_ID = "context-injection"
 
@@ -37,29 +35,7 @@ CONTEXT_INJECTION_PROMPT = (
 )
 
 
-def preferences_path(user_id: str) -> str:
-    """The virtual path of ``user_id``'s preferences file."""
-    return f"/memories/{user_id}/preferences.md"
-
-
-def user_fields(context: object) -> tuple[str, str] | None:
-    """``(user_id, username)`` from a run context, or ``None`` when there is no usable user.
-
-    Accepts the dataclass context, a dict (as the SDK sends it) or ``None``.
-    """
-    raw_id, raw_name = claimed_user(context)
-    if raw_id is None:
-        return None
-    user_id = valid_user_id(raw_id)
-    if user_id is None:
-        if raw_id:
-            logger.warning("ContextInjection: user_id %r is not a usable id; skipped", raw_id)
-        return None
-    username = str(raw_name).strip() if raw_name else ""
-    return user_id, username or user_id
-
-
-class ContextInjection(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+class ContextInjection(FailSoft):
     """Add the user's identity and preferences path as a system message (once per thread)."""
 
     def _update(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -75,21 +51,14 @@ class ContextInjection(AgentMiddleware[AgentState[ResponseT], ContextT, Response
                 return None
         return {"messages": [SystemMessage(content=text, id=CONTEXT_MESSAGE_ID)]}
 
-    def _soft(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        try:
-            return self._update(state, runtime)
-        except Exception:  # fail soft: the run goes on without the note
-            logger.warning("ContextInjection failed; the run continues without it", exc_info=True)
-            return None
-
     def before_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """The context message, or nothing (fallbacks, unchanged, or on error)."""
-        return self._soft(state, runtime)
+        return self.soft(lambda: self._update(state, runtime), None)
 
     async def abefore_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """The context message, or nothing (fallbacks, unchanged, or on error)."""
-        return self._soft(state, runtime)
+        return self.soft(lambda: self._update(state, runtime), None)

@@ -1,4 +1,6 @@
-"""Model-call and tool-call limits per agent (layers 6 and 7 of DESIGN section 4's stack).
+"""Model-call and tool-call limits (layers 6 and 7 of DESIGN section 4's stack).
+
+Each agent's numbers are in its table (:mod:`graphs.stacks`).
 
 langchain's own ``ModelCallLimitMiddleware`` and ``ToolCallLimitMiddleware``, per run,
 ending the run (``exit_behavior="end"``) with a message instead of raising, so a
@@ -8,16 +10,14 @@ the buyers mostly write Chinese, so it is led by a Chinese sentence that says th
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitMiddleware
 from langchain.agents.middleware.types import hook_config
 from langchain_core.messages import AIMessage
 
 __all__ = [
-    "LIMITS",
     "LIMIT_NOTICE_ZH",
-    "AgentName",
     "BilingualModelCallLimit",
     "BilingualToolCallLimit",
     "Limits",
@@ -26,21 +26,12 @@ __all__ = [
 
 LIMIT_NOTICE_ZH = "〔本轮已达到调用上限，先停在这里。请把请求拆小，或发一条新消息让我接着做。〕"
 
-AgentName = Literal["orchestrator", "analyst", "procurement-order"]
-
 
 class Limits(TypedDict):
     """Per-run caps of one agent."""
 
     model_calls: int
     tool_calls: int
-
-
-LIMITS: dict[AgentName, Limits] = {
-    "orchestrator": {"model_calls": 50, "tool_calls": 200},
-    "analyst": {"model_calls": 50, "tool_calls": 200},
-    "procurement-order": {"model_calls": 20, "tool_calls": 50},
-}
 
 
 def _bilingual(update: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -85,11 +76,10 @@ class BilingualToolCallLimit(ToolCallLimitMiddleware[Any, Any]):
 
 
 def build_limits(
-    agent: AgentName, *, limits: Limits | None = None
+    limits: Limits,
 ) -> tuple[ModelCallLimitMiddleware[Any, Any], ToolCallLimitMiddleware[Any, Any]]:
-    """The two limit middleware of ``agent`` (``limits`` overrides DESIGN's numbers)."""
-    caps = limits or LIMITS[agent]
+    """The two limit middleware for ``limits``, each ending the run with a notice."""
     return (
-        BilingualModelCallLimit(run_limit=caps["model_calls"], exit_behavior="end"),
-        BilingualToolCallLimit(run_limit=caps["tool_calls"], exit_behavior="end"),
+        BilingualModelCallLimit(run_limit=limits["model_calls"], exit_behavior="end"),
+        BilingualToolCallLimit(run_limit=limits["tool_calls"], exit_behavior="end"),
     )

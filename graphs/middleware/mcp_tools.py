@@ -11,27 +11,21 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware.types import (
-    AgentMiddleware,
-    AgentState,
-    ContextT,
-    ModelRequest,
-    ModelResponse,
-    ResponseT,
-)
+from langchain.agents.middleware.types import ContextT, ModelRequest, ModelResponse, ResponseT
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from graphs.mcp_registry import McpRegistry
+from graphs.middleware.fail_soft import FailSoft
 
 __all__ = ["McpToolsMiddleware"]
 
 logger = logging.getLogger(__name__)
 
 
-class McpToolsMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+class McpToolsMiddleware(FailSoft):
     """Add ``agent``'s MCP tools to every model request and run their calls."""
 
     def __init__(self, registry: McpRegistry, *, agent: str, timeout: float = 60.0) -> None:
@@ -47,10 +41,11 @@ class McpToolsMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respon
         return f"McpToolsMiddleware[{self._agent}]"
 
     async def _tools(self) -> list[BaseTool]:
-        try:
-            tools = await self._registry.tools_for(self._agent, call_timeout_s=self._timeout)
-        except Exception:  # fail soft: the agent keeps its other tools
-            logger.warning("MCP tools for %s could not be listed", self._agent, exc_info=True)
+        # Fail soft: the agent keeps its other tools (and the MCP ones listed before).
+        tools = await self.asoft(
+            lambda: self._registry.tools_for(self._agent, call_timeout_s=self._timeout), None
+        )
+        if tools is None:
             return list(self._by_name.values())
         self._by_name = {t.name: t for t in tools}
         return tools

@@ -22,16 +22,19 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.skills import SkillsState
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
+from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
+
+from graphs.middleware.fail_soft import FailSoft
+from graphs.storage import SandboxGetter, resolve_sandbox
 
 __all__ = [
     "AGENTS_MD",
@@ -53,8 +56,6 @@ MANIFEST_PATH = "/.skills-sync.json"
 SKILLS_SYNC_PROMPT = "技能已同步到沙箱 / Skills synced into the sandbox: {changes}"
 _MAX_LISTED = 20
 _SKIP_NAMES = frozenset({"__pycache__", ".DS_Store", ".git"})
-
-SandboxGetter = Callable[[], BackendProtocol]
 
 
 @dataclass
@@ -211,7 +212,7 @@ def full_upload(tree: LocalTree, sandbox: BackendProtocol) -> int:
     return len(paths)
 
 
-class SkillsSync(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+class SkillsSync(FailSoft):
     """Mirror local skills (and ``/AGENTS.md``) into the thread's sandbox before each run.
 
     ``sandbox`` is the sandbox backend itself (for example the ``ThreadSandboxBackend``
@@ -236,18 +237,10 @@ class SkillsSync(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
         self.tree = LocalTree(skills_dir, prefix=prefix, extra=extra)
         self._sandbox = sandbox
 
-    def _backend(self) -> BackendProtocol:
-        if isinstance(self._sandbox, BackendProtocol):
-            return self._sandbox
-        return self._sandbox()
-
     def _run(self) -> dict[str, Any] | None:
-        try:
-            report = sync_tree(self.tree, self._backend())
-        except Exception:  # fail soft: the agent works with what the sandbox has
-            logger.warning("SkillsSync failed; the run continues without syncing", exc_info=True)
-            return None
-        if not report.changed:
+        # Fail soft: the agent works with what the sandbox has.
+        report = self.soft(lambda: sync_tree(self.tree, resolve_sandbox(self._sandbox)), None)
+        if report is None or not report.changed:
             return None
         logger.info("SkillsSync: %s", report.describe())
         text = SKILLS_SYNC_PROMPT.format(changes=report.describe())

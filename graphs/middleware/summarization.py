@@ -34,6 +34,8 @@ from langchain.agents.middleware.types import (
 )
 from langchain_core.language_models import BaseChatModel
 
+from graphs.middleware.fail_soft import FailSoft
+
 __all__ = ["COMPACT_PROMPT", "SoftSummarization", "build_summarization"]
 
 logger = logging.getLogger(__name__)
@@ -44,7 +46,7 @@ COMPACT_PROMPT = (
 )
 
 
-class SoftSummarization(SummarizationMiddleware):
+class SoftSummarization(FailSoft, SummarizationMiddleware):
     """deepagents' summarization that steps aside instead of failing the model call."""
 
     @property
@@ -58,20 +60,7 @@ class SoftSummarization(SummarizationMiddleware):
         handler: Callable[[ModelRequest], ModelResponse],
     ) -> ModelResponse | ExtendedModelResponse:
         """Summarise when due, then call the model; on a summarising error, just call it."""
-        called = False
-
-        def tracked(req: ModelRequest) -> ModelResponse:
-            nonlocal called
-            called = True
-            return handler(req)
-
-        try:
-            return super().wrap_model_call(request, tracked)
-        except Exception:
-            if called:  # the model itself failed: not ours to hide
-                raise
-            logger.warning("Summarization failed; calling the model unsummarised", exc_info=True)
-            return handler(request)
+        return self.soft_wrap(request, handler, super().wrap_model_call)
 
     async def awrap_model_call(
         self,
@@ -79,20 +68,7 @@ class SoftSummarization(SummarizationMiddleware):
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse | ExtendedModelResponse:
         """Summarise when due, then call the model; on a summarising error, just call it."""
-        called = False
-
-        async def tracked(req: ModelRequest) -> ModelResponse:
-            nonlocal called
-            called = True
-            return await handler(req)
-
-        try:
-            return await super().awrap_model_call(request, tracked)
-        except Exception:
-            if called:
-                raise
-            logger.warning("Summarization failed; calling the model unsummarised", exc_info=True)
-            return await handler(request)
+        return await self.asoft_wrap(request, handler, super().awrap_model_call)
 
 
 def build_summarization(

@@ -7,7 +7,6 @@ edits the system message of each model call and adds no messages to the state.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from langchain.agents.middleware.types import ModelRequest
@@ -17,8 +16,6 @@ from graphs.context import user_of
 from graphs.middleware.request_rewrite import RequestRewrite
 
 __all__ = ["USER_CONTEXT_TEMPLATE", "UserContextMiddleware"]
-
-logger = logging.getLogger(__name__)
 
 USER_CONTEXT_TEMPLATE = (
     "Current user: user_id={user_id}; username={username}. "
@@ -31,13 +28,9 @@ class UserContextMiddleware(RequestRewrite):
 
     def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """The request with the user's note added to the system message."""
-        try:
-            context = request.runtime.context if request.runtime is not None else None
-            user_id, username = user_of(context)
-            note = USER_CONTEXT_TEMPLATE.format(user_id=user_id, username=username)
-            current = request.system_message
-            text = f"{current.text}\n\n{note}" if current is not None else note
-            return request.override(system_message=SystemMessage(content=text))
-        except Exception:  # fail soft: the run goes on without the note
-            logger.warning("UserContextMiddleware stepped aside", exc_info=True)
-            return request
+        context = request.runtime.context if request.runtime is not None else None
+        user_id, username = user_of(context)
+        note = USER_CONTEXT_TEMPLATE.format(user_id=user_id, username=username)
+        current = request.system_message
+        text = f"{current.text}\n\n{note}" if current is not None else note
+        return request.override(system_message=SystemMessage(content=text))

@@ -11,47 +11,29 @@ ones missing or different in this thread's sandbox are written back to
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.skills import SkillsState
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, ContextT, ResponseT
+from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from graphs.middleware.context_injection import user_fields
+from graphs.context import user_fields
+from graphs.middleware.fail_soft import FailSoft
 from graphs.middleware.sync_bridge import run_blocking
+from graphs.storage import (
+    PERSISTED_ROOT,
+    SandboxGetter,
+    resolve_sandbox,
+    sandbox_path,
+)
 
-__all__ = [
-    "PERSISTED_ROOT",
-    "RESTORE_PROMPT",
-    "UserSkillsRestore",
-    "persisted_files",
-    "persisted_path",
-    "restore_skills",
-    "sandbox_path",
-]
+__all__ = ["RESTORE_PROMPT", "UserSkillsRestore", "persisted_files", "restore_skills"]
 
 logger = logging.getLogger(__name__)
 
-PERSISTED_ROOT = "/persisted-skills/"
-SKILLS_ROOT = "/skills/"
 RESTORE_PROMPT = "已从存储恢复你的技能 / Restored your persisted skills into /skills/: {paths}"
-
-SandboxGetter = Callable[[], BackendProtocol]
-
-
-def persisted_path(user_id: str, skills_path: str) -> str:
-    """``/skills/x/y`` → ``/persisted-skills/{user_id}/x/y``."""
-    rest = skills_path.removeprefix(SKILLS_ROOT).lstrip("/")
-    return f"{PERSISTED_ROOT}{user_id}/{rest}"
-
-
-def sandbox_path(user_id: str, stored_path: str) -> str:
-    """``/persisted-skills/{user_id}/x/y`` → ``/skills/x/y``."""
-    rest = stored_path.removeprefix(f"{PERSISTED_ROOT}{user_id}/")
-    return SKILLS_ROOT + rest.lstrip("/")
 
 
 async def persisted_files(files: BackendProtocol, user_id: str) -> dict[str, bytes]:
@@ -96,7 +78,7 @@ async def restore_skills(
     return written
 
 
-class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+class UserSkillsRestore(FailSoft):
     """Restore the run's user's persisted skills into the thread's sandbox.
 
     ``files`` is a backend through which ``/persisted-skills/`` reaches the Store (the
@@ -111,28 +93,23 @@ class UserSkillsRestore(AgentMiddleware[AgentState[ResponseT], ContextT, Respons
         self._files = files
         self._sandbox = sandbox
 
-    def _backend(self) -> BackendProtocol:
-        if isinstance(self._sandbox, BackendProtocol):
-            return self._sandbox
-        return self._sandbox()
-
     async def abefore_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """Restore; a system message naming the restored files, or nothing."""
-        try:
-            fields = user_fields(getattr(runtime, "context", None))
-            if fields is None:
-                return None
-            written = await restore_skills(self._files, self._backend(), fields[0])
-        except Exception:  # fail soft: the run goes on without the user's skills
-            logger.warning("UserSkillsRestore failed; the run continues without it", exc_info=True)
-            return None
+        # Fail soft: the run goes on without the user's skills.
+        written: list[str] = await self.asoft(lambda: self._restore(runtime), [])
         if not written:
             return None
         logger.info("UserSkillsRestore: restored %s", written)
         note = SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))
         return {"messages": [note], "skills_metadata": None}
+
+    async def _restore(self, runtime: Runtime[Any]) -> list[str]:
+        fields = user_fields(getattr(runtime, "context", None))
+        if fields is None:
+            return []
+        return await restore_skills(self._files, resolve_sandbox(self._sandbox), fields[0])
 
     def before_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]

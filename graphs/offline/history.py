@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -10,50 +9,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-__all__ = ["ToolResult", "View", "message_text", "parse_json"]
+from graphs.messages import NOTIFICATION_KEY, is_notification, message_text, parse_json
 
-NOTIFICATION_KEY = "deepagents_notification"  # deepagents' marker on async-task notifications
-
-
-def message_text(message: BaseMessage | Any) -> str:
-    """The text of a message whatever its content shape (string or content blocks)."""
-    content = getattr(message, "content", message)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-        return "".join(parts)
-    return str(content)
-
+__all__ = ["ToolResult", "View", "strip_line_numbers"]
 
 # HumanInTheLoopMiddleware's notice on an edited call ends here; the tool's output follows.
 _EDIT_MARKER = "\n\nTool response:\n"
 _HEADER = re.compile(r"^@@ lines \d+-\d+ of \d+.*@@\s*$")
 _GUTTER = re.compile(r"^\s*(\d+)(\.\d+)?(?:  |\t)(.*)$")
-
-
-def parse_json(text: str) -> Any:
-    """JSON in a tool result: the whole text, else the first object or array in it; else None."""
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            try:
-                return json.loads(text[start : end + 1])
-            except ValueError:
-                continue
-    return None
 
 
 @dataclass(frozen=True)
@@ -188,11 +151,6 @@ class View:
                 data = r.data()
                 if data is not None:
                     yield r, data
-
-
-def is_notification(message: BaseMessage) -> bool:
-    """Whether a user-role message is deepagents' async-task notification, not the user."""
-    return NOTIFICATION_KEY in (getattr(message, "additional_kwargs", None) or {})
 
 
 def strip_line_numbers(text: str) -> str:

@@ -1,7 +1,7 @@
 """``download_artifact``: a download link for a report or chart the agent made in its sandbox.
 
 The file stays in the thread's workspace; the link points at the Agent Server's
-authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`graphs.artifacts_app`),
+authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`server.artifacts_app`),
 which serves it to the thread's owner only.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
 from typing import Annotated
 from urllib.parse import quote
 
@@ -17,6 +16,8 @@ from deepagents.backends.protocol import BackendProtocol
 from langchain.tools import ToolRuntime
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
+
+from graphs.storage import SandboxGetter, resolve_sandbox
 
 __all__ = [
     "ARTIFACT_DIRS",
@@ -35,8 +36,6 @@ DOWNLOAD_ARTIFACT_DESCRIPTION = (
     "or data file in /data/ or /charts/), to give to the user. For a background analysis, "
     "pass its task_id: the file is in that task's sandbox."
 )
-
-SandboxGetter = Callable[[], BackendProtocol]
 
 
 class DownloadArtifactInput(BaseModel):
@@ -80,14 +79,11 @@ def make_download_artifact(
 ) -> BaseTool:
     """The tool; ``base_url``: the Agent Server's public URL (``ARTIFACTS_PUBLIC_URL``)."""
 
-    def backend() -> BackendProtocol:
-        return sandbox if isinstance(sandbox, BackendProtocol) else sandbox()
-
     async def run(path: str, runtime: ToolRuntime, task_id: str | None = None) -> str:
         refusal = check_artifact_path(path)
         if refusal is not None:
             return f"Error: {path!r} refused: {refusal}."
-        router = backend()
+        router = resolve_sandbox(sandbox)
         if task_id:
             # Another thread's sandbox (the analyst's): only the link's route checks the
             # owner, so this only says whether the file exists.

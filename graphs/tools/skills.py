@@ -23,8 +23,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from graphs.middleware.context_injection import user_fields
-from graphs.middleware.user_skills_restore import PERSISTED_ROOT, persisted_path
+from graphs.context import user_fields
+from graphs.storage import PERSISTED_ROOT, persisted_path, resolve_sandbox
 
 __all__ = [
     "AGENT_SKILL_DIRS",
@@ -66,6 +66,7 @@ Fetch = Callable[[str], Awaitable[tuple[str | None, str | None]]]
 """``url → (text, error)``."""
 
 SandboxGetter = Callable[[], SandboxBackendProtocol]
+"""The sandbox given as a getter (this tool needs one that can execute tests)."""
 
 
 class AssignSkillInput(BaseModel):
@@ -158,9 +159,7 @@ class _Skills:
 
     @property
     def sandbox(self) -> SandboxBackendProtocol:
-        if isinstance(self._sandbox, BackendProtocol):
-            return self._sandbox
-        return self._sandbox()
+        return resolve_sandbox(self._sandbox)
 
     async def _tree(self, backend: BackendProtocol, root: str) -> dict[str, bytes]:
         found = await backend.aglob("**/*", path=root)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import math
 import os
 import re
 import threading
@@ -31,6 +30,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field, field_validator
 
+from core.schema_errors import nonfinite_errors, schema_errors, too_many_items
 from graphs.tools.prompts import (
     GENERATE_VISUALIZATION_DESCRIPTION,
     VIZ_INVALID_CONFIG,
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 DEFAULT_VIZ_MCP_URL = "http://127.0.0.1:1122/mcp"
+_ROOT = "chart_config"
 _MAX_ITEMS = 20_000
 # Names models reach for, mapped to the server's short names.
 _ALIASES = {
@@ -100,30 +101,10 @@ def _normalise(chart_type: str) -> str:
     return _ALIASES.get(key, key)
 
 
-def _path(parts: Any) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "chart_config"
-
-
-def _nonfinite(value: Any, path: tuple[Any, ...] = ()) -> list[str]:
-    if isinstance(value, float) and not math.isfinite(value):
-        return [f"{_path(path)}: {value} is not a finite number"]
-    if isinstance(value, dict):
-        return [e for k, v in value.items() for e in _nonfinite(v, (*path, k))]
-    if isinstance(value, list):
-        return [e for i, v in enumerate(value) for e in _nonfinite(v, (*path, i))]
-    return []
-
-
 def _too_many(config: dict[str, Any]) -> str | None:
     for key, value in config.items():
         if isinstance(value, list) and len(value) > _MAX_ITEMS:
-            return (
-                f"{key}: {len(value):,} items is too many for one chart (at most "
-                f"{_MAX_ITEMS:,}); aggregate or sample the data first"
-            )
+            return too_many_items(key, len(value), _MAX_ITEMS)
     return None
 
 
@@ -134,18 +115,8 @@ def validate_config(schema: dict[str, Any], config: dict[str, Any]) -> list[str]
     big = _too_many(config)
     if big:
         return [big]
-    errors = _nonfinite(config)
-    validator = Draft7Validator(schema)
-    found = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.path])
-    for err in found:
-        message = err.message if len(err.message) <= 240 else err.message[:240] + "…"
-        missing = re.fullmatch(r"'(.+)' is a required property", err.message)
-        if err.validator == "required" and missing:
-            where = _path([*err.absolute_path, missing.group(1)])
-            errors.append(f"{where}: required field is missing")
-            continue
-        errors.append(f"{_path(err.absolute_path)}: {message}")
-    return errors
+    errors = nonfinite_errors(config, root=_ROOT)
+    return errors + schema_errors(Draft7Validator(schema).iter_errors(config), root=_ROOT)
 
 
 class _VizServer:

@@ -78,7 +78,7 @@ async def _chart_tools(data_dir: Path) -> list[dict[str, Any]]:
 
 async def _capture(data_dir: Path) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """Drive each agent to its first model call; what it saw, per policy."""
-    from graphs.offline.history import message_text
+    from graphs.messages import message_text
     from graphs.offline.model import OfflinePlanner
 
     seen: dict[str, tuple[str, list[dict[str, Any]]]] = {}

@@ -15,7 +15,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from graphs.middleware.memory_update import parse_block
+from graphs.memory.preferences import parse_block
 from tests.e2e.agents_stack import (
     MEMORIES,
     Stack,

@@ -1,6 +1,6 @@
-"""The shipped auth handler (``graphs/auth.py``) on a real ``langgraph dev``.
+"""The shipped auth handler (``server/auth.py``) on a real ``langgraph dev``.
 
-The server runs with ``"auth": graphs/auth.py:auth`` and ``enable_custom_route_auth``,
+The server runs with ``"auth": server/auth.py:auth`` and ``enable_custom_route_auth``,
 and accounts from ``AGENT_AUTH_TOKENS`` / ``AGENT_AUTH_SERVICE_TOKENS``:
 
 - a request without a known bearer token gets 401; a person calling the Store API 403;
@@ -62,7 +62,7 @@ def stack() -> Iterator[Stack]:
     def with_auth(folder: Path) -> Path:
         path = original(folder)
         config = json.loads(path.read_text(encoding="utf-8"))
-        config["auth"] = {"path": str(agents_stack.ROOT / "graphs/auth.py") + ":auth"}
+        config["auth"] = {"path": str(agents_stack.ROOT / "server/auth.py") + ":auth"}
         config["http"] = {**config.get("http", {}), "enable_custom_route_auth": True}
         path.write_text(json.dumps(config), encoding="utf-8")
         return path

@@ -20,10 +20,10 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import HTTPConnection
 from starlette.testclient import TestClient
 
-from graphs.artifacts_app import ArtifactSettings, artifact_routes
 from graphs.context import Context
 from graphs.sandbox import workspace_path
 from graphs.tools.artifacts import artifact_url, check_artifact_path, make_download_artifact
+from server.artifacts_app import ArtifactSettings, artifact_routes
 from tests.unit.test_mw_support import agent, call, make_env, scripted, thread
 
 THREADS: dict[str, dict[str, Any]] = {
@@ -214,7 +214,7 @@ def test_a_subagents_thread_belongs_to_its_parents_owner(sandboxes: Path) -> Non
 
 
 async def test_the_owner_lookup_stops_at_a_loop() -> None:
-    from graphs.artifacts_app import thread_owner
+    from server.artifacts_app import thread_owner
 
     calls: list[str] = []
 

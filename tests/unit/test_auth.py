@@ -1,4 +1,4 @@
-"""graphs/auth.py: account parsing, token matching and the handler's answers, called directly
+"""server/auth.py: account parsing, token matching and the handler's answers, called directly
 (the e2e module ``test_skills_auth_e2e`` runs it inside a real ``langgraph dev``)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from langgraph_sdk import Auth
 
-from graphs import auth as auth_module
-from graphs.auth import Account, AuthSettings, authenticate, match, parse_accounts
 from graphs.context import ACT_AS_PERMISSION
+from server import auth as auth_module
+from server.auth import Account, AuthSettings, authenticate, match, parse_accounts
 
 ALICE = "alice-token-0123456789"
 SVC = "service-token-0123456789"

@@ -64,17 +64,6 @@ def test_an_openai_compatible_endpoint_needs_only_a_base_url() -> None:
     assert str(getattr(model, "openai_api_base", "")).startswith("http://127.0.0.1:1")
 
 
-def test_model_offline_forces_the_planner() -> None:
-    settings = GraphSettings(MODEL="offline", DEEPSEEK_API_KEY="sk-test")  # type: ignore[call-arg]
-    assert models.is_offline(settings)
-
-
-def test_malformed_model_string_is_a_configuration_error() -> None:
-    settings = GraphSettings(MODEL="gpt4", DEEPSEEK_API_KEY="sk-test")  # type: ignore[call-arg]
-    with pytest.raises(ValueError, match="provider:model"):
-        models.is_offline(settings)
-
-
 async def test_both_graphs_build_without_any_server(offline: None) -> None:
     # How fast is scripts/bench/bench_cold_start.py's business, not a test's.
     from graphs import analyst, orchestrator

@@ -1,4 +1,4 @@
-"""MemoryUpdate: merge rules, small talk, offline-planner extraction, ERP list, fails soft."""
+"""MemoryUpdate: small talk, offline-planner extraction, the exchange it reads, fails soft."""
 
 from __future__ import annotations
 
@@ -6,27 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from deepagents.backends import CompositeBackend, StoreBackend
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.context import Context
-from graphs.middleware.memory_update import (
-    BLOCK_BEGIN,
-    BLOCK_END,
-    MAX_QUERIES,
-    MAX_SUPPLIERS,
-    ErpSupplierDirectory,
-    Extraction,
-    McpSupplierDirectory,
-    MemorySettings,
-    MemoryUpdate,
-    last_exchange,
-    merge_preferences,
-    merge_recent,
-    parse_block,
-)
+from graphs.memory.preferences import parse_block
+from graphs.middleware.memory_update import MemoryUpdate, last_exchange
 from graphs.offline import OfflinePlanner
 from tests.unit.test_mw_support import (
     Boom,
@@ -52,51 +38,6 @@ async def known() -> list[dict[str, Any]]:
 def _prefs(env: Any, user: str) -> str | None:
     item = env.store.get(("files", "memories"), f"/{user}/preferences.md")
     return None if item is None else str(item.value["content"])
-
-
-# -- pure merge rules ----------------------------------------------------------------
-
-
-def test_merge_recent_newest_first_no_duplicates_capped() -> None:
-    assert merge_recent(["A", "B"], ["C", "a"], 10) == ["C", "a", "B"]
-    many = [f"S{i}" for i in range(15)]
-    assert merge_recent([], many, MAX_SUPPLIERS) == many[:10]
-    assert merge_recent(["x"] * 3, [], 5) == ["x"]
-    assert merge_recent(["old"], ["  "], 5) == ["old"]
-
-
-def test_new_file_then_merge_keeps_user_text_byte_for_byte() -> None:
-    first = merge_preferences(None, Extraction(["博世"], "比价火花塞"))
-    recent, span = parse_block(first)
-    assert recent.suppliers == ["博世"] and recent.queries == ["比价火花塞"] and span
-
-    user_text = "# 我的偏好\n\n- 预算优先，交期其次\n- 不要用 X 公司\n"
-    mine = user_text + "\n" + first[span[0] : span[1]] + "\n\n尾注：手写的。\n"
-    merged = merge_preferences(mine, Extraction(["电装", "博世"], "下单刹车片"))
-    recent2, span2 = parse_block(merged)
-    assert recent2.suppliers == ["电装", "博世"]
-    assert recent2.queries == ["下单刹车片", "比价火花塞"]
-    assert span2 is not None
-    assert merged[: span2[0]] == user_text + "\n"
-    assert merged[span2[1] :] == "\n\n尾注：手写的。\n"
-
-
-def test_user_file_without_block_gets_one_appended() -> None:
-    text = "只用人民币报价。"
-    merged = merge_preferences(text, Extraction(["Bosch"], None))
-    assert merged.startswith("只用人民币报价。\n\n" + BLOCK_BEGIN)
-    assert merged.rstrip().endswith(BLOCK_END)
-    assert parse_block(merged)[0].queries == []
-
-
-def test_caps_over_many_updates() -> None:
-    text: str | None = None
-    for i in range(12):
-        text = merge_preferences(text, Extraction([f"S{i}"], f"q{i}"))
-    assert text is not None
-    recent, _ = parse_block(text)
-    assert recent.suppliers == [f"S{i}" for i in range(11, 1, -1)]
-    assert recent.queries == [f"q{i}" for i in range(11, 11 - MAX_QUERIES, -1)]
 
 
 def test_last_exchange() -> None:
@@ -254,88 +195,6 @@ async def test_no_user_no_memory(tmp_path: Path) -> None:
     graph = agent(env, scripted("好的"), [_mw(env)], context_schema=None)
     await graph.ainvoke({"messages": [HumanMessage("给博世下单")]}, thread(), context=None)
     assert env.store.search(("files", "memories")) == []
-
-
-# -- the ERP supplier list ---------------------------------------------------------------
-
-
-async def test_erp_directory_pages_and_caches() -> None:
-    calls: list[str] = []
-    rows = [
-        {"id": i, "code": f"S{i}", "name_zh": f"供应商{i}", "name_en": f"Sup {i}"}
-        for i in range(150)
-    ]
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        calls.append(str(request.url))
-        page = int(request.url.params["page"])
-        size = int(request.url.params["size"])
-        items = rows[(page - 1) * size : page * size]
-        return httpx.Response(
-            200, json={"items": items, "total": len(rows), "page": page, "size": size}
-        )
-
-    directory = ErpSupplierDirectory(
-        MemorySettings(erp_base_url="http://erp.test"), transport=httpx.MockTransport(handler)
-    )
-    first = await directory()
-    assert len(first) == 150 and first[0] == {
-        "code": "S0",
-        "name_zh": "供应商0",
-        "name_en": "Sup 0",
-    }
-    assert len(calls) == 2
-    await directory()
-    assert len(calls) == 2  # cached
-
-
-async def test_erp_directory_down_is_an_empty_list() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
-
-    directory = ErpSupplierDirectory(
-        MemorySettings(erp_base_url="http://erp.test"), transport=httpx.MockTransport(handler)
-    )
-    assert await directory() == []
-
-
-class FakeRegistry:
-    """Stands in for McpRegistry: supplier_query pages as the ERP MCP server returns them."""
-
-    def __init__(self, rows: list[dict[str, Any]], *, down: bool = False) -> None:
-        self.rows = rows
-        self.down = down
-        self.calls: list[dict[str, Any]] = []
-
-    def server_for(self, agent: str, tool: str) -> str | None:
-        return "erp" if agent == "procurement-order" and tool == "supplier_query" else None
-
-    async def call(
-        self, server: str, tool: str, arguments: dict[str, Any], *, call_timeout_s: float = 60
-    ) -> str:
-        self.calls.append(arguments)
-        if self.down:
-            return "The MCP server 'erp' is unreachable: connection refused."
-        page, size = arguments["page"], arguments["size"]
-        items = self.rows[(page - 1) * size : page * size]
-        return json.dumps({"items": items, "total": len(self.rows), "page": page, "size": size})
-
-
-async def test_mcp_directory_pages_through_supplier_query() -> None:
-    rows = [
-        {"id": i, "code": f"S{i}", "name_zh": f"供应商{i}", "name_en": None} for i in range(130)
-    ]
-    reg = FakeRegistry(rows)
-    directory = McpSupplierDirectory(reg)
-    found = await directory()
-    assert len(found) == 130 and found[5] == {"code": "S5", "name_zh": "供应商5", "name_en": None}
-    assert [c["page"] for c in reg.calls] == [1, 2]
-    await directory()
-    assert len(reg.calls) == 2
-
-
-async def test_mcp_directory_down_is_an_empty_list() -> None:
-    assert await McpSupplierDirectory(FakeRegistry([], down=True))() == []
 
 
 def test_sync_invoke_runs_the_async_hook(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from graphs.context import Context
+from graphs.context import Context, user_fields
 from graphs.middleware import context_injection
-from graphs.middleware.context_injection import CONTEXT_MESSAGE_ID, ContextInjection, user_fields
+from graphs.middleware.context_injection import CONTEXT_MESSAGE_ID, ContextInjection
 from tests.unit.test_mw_support import Boom, agent, make_env, scripted, thread
 
 

@@ -1,4 +1,4 @@
-"""The seven-layer stack: order, limits, summarization and compaction, all layers failing."""
+"""The agents' tables: order, limits, summarization and compaction, all layers failing."""
 
 from __future__ import annotations
 
@@ -12,19 +12,23 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from graphs.context import Context
 from graphs.middleware.authenticated_user import AuthenticatedUser
+from graphs.middleware.client_tools import ClientToolsMiddleware
 from graphs.middleware.context_injection import ContextInjection
+from graphs.middleware.current_date import CurrentDate
+from graphs.middleware.fail_soft import FailSoft
 from graphs.middleware.limits import (
     LIMIT_NOTICE_ZH,
-    LIMITS,
     BilingualModelCallLimit,
     BilingualToolCallLimit,
 )
+from graphs.middleware.mcp_tools import McpToolsMiddleware
 from graphs.middleware.memory_update import MemoryUpdate
 from graphs.middleware.skills_sync import SkillsSync
-from graphs.middleware.stack import build_stack
 from graphs.middleware.summarization import SoftSummarization, build_summarization
+from graphs.middleware.user_context import UserContextMiddleware
 from graphs.middleware.user_skills_restore import UserSkillsRestore
 from graphs.offline import OfflinePlanner
+from graphs.stacks import TABLES, build_stack
 from tests.unit.test_mw_support import (
     Boom,
     Env,
@@ -57,26 +61,42 @@ def _stack(tmp_path: Path, agent_name: Any, *, env: Env | None = None, **kw: Any
 
 def test_order_and_limits(tmp_path: Path) -> None:
     stack = _stack(tmp_path, "orchestrator")
-    assert [type(m) for m in stack] == [
+    core = [
         AuthenticatedUser,
         ContextInjection,
         SkillsSync,
         UserSkillsRestore,
         SoftSummarization,
         SummarizationToolMiddleware,
+    ]
+    limits = [BilingualModelCallLimit, BilingualToolCallLimit]
+    assert [type(m) for m in stack] == [
+        *core,
         MemoryUpdate,
-        BilingualModelCallLimit,
-        BilingualToolCallLimit,
+        *limits,
+        ClientToolsMiddleware,
+        CurrentDate,
     ]
     assert stack[4].name == "SummarizationMiddleware"  # replaces deepagents' default in place
-    assert (stack[-2].run_limit, stack[-1].run_limit) == (50, 200)
+    assert (stack[-4].run_limit, stack[-3].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
-    assert MemoryUpdate not in {type(m) for m in analyst}
-    assert (analyst[-2].run_limit, analyst[-1].run_limit) == (50, 200)
+    assert [type(m) for m in analyst] == [
+        UserContextMiddleware,
+        McpToolsMiddleware,
+        *core,
+        *limits,
+        CurrentDate,
+    ]
+    assert (analyst[-3].run_limit, analyst[-2].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
+    assert [type(m) for m in order] == [McpToolsMiddleware, *core, *limits]
     assert (order[-2].run_limit, order[-1].run_limit) == (20, 50)
-    assert LIMITS["procurement-order"] == {"model_calls": 20, "tool_calls": 50}
-    assert MemoryUpdate in {type(m) for m in _stack(tmp_path, "analyst", memory=True)}
+    assert TABLES["procurement-order"].limits == {"model_calls": 20, "tool_calls": 50}
+    # Our layers fail soft through the one base; the one that pins the user fails closed
+    # (the limits only count and stop; compact_conversation is deepagents' own).
+    ours = [m for m in [*stack, *analyst] if type(m).__module__.startswith("graphs.")]
+    unguarded = {type(m) for m in ours if not isinstance(m, FailSoft)}
+    assert unguarded == {AuthenticatedUser, *limits}
 
 
 async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from deepagents.backends import StoreBackend
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.store.memory import InMemoryStore
 
-from graphs.context import Context
-from graphs.user_scope import UserScopedBackend, user_scoped, valid_user_id
+from graphs.context import Context, valid_user_id
+from graphs.user_scope import UserScopedBackend, user_scoped
 from tests.unit.test_mw_support import agent, call, make_env, scripted, thread
 
 

@@ -6,8 +6,8 @@ import json
 
 from langchain_core.messages import HumanMessage
 
+from graphs.messages import parse_json
 from graphs.offline import LABEL, OfflinePlanner
-from graphs.offline.history import parse_json
 
 
 def test_summary_is_a_bounded_labelled_digest_keeping_the_requests() -> None:

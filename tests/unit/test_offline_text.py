@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from graphs.offline.text import classify, find_date, find_order_no, find_quantity, match_names
+from graphs.names import match_names
+from graphs.offline.text import classify, find_date, find_order_no, find_quantity
 
 TODAY = date(2026, 12, 2)  # a Wednesday
 

@@ -11,11 +11,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graphs.middleware.client_tools import (
-    CLIENT_TOOL_INTERRUPT,
-    ClientToolsMiddleware,
-    client_tool_specs,
-)
+from core.client_tools import CLIENT_TOOL_INTERRUPT
+from graphs.middleware.client_tools import ClientToolsMiddleware, client_tool_specs
 from tests.e2e.rpc_fixtures.graph import ScriptedChatModel, add_numbers
 
 BOM = {

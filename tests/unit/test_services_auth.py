@@ -32,12 +32,12 @@ def test_with_auth_the_first_service_account_is_used(
     monkeypatch.chdir(tmp_path)  # no .env of the checkout
     monkeypatch.setenv("AGENT_AUTH_TOKENS", "alice:alice-token-0123456789")
     monkeypatch.setenv("AGENT_AUTH_SERVICE_TOKENS", f"svc:{SVC},other:other-token-0123456789")
-    config = _config(tmp_path, auth={"path": "./graphs/auth.py:auth"})
+    config = _config(tmp_path, auth={"path": "./server/auth.py:auth"})
     assert agent_server_auth(config) == (
-        "./graphs/auth.py:auth",
+        "./server/auth.py:auth",
         {"Authorization": f"Bearer {SVC}"},
     )
     monkeypatch.delenv("AGENT_AUTH_SERVICE_TOKENS")
-    assert agent_server_auth(config) == ("./graphs/auth.py:auth", {})
+    assert agent_server_auth(config) == ("./server/auth.py:auth", {})
     monkeypatch.setenv("AGENT_AUTH_SERVICE_TOKENS", "svc:short")
-    assert agent_server_auth(config) == ("./graphs/auth.py:auth", {})
+    assert agent_server_auth(config) == ("./server/auth.py:auth", {})

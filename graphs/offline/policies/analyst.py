@@ -20,9 +20,11 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from graphs.offline.history import ToolResult, View, parse_json, strip_line_numbers
+from graphs.messages import parse_json
+from graphs.names import match_names
+from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.policies.base import Decision, blocked, request_body, say
-from graphs.offline.text import is_chinese, match_names
+from graphs.offline.text import is_chinese
 
 __all__ = ["MAX_PARTS", "decide"]
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import re
 
-from graphs.offline.history import View, message_text, parse_json
+from graphs.messages import message_text, parse_json
+from graphs.names import display_name, match_names
+from graphs.offline.history import View
 from graphs.offline.policies.base import Decision
-from graphs.offline.text import classify, match_names
+from graphs.offline.text import classify
 
 __all__ = ["decide"]
 
@@ -36,7 +38,7 @@ def decide(view: View) -> Decision:
     suppliers: list[str] = []
     if meaningful:
         for m in match_names(conversation, records, ("code", "name_zh", "name_en")):
-            name = str(m.record.get("name_zh") or m.record.get("name_en") or m.record.get("code"))
+            name = display_name(m.record)
             if name not in suppliers:
                 suppliers.append(name)
     result = {"suppliers": suppliers, "query": query if meaningful else None}

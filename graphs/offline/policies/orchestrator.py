@@ -12,9 +12,11 @@ else → what offline mode can do. A task notification → tell the user the out
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from graphs.messages import message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
-from graphs.offline.history import ToolResult, View, message_text
+from graphs.offline.history import ToolResult, View
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.text import classify, find_order_no, is_chinese
@@ -187,71 +189,59 @@ def _client_call(view: View, zh: bool) -> Decision | None:
     )
 
 
-def decide(view: View) -> Decision:
-    """Next step of the orchestrator."""
-    event = view.notification()
-    if event is not None:
-        return _on_notification(view, event)
-    zh = is_chinese(view.request)
-    last = view.last_result()
-    if last is not None and getattr(view.last, "type", "") == "tool":
-        if last.name == "start_async_task":
-            found = _TASK_ID.search(last.content)
-            if found is None:
-                return Decision(
-                    say(
-                        zh,
-                        f"后台分析没能启动：{last.content}",
-                        f"The analysis could not start: {last.content}",
-                    ),
-                    note="launch-failed",
-                )
-            return Decision(
-                say(
-                    zh,
-                    f"已在后台启动分析，task_id: {found.group(1)}。你可以继续提问；"
-                    "分析完成后我会告诉你报告位置。",
-                    f"The analysis is running in the background, task_id: {found.group(1)}. "
-                    "Keep chatting; I'll tell you where the report is when it's done.",
-                ),
-                note="launched",
-            )
-        if last.name == "task":
-            return Decision(last.content, note="relayed-subagent")
-        if last.name == skills.TOOL:
-            return skills.after_result(view, zh)
-        if last.name in view.client_tools:
-            return _client_result(last, zh)
-        if last.name == "cancel_async_task":
-            return Decision(
-                say(zh, f"后台任务：{last.content}", f"Background task: {last.content}")
-                if last.ok
-                else say(
-                    zh, f"没能取消后台任务：{last.content}", f"Could not cancel: {last.content}"
-                ),
-                note="task-cancelled" if last.ok else "task-cancel-failed",
-            )
-        if last.name in ("check_async_task", "list_async_tasks"):
-            return Decision(
-                say(
-                    zh,
-                    f"后台任务状态：\n{last.content}",
-                    f"Background task status:\n{last.content}",
-                ),
-                note="task-status",
-            )
-        return Decision(last.content, note="relayed-tool")
+def _launched(last: ToolResult, zh: bool) -> Decision:
+    found = _TASK_ID.search(last.content)
+    if found is None:
+        return Decision(
+            say(
+                zh,
+                f"后台分析没能启动：{last.content}",
+                f"The analysis could not start: {last.content}",
+            ),
+            note="launch-failed",
+        )
+    return Decision(
+        say(
+            zh,
+            f"已在后台启动分析，task_id: {found.group(1)}。你可以继续提问；"
+            "分析完成后我会告诉你报告位置。",
+            f"The analysis is running in the background, task_id: {found.group(1)}. "
+            "Keep chatting; I'll tell you where the report is when it's done.",
+        ),
+        note="launched",
+    )
 
-    client = _client_call(view, zh)
-    if client is not None:
-        return client
-    # Before the keyword classes: a skill's own text may hold analysis or order words.
-    skill = skills.start(view, zh)
-    if skill is not None:
-        return skill
-    intent = classify(view.request)
+
+def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision:
+    """The answer once a tool the orchestrator called has come back."""
+    if last.name == "start_async_task":
+        return _launched(last, zh)
+    if last.name == "task":
+        return Decision(last.content, note="relayed-subagent")
+    if last.name == skills.TOOL:
+        return skills.after_result(view, zh)
+    if last.name in view.client_tools:
+        return _client_result(last, zh)
+    if last.name == "cancel_async_task":
+        return Decision(
+            say(zh, f"后台任务：{last.content}", f"Background task: {last.content}")
+            if last.ok
+            else say(zh, f"没能取消后台任务：{last.content}", f"Could not cancel: {last.content}"),
+            note="task-cancelled" if last.ok else "task-cancel-failed",
+        )
+    if last.name in ("check_async_task", "list_async_tasks"):
+        return Decision(
+            say(zh, f"后台任务状态：\n{last.content}", f"Background task status:\n{last.content}"),
+            note="task-status",
+        )
+    return Decision(last.content, note="relayed-tool")
+
+
+def _background_task(view: View, zh: bool, intent: str) -> Decision | None:
+    """Stop or look up a background analysis the conversation started, when asked to."""
     tasks = _known_tasks(view)
-    asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"
+    if not tasks:
+        return None
     # "Cancel the analysis" (a cancel word and a task word, no order number) stops the
     # background task the request names, or the latest one; an order is cancelled by the
     # order agent as before.
@@ -260,52 +250,82 @@ def decide(view: View) -> Decision:
         and bool(_TASK_WORDS.search(view.request))
         and find_order_no(view.request) is None
     )
-    if tasks and cancels_task and view.has_tool("cancel_async_task"):
+    if cancels_task and view.has_tool("cancel_async_task"):
         named = [t for t in _UUID.findall(view.request) if t in tasks]
         return Decision(
             say(zh, "取消后台任务。", "Cancelling the background task."),
             [("cancel_async_task", {"task_id": (named or tasks)[-1]})],
             note="cancel-task",
         )
-    if tasks and asks_status and view.has_tool("check_async_task"):
+    asks_status = bool(_STATUS_WORDS.search(view.request)) and intent != "order"
+    if asks_status and view.has_tool("check_async_task"):
         return Decision(
             say(zh, "查询后台任务状态。", "Checking the background task."),
             [("check_async_task", {"task_id": tasks[-1]})],
             note="check-task",
         )
-    if intent == "analysis" and view.has_tool("start_async_task"):
-        return Decision(
-            say(
-                zh,
-                "这是分析类请求，交给后台分析师。",
-                "An analysis request: handing it to the background analyst.",
-            ),
-            [
-                (
-                    "start_async_task",
-                    {"description": _delegation(view, analysis=True), "subagent_type": ANALYST},
-                )
-            ],
-            note="route-analyst",
-        )
-    if intent == "order" and view.has_tool("task"):
-        return Decision(
-            say(
-                zh,
-                "这是订单操作，交给订单子代理。",
-                "An order operation: handing it to the order agent.",
-            ),
-            [
-                (
-                    "task",
-                    {
-                        "description": _delegation(view, analysis=False),
-                        "subagent_type": ORDER_AGENT,
-                    },
-                )
-            ],
-            note="route-order",
-        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Route:
+    """Where a request of one class goes: which tool hands it to which agent."""
+
+    tool: str
+    agent: str
+    note: str
+    zh: str
+    en: str
+
+
+_ROUTES = {
+    "analysis": _Route(
+        "start_async_task",
+        ANALYST,
+        "route-analyst",
+        "这是分析类请求，交给后台分析师。",
+        "An analysis request: handing it to the background analyst.",
+    ),
+    "order": _Route(
+        "task",
+        ORDER_AGENT,
+        "route-order",
+        "这是订单操作，交给订单子代理。",
+        "An order operation: handing it to the order agent.",
+    ),
+}
+
+
+def _delegate(view: View, zh: bool, intent: str) -> Decision | None:
+    """Hand an analysis to the background analyst, an order operation to the order agent."""
+    route = _ROUTES.get(intent)
+    if route is None or not view.has_tool(route.tool):
+        return None
+    description = _delegation(view, analysis=intent == "analysis")
+    args = {"description": description, "subagent_type": route.agent}
+    return Decision(say(zh, route.zh, route.en), [(route.tool, args)], note=route.note)
+
+
+def decide(view: View) -> Decision:
+    """Next step of the orchestrator."""
+    event = view.notification()
+    if event is not None:
+        return _on_notification(view, event)
+    zh = is_chinese(view.request)
+    last = view.last_result()
+    if last is not None and getattr(view.last, "type", "") == "tool":
+        return _after_tool(view, last, zh)
+    client = _client_call(view, zh)
+    if client is not None:
+        return client
+    # Before the keyword classes: a skill's own text may hold analysis or order words.
+    skill = skills.start(view, zh)
+    if skill is not None:
+        return skill
+    intent = classify(view.request)
+    step = _background_task(view, zh, intent) or _delegate(view, zh, intent)
+    if step is not None:
+        return step
     if intent == "greeting":
         return Decision(
             say(

@@ -10,12 +10,14 @@ by looking the order up again before confirming.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
+from graphs.names import match_names
 from graphs.offline.history import ToolResult, View
 from graphs.offline.policies.base import Decision, blocked, request_body, say
-from graphs.offline.text import find_date, find_order_no, find_quantity, is_chinese, match_names
+from graphs.offline.text import find_date, find_order_no, find_quantity, is_chinese
 
 __all__ = ["decide"]
 
@@ -278,53 +280,63 @@ def _pick_part(
     return None, parts
 
 
-def _create(facts: _Facts) -> Decision:
-    done = _after_commit(facts, "order_create")
-    if done is not None:
-        return done
-    suppliers, step = _suppliers(facts)
-    if step is not None:
-        return step
-    supplier = _pick_supplier(facts, suppliers)
-    missing: list[str] = []
+@dataclass
+class _Choice:
+    """The supplier and part a new order is for, as far as they are known, and what is not."""
+
+    supplier: dict[str, Any] | None = None
     part: dict[str, Any] | None = None
-    options: list[str] = []
+    missing: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+
+
+def _choose(facts: _Facts, suppliers: list[dict[str, Any]]) -> _Choice | Decision:
+    """The supplier and part the buyer means, or the next ERP lookup (or dead end) first."""
+    choice = _Choice(supplier=_pick_supplier(facts, suppliers))
+    supplier = choice.supplier
     if supplier is None:
-        missing.append("supplier")
+        choice.missing.append("supplier")
         active = [s for s in suppliers if s.get("status") == "active"]
-        options = [f"{s.get('code')} {s.get('name_zh')} / {s.get('name_en')}" for s in active[:20]]
-    else:
-        parts, next_args = facts.pages("part_by_supplier", supplier_id=supplier.get("id"))
-        if next_args is not None:
-            return Decision(
-                facts.say(
-                    f"查询 {supplier.get('name_zh')} 供应的零件。",
-                    f"Looking up the parts {supplier.get('name_en')} sells.",
-                ),
-                [("part_by_supplier", next_args)],
-                note="supplier-parts",
-            )
-        if not parts:
-            return Decision(
-                facts.say(
-                    f"ERP 中 {supplier.get('name_zh')} 没有可订购的零件。",
-                    f"{supplier.get('name_en')} sells no parts in the ERP.",
-                ),
-                note="no-parts",
-            )
-        part, candidates = _pick_part(facts, parts)
-        if part is None:
-            missing.append("part")
-            options = [
-                f"{p.get('sku')} {p.get('name_zh') if facts.zh else p.get('name_en')}"
-                for p in candidates[:20]
-            ]
+        choice.options = [
+            f"{s.get('code')} {s.get('name_zh')} / {s.get('name_en')}" for s in active[:20]
+        ]
+        return choice
+    parts, next_args = facts.pages("part_by_supplier", supplier_id=supplier.get("id"))
+    if next_args is not None:
+        return Decision(
+            facts.say(
+                f"查询 {supplier.get('name_zh')} 供应的零件。",
+                f"Looking up the parts {supplier.get('name_en')} sells.",
+            ),
+            [("part_by_supplier", next_args)],
+            note="supplier-parts",
+        )
+    if not parts:
+        return Decision(
+            facts.say(
+                f"ERP 中 {supplier.get('name_zh')} 没有可订购的零件。",
+                f"{supplier.get('name_en')} sells no parts in the ERP.",
+            ),
+            note="no-parts",
+        )
+    choice.part, candidates = _pick_part(facts, parts)
+    if choice.part is None:
+        choice.missing.append("part")
+        choice.options = [
+            f"{p.get('sku')} {p.get('name_zh') if facts.zh else p.get('name_en')}"
+            for p in candidates[:20]
+        ]
+    return choice
+
+
+def _quantity(facts: _Facts, choice: _Choice) -> int | None:
+    """The quantity asked for, ignoring numbers that are the part's model or SKU."""
     exclude = [
         str(v)
         for v in (
-            (part or {}).get("model"),
-            (part or {}).get("sku"),
-            (supplier or {}).get("code"),
+            (choice.part or {}).get("model"),
+            (choice.part or {}).get("sku"),
+            (choice.supplier or {}).get("code"),
         )
         if v
     ]
@@ -334,23 +346,28 @@ def _create(facts: _Facts) -> Decision:
         if quantity is None and facts.answer_text:
             quantity = find_quantity(facts.answer_text, exclude=exclude)
     try:
-        quantity = int(str(quantity).replace(",", "")) if quantity is not None else None
+        return int(str(quantity).replace(",", "")) if quantity is not None else None
     except ValueError:
-        quantity = find_quantity(str(quantity))
-    if quantity is None:
-        missing.append("quantity")
-    if missing:
-        names = {
-            "supplier": ("供应商", "supplier"),
-            "part": ("零件型号", "part (model or SKU)"),
-            "quantity": ("数量", "quantity"),
-        }
-        question = facts.say(
-            "请补充：" + "、".join(names[m][0] for m in missing) + "。",
-            "Please tell me the " + ", ".join(names[m][1] for m in missing) + ".",
-        )
-        return _ask(facts, missing, question, options or None)
-    assert supplier is not None and part is not None and quantity is not None
+        return find_quantity(str(quantity))
+
+
+def _ask_missing(facts: _Facts, choice: _Choice) -> Decision:
+    names = {
+        "supplier": ("供应商", "supplier"),
+        "part": ("零件型号", "part (model or SKU)"),
+        "quantity": ("数量", "quantity"),
+    }
+    question = facts.say(
+        "请补充：" + "、".join(names[m][0] for m in choice.missing) + "。",
+        "Please tell me the " + ", ".join(names[m][1] for m in choice.missing) + ".",
+    )
+    return _ask(facts, choice.missing, question, choice.options or None)
+
+
+def _create_call(
+    facts: _Facts, supplier: dict[str, Any], part: dict[str, Any], quantity: int
+) -> Decision:
+    """``order_create`` for the chosen line (the approval step pauses it for the human)."""
     args: dict[str, Any] = {
         "supplier_id": supplier["id"],
         "lines": [{"part_id": part["id"], "quantity": quantity}],
@@ -377,6 +394,25 @@ def _create(facts: _Facts) -> Decision:
         [("order_create", args)],
         note="create",
     )
+
+
+def _create(facts: _Facts) -> Decision:
+    done = _after_commit(facts, "order_create")
+    if done is not None:
+        return done
+    suppliers, step = _suppliers(facts)
+    if step is not None:
+        return step
+    choice = _choose(facts, suppliers)
+    if isinstance(choice, Decision):
+        return choice
+    quantity = _quantity(facts, choice)
+    if quantity is None:
+        choice.missing.append("quantity")
+    if choice.missing:
+        return _ask_missing(facts, choice)
+    assert choice.supplier is not None and choice.part is not None and quantity is not None
+    return _create_call(facts, choice.supplier, choice.part, quantity)
 
 
 def _order_no(facts: _Facts) -> str | None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from graphs.offline.history import View, message_text
+from graphs.messages import message_text
+from graphs.offline.history import View
 from graphs.offline.policies.base import Decision
 
 __all__ = ["decide"]

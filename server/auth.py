@@ -3,8 +3,8 @@ creator (DESIGN section 10).
 
 Turn it on by adding to ``langgraph.json``::
 
-    "auth": {"path": "./graphs/auth.py:auth"},
-    "http": {"app": "./graphs/http_app.py:app", "enable_custom_route_auth": true}
+    "auth": {"path": "./server/auth.py:auth"},
+    "http": {"app": "./server/http_app.py:app", "enable_custom_route_auth": true}
 
 and setting the accounts (``.env`` or the deployment's secrets)::
 
@@ -42,8 +42,7 @@ from langgraph_sdk import Auth
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.context import ACT_AS_PERMISSION, trusted_studio_user
-from graphs.user_scope import valid_user_id
+from graphs.context import ACT_AS_PERMISSION, trusted_studio_user, valid_user_id
 
 __all__ = ["Account", "AuthSettings", "auth", "parse_accounts"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from graphs.artifacts_app import artifact_routes
 from rpc_adapter.app import create_app
+from server.artifacts_app import artifact_routes
 
 __all__ = ["app", "create_http_app"]
 
