@@ -29,13 +29,9 @@ from pathlib import Path
 
 import httpx
 
-from graphs.tools.web_fetch import (
-    DEFAULT_USER_AGENT,
-    WebSettings,
-    _decode,
-    fetch_markdown,
-    html_to_markdown,
-)
+from graphs.tools.web.convert import decode, html_to_markdown
+from graphs.tools.web.fetcher import fetch_markdown
+from graphs.tools.web.settings import DEFAULT_USER_AGENT, WebSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET_MS = 50.0
@@ -121,7 +117,7 @@ async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = F
                 resp = await client.get(url)
                 bare.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
-                text, _ = _decode(resp.content, resp.headers.get("content-type", ""))
+                text, _ = decode(resp.content, resp.headers.get("content-type", ""))
                 html_to_markdown(text, url)
                 conversion.append((time.perf_counter() - t) * 1000)
 

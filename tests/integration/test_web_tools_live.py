@@ -19,8 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from graphs.tools import web_fetch
-from graphs.tools.web_fetch import WebSettings, fetch_markdown, fetch_url, html_to_markdown
+from graphs.tools.web import guard
+from graphs.tools.web.convert import html_to_markdown
+from graphs.tools.web.fetcher import fetch_markdown
+from graphs.tools.web.settings import WebSettings
+from graphs.tools.web.tool import fetch_url
 from graphs.tools.web_search import WebSearchSettings, run_search, web_search
 from tests.integration.procs import ServiceHandle, free_port, start_service
 
@@ -172,7 +175,7 @@ async def test_names_resolving_to_internal_addresses_are_refused_by_the_tool(
     async def resolve(host: str, port: int) -> list[str]:
         return table[host]
 
-    monkeypatch.setattr(web_fetch, "_system_resolve", resolve)
+    monkeypatch.setattr(guard, "system_resolve", resolve)
     monkeypatch.setenv("SUPPLIER_SITES_URL", shops.url)
     monkeypatch.setenv("WEB_READERS", "")
     port = shops.url.rsplit(":", 1)[1]

@@ -10,14 +10,10 @@ import httpx
 import pytest
 from langchain_core.messages import ToolMessage
 
-from graphs.tools.web_fetch import (
-    FetchResult,
-    FetchUrlInput,
-    WebSettings,
-    fetch_markdown,
-    fetch_url,
-    html_to_markdown,
-)
+from graphs.tools.web.convert import html_to_markdown
+from graphs.tools.web.fetcher import FetchResult, fetch_markdown
+from graphs.tools.web.settings import WebSettings
+from graphs.tools.web.tool import FetchUrlInput, fetch_url
 
 PUBLIC_IP = "93.184.216.34"
 UA_BROWSER = "Mozilla/5.0"
