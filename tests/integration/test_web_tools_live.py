@@ -191,6 +191,48 @@ async def test_names_resolving_to_internal_addresses_are_refused_by_the_tool(
         assert "refused" in str(message.content)
 
 
+# --- hostile pages -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nested_site() -> Iterator[str]:
+    """A site whose page nests 200,000 <div> (2.2 MB, under the size cap)."""
+    page = (
+        "<html><head><title>Deep</title></head><body>"
+        + "<div>" * 200_000
+        + "<p>Spark plug CR7HSA: ¥12.50</p>"
+        + "</div>" * 200_000
+        + "</body></html>"
+    ).encode()
+
+    async def deep(request: Request) -> Response:
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    url, server, thread = serve_in_thread(Starlette(routes=[Route("/deep", deep)]))
+    yield url
+    server.should_exit = True
+    thread.join(10)
+
+
+async def test_the_tool_reads_a_page_of_200000_nested_divs_within_its_budget(
+    nested_site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WEB_ALLOWED_HOSTS", nested_site.split("//")[1])
+    monkeypatch.setenv("WEB_READERS", "")
+    monkeypatch.setenv("WEB_TOTAL_BUDGET", "20")
+    call = {
+        "name": "fetch_url",
+        "args": {"url": nested_site + "/deep"},
+        "id": "d",
+        "type": "tool_call",
+    }
+    started = time.monotonic()
+    message = await fetch_url.ainvoke(call)
+    assert time.monotonic() - started < 20
+    assert isinstance(message, ToolMessage) and message.status != "error", message.content
+    assert "Spark plug CR7HSA: ¥12.50" in str(message.content)
+
+
 # --- readers --------------------------------------------------------------------------------
 
 

@@ -3,11 +3,12 @@
 Charset: the HTTP header, then a BOM, then ``<meta>``, then UTF-8, then
 charset-normalizer; GB2312/GBK are read as GB18030 (their superset).
 
-HTML: selectolax (lexbor) parses and repairs the page, JSON is lifted from
-``<script type="application/json">`` / ``ld+json`` (shops that render prices with
-JavaScript only have them there), scripts, styles, navigation and footers are dropped,
-``<main>``/``<article>`` is picked, and markdownify writes the rest with tables as pipe
-tables.
+HTML: nesting is bounded first (:mod:`.nesting`: no page can make the parser crawl or
+the conversion recurse too deep), selectolax (lexbor) parses and repairs the page,
+JSON is lifted from ``<script type="application/json">`` / ``ld+json`` (shops that
+render prices with JavaScript only have them there), scripts, styles, navigation and
+footers are dropped, ``<main>``/``<article>`` is picked, and markdownify writes the
+rest with tables as pipe tables.
 
 This module imports neither the HTTP client nor LangChain: the conversion workers
 (:mod:`.worker`) load it alone.
@@ -26,7 +27,17 @@ from charset_normalizer import from_bytes
 from markdownify import markdownify
 from selectolax.lexbor import LexborHTMLParser
 
-__all__ = ["Converted", "convert", "decode", "html_to_markdown", "json_block"]
+from graphs.tools.web.errors import ErrorCode
+from graphs.tools.web.nesting import SOURCE_SCAN_TAGS, bound_source, flatten
+
+__all__ = [
+    "Converted",
+    "convert",
+    "convert_safely",
+    "decode",
+    "html_to_markdown",
+    "json_block",
+]
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _CHARSET_ALIASES = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030"}
@@ -46,6 +57,7 @@ class Converted:
     blocks: list[str] = field(default_factory=list)
     charset: str = "utf-8"
     error: str | None = None
+    error_code: ErrorCode | None = None
 
 
 def decode(body: bytes, content_type: str) -> tuple[str, str]:
@@ -87,7 +99,7 @@ def json_block(raw: str, cap: int) -> str | None:
         return None
     try:
         text = json.dumps(json.loads(raw), ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to re-write
         text = raw
     if len(text) > cap:
         text = text[:cap] + "\n… (truncated)"
@@ -121,8 +133,13 @@ def html_to_markdown(
     Tables become pipe tables, links absolute; scripts, styles, navigation, footers
     and forms are dropped, but JSON in ``application/json`` and ``application/ld+json``
     scripts is returned (pretty-printed) because some pages carry their data only there.
+    Nesting beyond a sane depth is flattened (text kept), so no page raises
+    ``RecursionError`` or takes the parser minutes.
     """
+    if html.count("<") > SOURCE_SCAN_TAGS:
+        html = bound_source(html)
     tree = LexborHTMLParser(html)
+    flatten(tree)
     title_node = tree.css_first("title")
     title = title_node.text(strip=True) if title_node else ""
     blocks = [
@@ -168,4 +185,19 @@ def convert(body: bytes, content_type: str, url: str, max_json_chars: int) -> Co
         return Converted("", f"```json\n{block or ''}\n```", [], charset)
     if ct.startswith("text/") or not ct:
         return Converted("", text.strip(), [], charset)
-    return Converted(charset=charset, error=f"{url} is {ct}, not a web page fetch_url can read.")
+    return Converted(
+        charset=charset,
+        error=f"{url} is {ct}, not a web page fetch_url can read.",
+        error_code="unsupported_content",
+    )
+
+
+def convert_safely(body: bytes, content_type: str, url: str, max_json_chars: int) -> Converted:
+    """:func:`convert`, with any failure returned as ``Converted(error=...)``, never raised."""
+    try:
+        return convert(body, content_type, url, max_json_chars)
+    except Exception as exc:  # a page that trips a bug is one failed page, not a crash
+        return Converted(
+            error=f"{url} could not be converted to text ({type(exc).__name__}: {exc}).",
+            error_code="conversion",
+        )

@@ -5,20 +5,27 @@ When that fails in a way another route might get around (403, 429 beyond the bud
 5xx, network errors, an empty page), URL-prefix reader services (``WEB_READERS``, in
 the style of r.jina.ai / markdown.new / defuddle.md) are tried in order; unreachable
 ones are skipped. Public readers are never sent a private (allow-listed) URL: they
-could not reach it, and it would leak an internal address.
+could reach it, and it would leak an internal address.
+
+Conversion runs in worker processes (:mod:`.worker`) within what is left of the total
+budget: a page too large or too nested to convert in time ends as a ``conversion``
+error when the budget does, and its worker is killed. Nothing raises out of
+:func:`fetch_markdown`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
 
+from graphs.tools.web import worker
 from graphs.tools.web.client import Fetcher, Raw, new_client
-from graphs.tools.web.convert import Converted, convert
+from graphs.tools.web.convert import Converted
 from graphs.tools.web.errors import ErrorCode, FetchFailure, Refused
 from graphs.tools.web.guard import Guard, Resolver, Target
 from graphs.tools.web.settings import WebSettings, load_settings
@@ -26,8 +33,12 @@ from graphs.tools.web_prompts import TRUNCATED_NOTE, UNTRUSTED_HEADER
 
 __all__ = ["FetchResult", "fetch_markdown"]
 
+log = logging.getLogger(__name__)
+
 # Failures a reader service might get around; a 404 or a refused address it will not.
-_FALLBACK_CODES = {"http_error", "rate_limited", "server_error", "timeout", "network", "empty"}
+_FALLBACK_CODES = {
+    "http_error", "rate_limited", "server_error", "timeout", "network", "empty", "conversion"
+}  # fmt: skip
 _HTML_ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
 _READER_ACCEPT = "text/markdown,text/plain;q=0.9,text/html;q=0.8"
 
@@ -81,20 +92,31 @@ class FetchResult:
         return self
 
 
-async def _convert(raw: Raw, settings: WebSettings) -> Converted:
-    args = (raw.body, raw.content_type, raw.url, settings.max_json_chars)
-    if len(raw.body) > 200_000:  # big pages: keep the event loop free while converting
-        done = await asyncio.to_thread(convert, *args)
-    else:
-        done = convert(*args)
+async def _convert(raw: Raw, fetcher: Fetcher) -> Converted:
+    """The body converted within the budget left; raises :class:`FetchFailure`."""
+    left = fetcher.remaining()
+    if left <= 0.05:
+        raise FetchFailure("budget", "the time budget ran out before the page was converted.")
+    try:
+        async with asyncio.timeout(left):
+            done = await worker.convert_in_worker(
+                raw.body, raw.content_type, raw.url, fetcher.settings.max_json_chars
+            )
+    except TimeoutError as exc:
+        budget = fetcher.settings.total_budget
+        raise FetchFailure(
+            "conversion",
+            f"{raw.url} ({len(raw.body):,} bytes) could not be converted to text within the "
+            f"{budget:g} s budget: the page is too large or too deeply nested to read.",
+        ) from exc
     if done.error is not None:
-        raise FetchFailure("unsupported_content", done.error)
+        raise FetchFailure(done.error_code or "conversion", done.error)
     return done
 
 
 async def _fetch_direct(fetcher: Fetcher, url: str, result: FetchResult) -> FetchResult:
     raw = await fetcher.get(url, retries=fetcher.settings.max_retries, accept=_HTML_ACCEPT)
-    done = await _convert(raw, fetcher.settings)
+    done = await _convert(raw, fetcher)
     if not done.markdown.strip() and not done.blocks:
         raise FetchFailure("empty", f"{raw.url} returned a page with no readable content.")
     result.final_url = raw.url
@@ -107,7 +129,7 @@ async def _fetch_reader(
     raw = await fetcher.get(
         prefix + url, retries=fetcher.settings.reader_retries, accept=_READER_ACCEPT
     )
-    done = await _convert(raw, fetcher.settings)
+    done = await _convert(raw, fetcher)
     if not done.markdown.strip() and not done.blocks:
         raise FetchFailure("empty", f"reader {prefix} returned nothing for {url}.")
     result.final_url, result.via = url, prefix
@@ -135,6 +157,8 @@ def _explain(exc: FetchFailure, url: str) -> str:
         )
     if exc.code == "http_error" and exc.status in (401, 403):
         return f"{url} refused access ({exc}); the site blocks automated clients."
+    if exc.code == "conversion":
+        return f"could not read {url}: {exc}"
     if exc.code == "http_error" and exc.status == 404:
         return f"{url} does not exist (HTTP 404). Check the URL (e.g. in the URL map)."
     return f"could not fetch {url}: {exc}"
@@ -169,6 +193,7 @@ async def _fetch(fetcher: Fetcher, guard: Guard, url: str, result: FetchResult) 
     except FetchFailure as exc:
         result.error, result.error_code = str(exc), exc.code
         return result
+    await worker.start()  # the workers load while the page downloads
     try:
         return await _fetch_direct(fetcher, url, result)
     except Refused as exc:  # a redirect pointed somewhere forbidden
@@ -189,7 +214,7 @@ async def fetch_markdown(
     client: httpx.AsyncClient | None = None,
     resolver: Resolver | None = None,
 ) -> FetchResult:
-    """Fetch ``url`` and convert it to Markdown; never raises for fetch problems.
+    """Fetch ``url`` and convert it to Markdown; never raises (only cancellation passes).
 
     ``client`` lets callers share a connection pool (or tests pass a mock transport);
     ``resolver(host, port) -> [ip, ...]`` replaces DNS (default: ``loop.getaddrinfo``).
@@ -206,6 +231,11 @@ async def fetch_markdown(
     fetcher = Fetcher(settings, client, guard, started + settings.total_budget)
     try:
         return await _fetch(fetcher, guard, url, result)
+    except Exception as exc:  # a bug must reach the model as an error, not end its run
+        log.exception("fetch_markdown failed unexpectedly for %s", url)
+        result.ok, result.error_code = False, "internal"
+        result.error = f"fetching {url} failed unexpectedly ({type(exc).__name__}: {exc})."
+        return result
     finally:
         result.elapsed = time.monotonic() - started
         if own:
