@@ -494,6 +494,18 @@ async def test_deep_pages_and_deep_json_never_raise_out_of_fetch_markdown() -> N
         assert result.ok, (path, result.error)
 
 
+async def test_an_unexpected_failure_is_a_result_not_an_exception() -> None:
+    async def broken(host: str, port: int) -> list[str]:
+        raise RuntimeError("resolver bug")
+
+    async with Web({}).client() as client:
+        result = await fetch_markdown(
+            "http://shop.example/p", settings=settings(), client=client, resolver=broken
+        )
+    assert not result.ok and result.error_code == "internal"
+    assert "resolver bug" in (result.error or "")
+
+
 def test_ordinary_pages_are_not_touched_by_the_nesting_bounds() -> None:
     assert bound_source(PAGE, depth=12) is PAGE  # within the depth: the very same text
     # More tags than the scan threshold, written the sloppy way (no </td>, no </tr>):

@@ -220,17 +220,18 @@ async def fetch_markdown(
     ``resolver(host, port) -> [ip, ...]`` replaces DNS (default: ``loop.getaddrinfo``).
     The result says ``ok`` with the Markdown, or carries ``error`` and ``error_code``.
     """
-    if settings is None:
-        settings = await load_settings()
     started = time.monotonic()
     result = FetchResult(url=url, ok=False)
-    guard = Guard(settings.allow_entries(), resolver)
-    own = client is None
-    if client is None:
-        client = await new_client(follow_redirects=False)
-    fetcher = Fetcher(settings, client, guard, started + settings.total_budget)
     try:
-        return await _fetch(fetcher, guard, url, result)
+        if settings is None:
+            settings = await load_settings()
+        guard = Guard(settings.allow_entries(), resolver)
+        if client is not None:
+            fetcher = Fetcher(settings, client, guard, started + settings.total_budget)
+            return await _fetch(fetcher, guard, url, result)
+        async with await new_client(follow_redirects=False) as own:
+            fetcher = Fetcher(settings, own, guard, started + settings.total_budget)
+            return await _fetch(fetcher, guard, url, result)
     except Exception as exc:  # a bug must reach the model as an error, not end its run
         log.exception("fetch_markdown failed unexpectedly for %s", url)
         result.ok, result.error_code = False, "internal"
@@ -238,5 +239,3 @@ async def fetch_markdown(
         return result
     finally:
         result.elapsed = time.monotonic() - started
-        if own:
-            await client.aclose()
