@@ -34,7 +34,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
-    from graphs.tools.web_fetch import WebSettings
+    from graphs.tools.web.settings import WebSettings
 
     settings = get_settings()
     tools = local_tools()

@@ -29,7 +29,7 @@ def local_tools() -> dict[str, BaseTool]:
     from graphs.tools.basic import calculator, get_current_time
     from graphs.tools.order_info import make_request_order_info
     from graphs.tools.visualization import make_generate_visualization
-    from graphs.tools.web_fetch import fetch_url
+    from graphs.tools.web.tool import fetch_url
     from graphs.tools.web_search import web_search
 
     tools: list[BaseTool] = [

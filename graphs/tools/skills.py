@@ -138,7 +138,7 @@ def check_skill_md(text: str, name: str) -> list[str]:
 
 async def _default_fetch(url: str) -> tuple[str | None, str | None]:
     # The SSRF-guarded fetcher: a skill URL is as untrusted as any web page.
-    from graphs.tools.web_fetch import fetch_markdown
+    from graphs.tools.web.fetcher import fetch_markdown
 
     result = await fetch_markdown(url)
     if not result.ok:

@@ -25,7 +25,8 @@ from langchain_core.tools import ToolException, tool
 from pydantic import AliasChoices, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.tools.web_fetch import DEFAULT_SUPPLIER_SITES_URL, DEFAULT_USER_AGENT, new_client
+from graphs.tools.web.client import new_client
+from graphs.tools.web.settings import DEFAULT_SUPPLIER_SITES_URL, DEFAULT_USER_AGENT
 from graphs.tools.web_prompts import WEB_SEARCH_DESCRIPTION
 
 __all__ = [

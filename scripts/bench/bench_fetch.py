@@ -6,8 +6,11 @@ fetches each of its quote pages ``--rounds`` times through ``fetch_markdown`` (t
 same path the tool takes: SSRF check, pinned connection, decoding, conversion).
 
 Prints per-page p50/p95, the p50 of one whole round (all pages of the part in
-sequence and concurrently), the conversion's share, and, as the baseline measured in
-the same run, a bare ``httpx`` GET of the same pages (no guard, no conversion).
+sequence and concurrently), the conversion's share (in-process, and through the
+worker processes fetch_url converts in, so the cost of the process hop shows as a
+ratio), and, as the baseline measured in the same run, a bare ``httpx`` GET of the
+same pages (no guard, no conversion). Last, a hostile page (200,000 nested ``<div>``,
+under the size cap) converted through the workers, as a share of the time budget.
 Target: p50 per healthy page <= 50 ms on loopback, conversion included. Not a test.
 
     python -m scripts.bench.bench_fetch [--rounds 30] [--sku SP-NGK-IU7] [--misbehave]
@@ -29,13 +32,10 @@ from pathlib import Path
 
 import httpx
 
-from graphs.tools.web_fetch import (
-    DEFAULT_USER_AGENT,
-    WebSettings,
-    _decode,
-    fetch_markdown,
-    html_to_markdown,
-)
+from graphs.tools.web import worker
+from graphs.tools.web.convert import decode, html_to_markdown
+from graphs.tools.web.fetcher import fetch_markdown
+from graphs.tools.web.settings import DEFAULT_USER_AGENT, WebSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET_MS = 50.0
@@ -96,6 +96,7 @@ async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = F
 
     per_page: dict[str, list[float]] = {slug: [] for slug, _ in pages}
     conversion: list[float] = []
+    in_worker: list[float] = []
     sequential: list[float] = []
     concurrent: list[float] = []
     failures = 0
@@ -121,9 +122,13 @@ async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = F
                 resp = await client.get(url)
                 bare.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
-                text, _ = _decode(resp.content, resp.headers.get("content-type", ""))
+                text, _ = decode(resp.content, resp.headers.get("content-type", ""))
                 html_to_markdown(text, url)
                 conversion.append((time.perf_counter() - t) * 1000)
+                ctype = resp.headers.get("content-type", "")
+                t = time.perf_counter()
+                await worker.convert_in_worker(resp.content, ctype, url, settings.max_json_chars)
+                in_worker.append((time.perf_counter() - t) * 1000)
 
     print(f"\nrounds: {rounds}; failures: {failures}")
     print(f"{'shop':<10} {'p50 ms':>8} {'p95 ms':>8}")
@@ -132,7 +137,9 @@ async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = F
     everything = [t for times in per_page.values() for t in times]
     p50 = statistics.median(everything)
     print(f"\nper page, fetch_url path:   p50 {p50:6.2f} ms   p95 {_pct(everything, 0.95):6.2f} ms")
-    print(f"  of which conversion:      p50 {statistics.median(conversion):6.2f} ms")
+    convert_p50, worker_p50 = statistics.median(conversion), statistics.median(in_worker)
+    print(f"  of which conversion:      p50 {convert_p50:6.2f} ms in-process")
+    print(f"  conversion in a worker:   p50 {worker_p50:6.2f} ms ({worker_p50 / convert_p50:.2f}x)")
     print(f"baseline bare httpx GET:    p50 {statistics.median(bare):6.2f} ms")
     print(f"ratio fetch_url / bare GET: {p50 / statistics.median(bare):6.2f}x")
     print(f"whole part, sequential:     p50 {statistics.median(sequential):6.2f} ms")
@@ -141,6 +148,21 @@ async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = F
     if misbehave:
         verdict = "n/a (misbehaving shops included: slow, 429 and 403 pages are not healthy)"
     print(f"target p50 <= {TARGET_MS:.0f} ms per healthy page: {verdict}")
+    await _hostile(settings)
+
+
+async def _hostile(settings: WebSettings) -> None:
+    """A page nested 200,000 deep (it used to convert for minutes) against the budget."""
+    levels = 200_000
+    page = ("<html><body>" + "<div>" * levels + "<p>x</p>" + "</div>" * levels).encode()
+    t = time.perf_counter()
+    done = await worker.convert_in_worker(page, "text/html", "http://hostile/", 8000)
+    took = time.perf_counter() - t
+    outcome = "converted" if done.error is None else f"failed: {done.error}"
+    print(
+        f"\n{levels:,} nested <div> ({len(page) / 1e6:.1f} MB): {outcome} in {took:.2f} s, "
+        f"{took / settings.total_budget:.2f}x the {settings.total_budget:g} s budget"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,8 @@ import httpx
 import pytest
 import yaml
 
-from graphs.tools.web_fetch import FetchResult, WebSettings, fetch_markdown
+from graphs.tools.web.fetcher import FetchResult, fetch_markdown
+from graphs.tools.web.settings import WebSettings
 from scripts.gen_url_mapping import DEFAULT_OUT, build_mapping, fetch_catalog, render
 from tests.integration.procs import ServiceHandle, free_port, start_service
 

@@ -19,8 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from graphs.tools import web_fetch
-from graphs.tools.web_fetch import WebSettings, fetch_markdown, fetch_url, html_to_markdown
+from graphs.tools.web import guard
+from graphs.tools.web.convert import html_to_markdown
+from graphs.tools.web.fetcher import fetch_markdown
+from graphs.tools.web.settings import WebSettings
+from graphs.tools.web.tool import fetch_url
 from graphs.tools.web_search import WebSearchSettings, run_search, web_search
 from tests.integration.procs import ServiceHandle, free_port, start_service
 
@@ -172,7 +175,7 @@ async def test_names_resolving_to_internal_addresses_are_refused_by_the_tool(
     async def resolve(host: str, port: int) -> list[str]:
         return table[host]
 
-    monkeypatch.setattr(web_fetch, "_system_resolve", resolve)
+    monkeypatch.setattr(guard, "system_resolve", resolve)
     monkeypatch.setenv("SUPPLIER_SITES_URL", shops.url)
     monkeypatch.setenv("WEB_READERS", "")
     port = shops.url.rsplit(":", 1)[1]
@@ -186,6 +189,48 @@ async def test_names_resolving_to_internal_addresses_are_refused_by_the_tool(
         message = await fetch_url.ainvoke(call)
         assert isinstance(message, ToolMessage) and message.status == "error", host
         assert "refused" in str(message.content)
+
+
+# --- hostile pages -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nested_site() -> Iterator[str]:
+    """A site whose page nests 200,000 <div> (2.2 MB, under the size cap)."""
+    page = (
+        "<html><head><title>Deep</title></head><body>"
+        + "<div>" * 200_000
+        + "<p>Spark plug CR7HSA: ¥12.50</p>"
+        + "</div>" * 200_000
+        + "</body></html>"
+    ).encode()
+
+    async def deep(request: Request) -> Response:
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    url, server, thread = serve_in_thread(Starlette(routes=[Route("/deep", deep)]))
+    yield url
+    server.should_exit = True
+    thread.join(10)
+
+
+async def test_the_tool_reads_a_page_of_200000_nested_divs_within_its_budget(
+    nested_site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WEB_ALLOWED_HOSTS", nested_site.split("//")[1])
+    monkeypatch.setenv("WEB_READERS", "")
+    monkeypatch.setenv("WEB_TOTAL_BUDGET", "20")
+    call = {
+        "name": "fetch_url",
+        "args": {"url": nested_site + "/deep"},
+        "id": "d",
+        "type": "tool_call",
+    }
+    started = time.monotonic()
+    message = await fetch_url.ainvoke(call)
+    assert time.monotonic() - started < 20
+    assert isinstance(message, ToolMessage) and message.status != "error", message.content
+    assert "Spark plug CR7HSA: ¥12.50" in str(message.content)
 
 
 # --- readers --------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import multiprocessing
 import time
 from collections.abc import Callable
 
@@ -10,14 +12,13 @@ import httpx
 import pytest
 from langchain_core.messages import ToolMessage
 
-from graphs.tools.web_fetch import (
-    FetchResult,
-    FetchUrlInput,
-    WebSettings,
-    fetch_markdown,
-    fetch_url,
-    html_to_markdown,
-)
+from graphs.tools.web import worker
+from graphs.tools.web.convert import html_to_markdown
+from graphs.tools.web.fetcher import FetchResult, fetch_markdown
+from graphs.tools.web.nesting import SOURCE_SCAN_TAGS, bound_source
+from graphs.tools.web.settings import WebSettings
+from graphs.tools.web.tool import FetchUrlInput, fetch_url
+from tests.blocking import no_blocking_calls
 
 PUBLIC_IP = "93.184.216.34"
 UA_BROWSER = "Mozilla/5.0"
@@ -442,3 +443,106 @@ def test_tool_schema_is_small_and_named() -> None:
     assert set(fetch_url.args) == {"url", "max_chars"}
     assert FetchUrlInput.model_json_schema()["required"] == ["url"]
     assert len(fetch_url.description) < 700
+
+
+# --- hostile pages: nesting depth and conversion time -------------------------------------
+
+
+def nested(levels: int, tag: str = "div", inner: str = "deep text") -> str:
+    return f"<html><body>{f'<{tag}>' * levels}{inner}{f'</{tag}>' * levels}</body></html>"
+
+
+async def test_200000_nested_divs_end_within_the_budget_with_a_clear_result() -> None:
+    page = nested(200_000, inner="<p>Price: ¥12.50</p>")
+    assert 2_000_000 < len(page) < settings().max_bytes  # under the size cap
+    web = Web({"shop.example/deep": html(page)})
+    budget = settings(total_budget=20.0)
+    started = time.monotonic()
+    async with web.client() as client:
+        with no_blocking_calls():  # converted in a worker process, not on the event loop
+            result = await fetch_markdown(
+                "http://shop.example/deep",
+                settings=budget,
+                client=client,
+                resolver=resolver(),  # type: ignore[arg-type]
+            )
+    assert time.monotonic() - started < 20.0
+    assert result.ok, result.error  # flattened, not given up on: the text survives
+    assert "Price: ¥12.50" in result.markdown
+
+
+@pytest.mark.parametrize("tag", ["div", "span", "ul", "blockquote", "section"])
+def test_5000_levels_convert_without_recursion_error(tag: str) -> None:
+    _, md, _ = html_to_markdown(nested(5000, tag))
+    assert "deep text" in md
+
+
+async def test_deep_pages_and_deep_json_never_raise_out_of_fetch_markdown() -> None:
+    deep_json = "[" * 100_000 + "]" * 100_000
+    web = Web(
+        {
+            "shop.example/deep": html(nested(5000, "ul")),
+            "shop.example/json": html(deep_json, ctype="application/json"),
+            "shop.example/script": html(
+                f"<html><body><main><p>{'text ' * 20}</p></main>"
+                f'<script type="application/json">{deep_json}</script></body></html>'
+            ),
+        }
+    )
+    for path in ("deep", "json", "script"):
+        result = await fetch(f"http://shop.example/{path}", web)
+        assert result.ok, (path, result.error)
+
+
+async def test_an_unexpected_failure_is_a_result_not_an_exception() -> None:
+    async def broken(host: str, port: int) -> list[str]:
+        raise RuntimeError("resolver bug")
+
+    async with Web({}).client() as client:
+        result = await fetch_markdown(
+            "http://shop.example/p", settings=settings(), client=client, resolver=broken
+        )
+    assert not result.ok and result.error_code == "internal"
+    assert "resolver bug" in (result.error or "")
+
+
+def test_ordinary_pages_are_not_touched_by_the_nesting_bounds() -> None:
+    assert bound_source(PAGE, depth=12) is PAGE  # within the depth: the very same text
+    # More tags than the scan threshold, written the sloppy way (no </td>, no </tr>):
+    # implied end tags are understood, so nothing is cut and every row survives.
+    rows = "".join(f"<tr><td>{n}+<td>¥{n}.00" for n in range(1, 4001))
+    page = f"<html><body><main><table><tr><th>Qty<th>Price{rows}</table></main></body></html>"
+    assert page.count("<") > SOURCE_SCAN_TAGS
+    assert bound_source(page) is page
+    _, md, _ = html_to_markdown(page)
+    assert "| 1+ | ¥1.00 |" in md and "| 4000+ | ¥4000.00 |" in md
+
+
+async def test_a_page_too_slow_to_convert_fails_clearly_within_the_budget() -> None:
+    # markdownify is quadratic in the rows of a <thead>: a 90 KB page would take
+    # minutes. The conversion runs out the budget, is stopped, and says so.
+    page = "<html><body><table><thead>" + "<tr><td>x" * 10_000 + "</thead></table></body></html>"
+    web = Web({"shop.example/slow": html(page)})
+    started = time.monotonic()
+    result = await fetch("http://shop.example/slow", web, total_budget=3.0)
+    assert time.monotonic() - started < 4.0
+    assert not result.ok and result.error_code == "conversion"
+    assert "could not be converted" in (result.error or "") and "3 s budget" in (result.error or "")
+
+
+async def test_the_deadline_kills_the_worker_doing_the_conversion() -> None:
+    await worker.start()
+    ready = await worker.convert_in_worker(b"<p>warm</p>", "text/html", "http://w/", 8000)
+    assert ready.markdown == "warm"
+    before = {p.pid for p in multiprocessing.active_children()}
+    slow = ("<table><thead>" + "<tr><td>x" * 10_000 + "</thead></table>").encode()
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):
+            await worker.convert_in_worker(slow, "text/html", "http://w/slow", 8000)
+    deadline = time.monotonic() + 5
+    while before <= {p.pid for p in multiprocessing.active_children()}:
+        assert time.monotonic() < deadline, "the busy worker was not stopped"
+        await asyncio.sleep(0.05)
+    # The pool carries on with a fresh worker.
+    again = await worker.convert_in_worker(b"<p>again</p>", "text/html", "http://w/", 8000)
+    assert again.markdown == "again"

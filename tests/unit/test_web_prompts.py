@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphs.tools import web_prompts
-from graphs.tools.web_fetch import fetch_url
+from graphs.tools.web.tool import fetch_url
 from graphs.tools.web_search import web_search
 
 SNAPSHOT = {

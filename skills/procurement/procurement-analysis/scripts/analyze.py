@@ -221,115 +221,136 @@ def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> 
 
 # ---------------------------------------------------------------------------- analysis
 
+METHOD = {
+    "fx_to_cny": FX_TO_CNY,
+    "lead_time_cost_per_day": LEAD_TIME_COST_PER_DAY,
+    "stock_risk_surcharge": STOCK_RISK_SURCHARGE,
+    "history_window_days": 365,
+    "excluded": "suppliers not active in the ERP (on hold, blocked) are listed, unranked",
+    "score": "contract price in CNY x (1 + 0.1% per lead-time day) x (1 + 3% if the "
+    "supplier's web shop is out of stock or discontinued); lower is better",
+}
+
+
+def reference_qty(part: dict) -> int:
+    """The quantity prices are compared at: the median ordered, else the largest MOQ."""
+    quantities = [
+        int(line["quantity"])
+        for o in part.get("orders") or []
+        for line in o.get("lines") or []
+        if line.get("part_id") == part["id"]
+    ]
+    moqs = [int(o.get("min_order_qty") or 1) for o in part.get("offers") or []]
+    return int(median(quantities)) if quantities else max(moqs or [1])
+
+
+def web_quote(quote: dict, code: str, sku: str, ref_qty: int, sources: list[dict]) -> dict:
+    """A supplier's parsed quote page, numbered as the next source (added to ``sources``)."""
+    parsed = parse_quote(quote.get("text") or "")
+    n = len(sources) + 1
+    sources.append({"n": n, "url": quote["url"], "supplier_code": code, "sku": sku})
+    return {
+        **parsed,
+        "url": quote["url"],
+        "source": n,
+        "price_at_ref_qty": price_at(parsed["tiers"], ref_qty),
+    }
+
+
+def total_cost_score(price_cny: float, lead: int, web: dict | None) -> float:
+    """Contract price in CNY, loaded for lead time and for a shop out of stock."""
+    risky = web is not None and web.get("status") in ("out_of_stock", "discontinued")
+    return (
+        price_cny
+        * (1 + LEAD_TIME_COST_PER_DAY * lead)
+        * (1 + (STOCK_RISK_SURCHARGE if risky else 0))
+    )
+
+
+def supplier_row(offer: dict, part: dict, web: dict | None, since: date, status: str) -> dict:
+    """One supplier of a part: contract terms, web quote, paid-price history, score."""
+    currency = offer.get("currency") or "CNY"
+    contract = offer["price_minor"] / 100
+    hist = history(part.get("orders") or [], part["id"], offer.get("supplier_id"), since)
+    lead = int(offer.get("lead_time_days") or 0)
+    price_cny = contract * FX_TO_CNY.get(currency, 1.0)
+    return {
+        "supplier_id": offer.get("supplier_id"),
+        "supplier_code": offer.get("supplier_code"),
+        "supplier_name_zh": offer.get("supplier_name_zh"),
+        "supplier_name_en": offer.get("supplier_name_en"),
+        "currency": currency,
+        "contract_price": round(contract, 2),
+        "contract_price_minor": offer["price_minor"],
+        "contract_price_cny": round(price_cny, 2),
+        "moq": offer.get("min_order_qty"),
+        "lead_time_days": lead,
+        "valid_to": offer.get("valid_to"),
+        "web": web,
+        "history": hist,
+        "total_cost_score": round(total_cost_score(price_cny, lead, web), 2),
+        "supplier_status": status,
+    }
+
+
+def rank(rows: list[dict]) -> None:
+    """Sort ``rows`` best first and number them; suppliers not active stay unranked, last."""
+    # Only active suppliers can be ordered from: the others are listed, unranked, last.
+    rows.sort(
+        key=lambda r: (
+            r["supplier_status"] != "active",
+            r["total_cost_score"],
+            str(r["supplier_code"]),
+        )
+    )
+    position = 0
+    for row in rows:
+        if row["supplier_status"] == "active":
+            position += 1
+            row["rank"] = position
+        else:
+            row["rank"] = None
+
+
+def analyse_part(part: dict, suppliers: dict, since: date, sources: list[dict]) -> dict:
+    """One part's comparison; its quote pages are numbered on from ``sources``."""
+    quotes = {q["supplier_code"]: q for q in part.get("quotes") or []}
+    ref_qty = reference_qty(part)
+    rows = []
+    for offer in part.get("offers") or []:
+        code = offer.get("supplier_code")
+        quote = quotes.get(code)
+        web = None if quote is None else web_quote(quote, code, part["sku"], ref_qty, sources)
+        status = (suppliers.get(code) or {}).get("status") or "active"
+        rows.append(supplier_row(offer, part, web, since, status))
+    rank(rows)
+    return {
+        "id": part["id"],
+        "sku": part["sku"],
+        "model": part.get("model"),
+        "name_zh": part.get("name_zh"),
+        "name_en": part.get("name_en"),
+        "unit": part.get("unit"),
+        "reference_qty": ref_qty,
+        "inventory": part.get("inventory"),
+        "suppliers": rows,
+        "best": rows[0]["supplier_code"] if rows and rows[0]["rank"] else None,
+    }
+
 
 def analyse(data: dict) -> dict:
+    """The whole analysis_result.json for the collected input."""
     today = date.fromisoformat(data.get("today") or date.today().isoformat())
     since = today - timedelta(days=365)
     sources: list[dict] = []
-    parts_out = []
     suppliers = data.get("suppliers") or {}
-    for part in data.get("parts") or []:
-        quotes = {q["supplier_code"]: q for q in part.get("quotes") or []}
-        quantities = [
-            int(line["quantity"])
-            for o in part.get("orders") or []
-            for line in o.get("lines") or []
-            if line.get("part_id") == part["id"]
-        ]
-        offers = part.get("offers") or []
-        moqs = [int(o.get("min_order_qty") or 1) for o in offers]
-        ref_qty = int(median(quantities)) if quantities else max(moqs or [1])
-        rows = []
-        for offer in offers:
-            code = offer.get("supplier_code")
-            currency = offer.get("currency") or "CNY"
-            contract = offer["price_minor"] / 100
-            web = None
-            quote = quotes.get(code)
-            if quote is not None:
-                parsed = parse_quote(quote.get("text") or "")
-                n = len(sources) + 1
-                sources.append(
-                    {"n": n, "url": quote["url"], "supplier_code": code, "sku": part["sku"]}
-                )
-                web = {
-                    **parsed,
-                    "url": quote["url"],
-                    "source": n,
-                    "price_at_ref_qty": price_at(parsed["tiers"], ref_qty),
-                }
-            hist = history(part.get("orders") or [], part["id"], offer.get("supplier_id"), since)
-            lead = int(offer.get("lead_time_days") or 0)
-            price_cny = contract * FX_TO_CNY.get(currency, 1.0)
-            risky = web is not None and web.get("status") in ("out_of_stock", "discontinued")
-            score = (
-                price_cny
-                * (1 + LEAD_TIME_COST_PER_DAY * lead)
-                * (1 + (STOCK_RISK_SURCHARGE if risky else 0))
-            )
-            status = (suppliers.get(code) or {}).get("status") or "active"
-            rows.append(
-                {
-                    "supplier_id": offer.get("supplier_id"),
-                    "supplier_code": code,
-                    "supplier_name_zh": offer.get("supplier_name_zh"),
-                    "supplier_name_en": offer.get("supplier_name_en"),
-                    "currency": currency,
-                    "contract_price": round(contract, 2),
-                    "contract_price_minor": offer["price_minor"],
-                    "contract_price_cny": round(price_cny, 2),
-                    "moq": offer.get("min_order_qty"),
-                    "lead_time_days": lead,
-                    "valid_to": offer.get("valid_to"),
-                    "web": web,
-                    "history": hist,
-                    "total_cost_score": round(score, 2),
-                    "supplier_status": status,
-                }
-            )
-        # Only active suppliers can be ordered from: the others are listed, unranked, last.
-        rows.sort(
-            key=lambda r: (
-                r["supplier_status"] != "active",
-                r["total_cost_score"],
-                str(r["supplier_code"]),
-            )
-        )
-        rank = 0
-        for row in rows:
-            if row["supplier_status"] == "active":
-                rank += 1
-                row["rank"] = rank
-            else:
-                row["rank"] = None
-        parts_out.append(
-            {
-                "id": part["id"],
-                "sku": part["sku"],
-                "model": part.get("model"),
-                "name_zh": part.get("name_zh"),
-                "name_en": part.get("name_en"),
-                "unit": part.get("unit"),
-                "reference_qty": ref_qty,
-                "inventory": part.get("inventory"),
-                "suppliers": rows,
-                "best": rows[0]["supplier_code"] if rows and rows[0]["rank"] else None,
-            }
-        )
+    parts = [analyse_part(p, suppliers, since, sources) for p in data.get("parts") or []]
     return {
         "generated_at": today.isoformat(),
         "request": data.get("request"),
         "category": data.get("category"),
-        "method": {
-            "fx_to_cny": FX_TO_CNY,
-            "lead_time_cost_per_day": LEAD_TIME_COST_PER_DAY,
-            "stock_risk_surcharge": STOCK_RISK_SURCHARGE,
-            "history_window_days": 365,
-            "excluded": "suppliers not active in the ERP (on hold, blocked) are listed, unranked",
-            "score": "contract price in CNY x (1 + 0.1% per lead-time day) x (1 + 3% if the "
-            "supplier's web shop is out of stock or discontinued); lower is better",
-        },
-        "parts": parts_out,
+        "method": dict(METHOD),
+        "parts": parts,
         "sources": sources,
     }
 

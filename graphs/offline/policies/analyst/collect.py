@@ -1,0 +1,336 @@
+"""Stage 2, data collection: the ERP catalogue → the category the request names → part
+details with offers and inventory → quote URLs from ``url_mapping.yaml`` (``grep`` +
+``read_file``) → supplier status → ``fetch_url`` per quote page → 12 months of orders.
+
+:func:`stage_data` returns the next calls to make, or, once everything is in, the
+input of the analysis script.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import timedelta
+from typing import Any
+
+from graphs.names import match_names
+from graphs.offline.history import ToolResult, strip_line_numbers
+from graphs.offline.policies.analyst.run import (
+    MAX_DETAILS,
+    MAX_PARTS,
+    PAGE,
+    URL_MAP,
+    URL_MAP_DIR,
+    Run,
+)  # fmt: skip
+from graphs.offline.policies.base import Decision
+
+__all__ = ["stage_data"]
+
+_SITES = re.compile(r"供应商网站当前地址：(\S+?)。")
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def _catalogue(run: Run) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """All ERP parts (paged ``part_query`` with no filter), or the page calls still needed."""
+    pages: dict[int, dict[str, Any]] = {}
+    for r in run.view.called("part_query"):
+        if set(r.args) - {"page", "size"} or not r.ok:
+            continue
+        data = r.data()
+        if isinstance(data, dict) and isinstance(data.get("items"), list):
+            pages[int(r.args.get("page", 1))] = data
+    if not pages:
+        return [], [{"page": 1, "size": PAGE}]
+    first = pages.get(1) or next(iter(pages.values()))
+    total = int(first.get("total") or 0)
+    count = max(1, math.ceil(total / PAGE))
+    missing = [{"page": p, "size": PAGE} for p in range(1, count + 1) if p not in pages]
+    if missing:
+        return [], missing
+    return [i for p in sorted(pages) for i in pages[p]["items"] if isinstance(i, dict)], None
+
+
+def _categories(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for p in parts:
+        code = str(p.get("category_code") or "")
+        if code and code not in seen:
+            seen[code] = {
+                "code": code,
+                "name_zh": p.get("category_zh"),
+                "name_en": p.get("category_en"),
+            }
+    return list(seen.values())
+
+
+def _focus_candidates(run: Run, in_category: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Narrow a category to the models, SKUs or brands the request names, if any."""
+    named = match_names(run.body, in_category, ("sku", "model"))
+    if named:
+        return [m.record for m in named]
+    brands = match_names(run.body, in_category, ("brand", "brand_zh"))
+    if brands:
+        best = brands[0].strength
+        return [m.record for m in brands if m.strength == best]
+    return in_category
+
+
+def _details(run: Run) -> dict[int, dict[str, Any]]:
+    out: dict[int, dict[str, Any]] = {}
+    for r in run.view.called("part_query"):
+        if "part_id" in r.args and r.ok:
+            data = r.data()
+            if isinstance(data, dict) and "offers" in data:
+                out[int(r.args["part_id"])] = data
+    return out
+
+
+def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
+    """``{supplier code: url}`` for a SKU from the url_mapping read, or None if not read yet."""
+    for r in run.view.called("read_file"):
+        if r.args.get("file_path") != URL_MAP or not r.ok:
+            continue
+        text = strip_line_numbers(r.content)
+        block = re.search(
+            r"^  " + re.escape(sku) + r":\n(.*?)(?=^  \S|\Z)", text + "\n", re.M | re.S
+        )
+        if block is None:
+            continue
+        quotes = re.search(r"^    quotes:\n((?:^      .*\n?)*)", block.group(1), re.M)
+        urls: dict[str, str] = {}
+        if quotes:
+            for line in quotes.group(1).splitlines():
+                m = re.match(r"^\s+([A-Z0-9_&-]+):\s*(\S+)", line)
+                if m:
+                    urls[m.group(1)] = m.group(2)
+        return urls
+    return None
+
+
+def _mapping_base(run: Run) -> str | None:
+    """The ``base_url`` url_mapping.yaml's URLs were generated with, once its head was read."""
+    for r in run.results("read_file", file_path=URL_MAP, offset=0):
+        m = re.search(r"^base_url:\s*(\S+)", strip_line_numbers(r.content), re.M)
+        return m.group(1).rstrip("/") if m else ""
+    return None
+
+
+def _rebase(run: Run, url: str) -> str:
+    """A quote URL moved to where the shops run now (the system prompt says where)."""
+    base = _mapping_base(run)
+    sites = _SITES.search(run.view.system)
+    if base and sites and url.startswith(base + "/"):
+        return sites.group(1).rstrip("/") + url[len(base) :]
+    return url
+
+
+def _grep_line(run: Run, sku: str) -> int | bool | None:
+    """Line of ``sku``'s url_mapping.yaml entry; False if grep found none; None if not asked."""
+    for r in run.results("grep", pattern=f"  {sku}:"):
+        m = re.search(r"(\d+):\s+" + re.escape(sku) + r":", r.content)
+        return int(m.group(1)) if m else False
+    return None
+
+
+def _orders(
+    run: Run, part_id: int, since: str
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    pages: dict[int, dict[str, Any]] = {}
+    for r in run.results("order_search_details", part_id=part_id, date_from=since):
+        data = r.data()
+        if r.ok and isinstance(data, dict):
+            pages[int(r.args.get("page", 1))] = data
+    if not pages:
+        return [], {"part_id": part_id, "date_from": since, "page": 1, "size": PAGE}
+    last = pages[max(pages)]
+    if last.get("has_more"):
+        return [], {"part_id": part_id, "date_from": since, "page": max(pages) + 1, "size": PAGE}
+    return [o for p in sorted(pages) for o in pages[p].get("items") or []], None
+
+
+def _fetched(run: Run, url: str) -> ToolResult | None:
+    found = run.results("fetch_url", url=url)
+    return found[-1] if found else None
+
+
+def _suppliers(run: Run) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Every ERP supplier (for status and rating), or the next page to ask for."""
+    pages: dict[int, dict[str, Any]] = {}
+    for r in run.results("supplier_query", name=""):
+        data = r.data()
+        if r.ok and isinstance(data, dict):
+            pages[int(r.args.get("page", 1))] = data
+    if not pages:
+        return [], {"name": "", "page": 1, "size": PAGE}
+    if pages[max(pages)].get("has_more"):
+        return [], {"name": "", "page": max(pages) + 1, "size": PAGE}
+    return [s for p in sorted(pages) for s in pages[p].get("items") or []], None
+
+
+def _category(run: Run) -> Decision | tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The category the request names and its parts, or the step that gets there."""
+    parts, pages = _catalogue(run)
+    if pages is not None:
+        return Decision(
+            run.say(
+                "阶段 2：读取 ERP 零件目录，识别要分析的类别。",
+                "Stage 2: reading the ERP catalogue to find the category.",
+            ),
+            [("part_query", args) for args in pages],
+            note="catalogue",
+        )
+    categories = _categories(parts)
+    hits = match_names(run.body, categories, ("name_zh", "name_en"))
+    if not hits:
+        names = "、".join(f"{c['name_zh']}（{c['name_en']}）" for c in categories)
+        return Decision(
+            run.say(
+                f"没能从请求中识别出 ERP 的零件类别。ERP 中的类别有：{names}。请指明类别后再试。",
+                f"I could not tell which ERP part category to analyse. The ERP has: {names}. "
+                "Name one and ask again.",
+            ),
+            note="no-category",
+        )
+    category = hits[0].record
+    return category, [p for p in parts if p.get("category_code") == category["code"]]
+
+
+def _focus(
+    run: Run, category: dict[str, Any], in_category: list[dict[str, Any]]
+) -> Decision | list[dict[str, Any]]:
+    """The part details to analyse (those most suppliers offer), or the calls to read them."""
+    candidates = _focus_candidates(run, in_category)[:MAX_DETAILS]
+    details = _details(run)
+    missing = [p for p in candidates if int(p["id"]) not in details]
+    if missing:
+        return Decision(
+            run.say(
+                f"类别：{category['name_zh']}（{len(in_category)} 个零件）。读取报价与库存。",
+                f"Category: {category['name_en']} ({len(in_category)} parts). Reading offers "
+                "and stock.",
+            ),
+            [("part_query", {"part_id": int(p["id"])}) for p in missing],
+            note="details",
+        )
+    return sorted(
+        (details[int(p["id"])] for p in candidates),
+        key=lambda d: (-len(d.get("offers") or []), int(d["id"])),
+    )[:MAX_PARTS]
+
+
+def _url_lookups(run: Run, focus: list[dict[str, Any]]) -> Decision | None:
+    """Quote URLs: find each SKU in url_mapping.yaml, then read its entry (None: all read)."""
+    ask_grep = [d for d in focus if _grep_line(run, d["sku"]) is None]
+    if ask_grep:
+        calls: Calls = [
+            ("grep", {"pattern": f"  {d['sku']}:", "path": URL_MAP_DIR, "output_mode": "content"})
+            for d in ask_grep
+        ]
+        if _mapping_base(run) is None:  # the head says which base_url the URLs were made with
+            calls.append(("read_file", {"file_path": URL_MAP, "offset": 0, "limit": 5}))
+        return Decision(
+            run.say(
+                "查找供应商报价网址（supplier-price-urls）。",
+                "Looking up the suppliers' quote URLs (supplier-price-urls).",
+            ),
+            calls,
+            note="grep-urls",
+        )
+    reads = []
+    for d in focus:
+        line = _grep_line(run, d["sku"])
+        if isinstance(line, int) and line and _quote_urls(run, d["sku"]) is None:
+            reads.append(
+                ("read_file", {"file_path": URL_MAP, "offset": max(0, line - 1), "limit": 20})
+            )
+    if reads:
+        return Decision(
+            run.say("读取报价网址。", "Reading the quote URLs."), reads, note="read-urls"
+        )
+    return None
+
+
+def _quotes(run: Run, part: dict[str, Any], fetches: Calls) -> list[dict[str, Any]]:
+    """The part's fetched quote pages; the fetches still to make are added to ``fetches``."""
+    codes = {str(o.get("supplier_code")) for o in part.get("offers") or []}
+    quotes = []
+    for code, mapped in sorted((_quote_urls(run, part["sku"]) or {}).items()):
+        if code not in codes:
+            continue
+        url = _rebase(run, mapped)
+        result = _fetched(run, url)
+        if result is None:
+            fetches.append(("fetch_url", {"url": url}))
+        elif result.ok:
+            quotes.append({"supplier_code": code, "url": url, "text": result.content})
+    return quotes
+
+
+def _collect(run: Run, focus: list[dict[str, Any]]) -> tuple[Calls, Calls, list[dict[str, Any]]]:
+    """(quote fetches to make, order pages to read, the parts' data as collected so far)."""
+    since = (run.today - timedelta(days=365)).isoformat()
+    fetches: Calls = []
+    order_calls: Calls = []
+    collected: list[dict[str, Any]] = []
+    for d in focus:
+        quotes = _quotes(run, d, fetches)
+        orders, next_page = _orders(run, int(d["id"]), since)
+        if next_page is not None:
+            order_calls.append(("order_search_details", next_page))
+        collected.append(
+            {
+                "id": d["id"],
+                "sku": d["sku"],
+                "model": d.get("model"),
+                "name_zh": d.get("name_zh"),
+                "name_en": d.get("name_en"),
+                "unit": d.get("unit"),
+                "offers": d.get("offers") or [],
+                "inventory": d.get("inventory") or {},
+                "quotes": quotes,
+                "orders": orders,
+            }
+        )
+    return fetches, order_calls, collected
+
+
+def stage_data(run: Run) -> Decision | dict[str, Any]:
+    """Stage 2: returns the next data call, or the collected input for the analysis."""
+    found = _category(run)
+    if isinstance(found, Decision):
+        return found
+    category, in_category = found
+    focus = _focus(run, category, in_category)
+    if isinstance(focus, Decision):
+        return focus
+    lookup = _url_lookups(run, focus)
+    if lookup is not None:
+        return lookup
+    suppliers, supplier_page = _suppliers(run)
+    if supplier_page is not None:
+        return Decision(
+            run.say("读取供应商状态。", "Reading the suppliers' status."),
+            [("supplier_query", supplier_page)],
+            note="suppliers",
+        )
+    fetches, order_calls, collected = _collect(run, focus)
+    if fetches or order_calls:
+        return Decision(
+            run.say(
+                f"抓取 {len(fetches)} 个供应商报价页，读取近 12 个月订单。",
+                f"Fetching {len(fetches)} quote pages and 12 months of orders.",
+            ),
+            [*fetches, *order_calls],
+            note="fetch",
+        )
+    return {
+        "request": run.body.strip(),
+        "today": run.today.isoformat(),
+        "category": category,
+        "suppliers": {
+            str(s.get("code")): {"status": s.get("status"), "rating": s.get("rating")}
+            for s in suppliers
+        },
+        "parts": collected,
+    }
