@@ -64,6 +64,17 @@ def _has_group(rows: list[dict[str, Any]]) -> bool:
     return any(r.get("group") not in (None, "") for r in rows)
 
 
+def _category_x(args: dict[str, Any], cats: list[Any]) -> dict[str, Any]:
+    """An x encoding of ``category`` in the order ``cats``, labels upright."""
+    return {
+        "field": "category",
+        "type": "nominal",
+        "sort": cats,
+        "title": _axis_title(args, "axisXTitle"),
+        "axis": {"labelAngle": 0},
+    }
+
+
 def _rows(args: dict[str, Any], *fields: str) -> list[dict[str, Any]]:
     return [{f: r.get(f) for f in fields if f in r} for r in args["data"]]
 
@@ -449,13 +460,7 @@ def dual_axes(args: dict[str, Any], look: Look) -> Spec:
     spec = _base(look, args)
     style = args.get("style") or {}
     zero = bool(style.get("startAtZero"))
-    x = {
-        "field": "category",
-        "type": "nominal",
-        "sort": cats,
-        "title": _axis_title(args, "axisXTitle"),
-        "axis": {"labelAngle": 0},
-    }
+    x = _category_x(args, cats)
     names = col_titles + line_titles
     color = {
         "field": "series",
@@ -537,13 +542,7 @@ def waterfall(args: dict[str, Any], look: Look) -> Spec:
         running += v
     spec = _base(look, args)
     cats = [r["category"] for r in rows]
-    x = {
-        "field": "category",
-        "type": "nominal",
-        "sort": cats,
-        "title": _axis_title(args, "axisXTitle"),
-        "axis": {"labelAngle": 0},
-    }
+    x = _category_x(args, cats)
     for r in rows:
         r["top"] = max(r["start"], r["end"])
     spec |= {
