@@ -1049,57 +1049,33 @@ def _flow_boxes(layers: dict[int, list[str]], look: Look, top: float) -> _FlowBo
 def _flow_edge(
     sc: Scene, boxes: _FlowBoxes, s: str, t: str, label: str, is_back: bool, look: Look
 ) -> None:
-    """One edge: a curve with an arrow head, or a dashed return arrow for a back edge."""
+    """One edge: a curve with an arrow head, or a dashed return arrow for a back edge.
+
+    Laid out left to right (``boxes.horizontal``) or top to bottom; the second is the
+    first with x and y swapped, so it is drawn from swapped coordinates."""
     (sx, sy), (tx, ty) = boxes.pos[s], boxes.pos[t]
     bw, bh = boxes.width, boxes.height
+    if not boxes.horizontal:  # draw in (across, along) = (y, x) and swap back
+        sx, sy, tx, ty, bw, bh = sy, sx, ty, tx, bh, bw
+
+    def xy(a: float, b: float) -> tuple[float, float]:
+        return (a, b) if boxes.horizontal else (b, a)
+
     link = look.theme.link
-    if boxes.horizontal:
-        x0, y0, x1, y1 = sx + bw, sy + bh / 2, tx, ty + bh / 2
-        if is_back or tx <= sx:
-            x0, x1 = sx + bw / 2, tx + bw / 2
-            y0, y1 = sy + bh, ty + bh
-            ym = max(y0, y1) + 24
-            sc.path(
-                f"M{x0},{y0}C{x0},{ym} {x1},{ym} {x1},{y1 + 6}",
-                fill="none",
-                stroke=link,
-                strokeWidth=1.5,
-                strokeDash=[4, 3],
-            )
-            _arrow(sc, x1, y1 + 10, x1, y1, link)
-            return
-        xm = (x0 + x1) / 2
-        sc.path(
-            f"M{x0},{y0}C{xm},{y0} {xm},{y1} {x1 - 8},{y1}",
-            fill="none",
-            stroke=link,
-            strokeWidth=1.5,
-        )
-        _arrow(sc, x1 - 12, y1, x1, y1, link)
-    else:
-        x0, y0, x1, y1 = sx + bw / 2, sy + bh, tx + bw / 2, ty
-        if is_back or ty <= sy:
-            x0, x1 = sx + bw, tx + bw
-            y0, y1 = sy + bh / 2, ty + bh / 2
-            xm = max(x0, x1) + 24
-            sc.path(
-                f"M{x0},{y0}C{xm},{y0} {xm},{y1} {x1 + 6},{y1}",
-                fill="none",
-                stroke=link,
-                strokeWidth=1.5,
-                strokeDash=[4, 3],
-            )
-            _arrow(sc, x1 + 10, y1, x1, y1, link)
-            return
-        ym = (y0 + y1) / 2
-        sc.path(
-            f"M{x0},{y0}C{x0},{ym} {x1},{ym} {x1},{y1 - 8}",
-            fill="none",
-            stroke=link,
-            strokeWidth=1.5,
-        )
-        _arrow(sc, x1, y1 - 12, x1, y1, link)
+    a0, b0, a1, b1 = sx + bw, sy + bh / 2, tx, ty + bh / 2
+    if is_back or tx <= sx:
+        a0, a1 = sx + bw / 2, tx + bw / 2
+        b0, b1 = sy + bh, ty + bh
+        bm = max(b0, b1) + 24
+        points = (xy(a0, b0), xy(a0, bm), xy(a1, bm), xy(a1, b1 + 6))
+        _flow_curve(sc, points, link, dashed=True)
+        _arrow(sc, *xy(a1, b1 + 10), *xy(a1, b1), link)
+        return
+    am = (a0 + a1) / 2
+    _flow_curve(sc, (xy(a0, b0), xy(am, b0), xy(am, b1), xy(a1 - 8, b1)), link, dashed=False)
+    _arrow(sc, *xy(a1 - 12, b1), *xy(a1, b1), link)
     if label:
+        (x0, y0), (x1, y1) = xy(a0, b0), xy(a1, b1)
         sc.text(
             (x0 + x1) / 2,
             (y0 + y1) / 2 - 4,
@@ -1109,6 +1085,21 @@ def _flow_edge(
             baseline="bottom",
             fill=look.theme.muted,
         )
+
+
+def _flow_curve(
+    sc: Scene, points: tuple[tuple[float, float], ...], link: str, *, dashed: bool
+) -> None:
+    """A cubic Bézier from ``points[0]`` to ``points[3]`` with ``points[1:3]`` as controls."""
+    (x0, y0), (c1x, c1y), (c2x, c2y), (x1, y1) = points
+    extra: dict[str, Any] = {"strokeDash": [4, 3]} if dashed else {}
+    sc.path(
+        f"M{x0},{y0}C{c1x},{c1y} {c2x},{c2y} {x1},{y1}",
+        fill="none",
+        stroke=link,
+        strokeWidth=1.5,
+        **extra,
+    )
 
 
 def network_graph(args: dict[str, Any], look: Look) -> Spec:
