@@ -53,8 +53,9 @@ class ErpClient:
     """The ERP's REST API as async calls returning decoded JSON.
 
     Use as an async context manager (the server's lifespan does): entering it
-    opens the connection pool, leaving it closes the pool. An injected
-    ``http_client`` (tests) is used as is and left open for its owner.
+    opens the connection pool, leaving it closes the pool. ``transport`` (tests)
+    replaces httpx's network transport and nothing else: base URL, timeouts,
+    headers and retries stay as in production.
     """
 
     def __init__(
@@ -65,14 +66,14 @@ class ErpClient:
         read_timeout: float = 10.0,
         read_attempts: int = 3,
         retry_wait: float = 0.1,
-        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self.read_attempts = read_attempts
         self.retry_wait = retry_wait
-        self._http = http_client
-        self._owns_http = http_client is None
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> Self:
         if self._http is None:
@@ -80,6 +81,7 @@ class ErpClient:
                 base_url=self.base_url,
                 timeout=self.timeout,
                 headers={"accept": "application/json", "user-agent": _USER_AGENT},
+                transport=self._transport,
             )
         return self
 
@@ -89,7 +91,7 @@ class ErpClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._owns_http and self._http is not None:
+        if self._http is not None:
             await self._http.aclose()
             self._http = None
 
@@ -140,7 +142,9 @@ class ErpClient:
             if self._http is not None:
                 response = await self._http.get("/health", timeout=quick)
             else:  # asked before the lifespan opened the pool
-                async with httpx.AsyncClient(base_url=self.base_url, timeout=quick) as http:
+                async with httpx.AsyncClient(
+                    base_url=self.base_url, timeout=quick, transport=self._transport
+                ) as http:
                     response = await http.get("/health")
         except httpx.HTTPError as exc:
             report.update(reachable=False, detail=_reason(exc))

@@ -46,24 +46,27 @@ TOOL_NAMES: tuple[str, ...] = tuple(fn.__name__ for fn, _, _ in _TOOLS)
 
 
 def create_server(
-    settings: ErpMcpSettings | None = None, http_client: httpx.AsyncClient | None = None
+    settings: ErpMcpSettings | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> FastMCP[dict[str, Any]]:
-    """A FastMCP server for the ERP at ``settings.erp_base_url`` (or behind ``http_client``).
+    """A FastMCP server for the ERP at ``settings.erp_base_url``.
 
     Nothing connects here: the HTTP connection pool opens in the server's
-    lifespan. An injected ``http_client`` (tests) carries its own base URL and
-    transport and stays open for its owner. Only ``ToolError`` text reaches
-    clients (``mask_error_details``); arguments are validated before any
-    request, loosely enough that ``"5"`` still counts as ``5``.
+    lifespan. ``transport`` (tests) carries the ERP's requests instead of the
+    network, for example an ``httpx.ASGITransport`` in front of an ERP app run
+    in-process. Only ``ToolError`` text reaches clients (``mask_error_details``);
+    arguments are validated before any request, loosely enough that ``"5"``
+    still counts as ``5``.
     """
     settings = settings or ErpMcpSettings()
     erp = ErpClient(
-        str(http_client.base_url) if http_client is not None else settings.erp_base_url,
+        settings.erp_base_url,
         connect_timeout=settings.connect_timeout,
         read_timeout=settings.read_timeout,
         read_attempts=settings.read_attempts,
         retry_wait=settings.retry_wait,
-        http_client=http_client,
+        transport=transport,
     )
 
     @asynccontextmanager
@@ -93,7 +96,9 @@ def create_server(
 
 
 def create_http_app(
-    settings: ErpMcpSettings | None = None, http_client: httpx.AsyncClient | None = None
+    settings: ErpMcpSettings | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> ASGIApp:
     """The server as an ASGI app: streamable HTTP at ``settings.path`` and ``GET /health``,
     behind the Host/Origin allow-list the MCP transport spec asks for against DNS rebinding."""
@@ -101,5 +106,7 @@ def create_http_app(
     # Plain JSON answers instead of a one-event SSE stream per call: the tools send no
     # progress notifications, and this halves the per-call overhead
     # (scripts/bench/bench_mcp_vs_rest.py).
-    app = create_server(settings, http_client).http_app(path=settings.path, json_response=True)
+    app = create_server(settings, transport=transport).http_app(
+        path=settings.path, json_response=True
+    )
     return HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)

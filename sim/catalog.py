@@ -314,65 +314,95 @@ def _month_start(d: date, months_back: int) -> date:
     return date(y, m, 1)
 
 
+# Suppliers that take no new orders, and why not.
+_HELD = {"CHAMPION": "on_hold", "FERODO": "on_hold", "LIFAN": "blocked"}
+_PARTS_PER_CATEGORY = 24
+
+
 @cache
 def generate(seed: int = DEFAULT_SEED) -> Catalog:
     """Build the whole data set for ``seed``; the same seed always gives equal data."""
+    # One generator, drawn from in this order: each step's draws depend on the steps before.
     rng = random.Random(seed)
-    ref = REFERENCE_DATE
+    categories = _categories()
+    suppliers = _suppliers(rng)
+    parts, list_price = _parts(rng, categories, {s.code: s for s in suppliers})
+    prices, sellers = _prices(rng, categories, suppliers, parts, list_price)
+    return Catalog(
+        seed=seed,
+        reference_date=REFERENCE_DATE,
+        categories=categories,
+        suppliers=suppliers,
+        parts=parts,
+        prices=prices,
+        inventory=_inventory(rng, parts),
+        orders=_history(rng, suppliers, parts, prices, sellers),
+    )
 
+
+def _categories() -> tuple[Category, ...]:
+    """The categories, each with the makers that make it."""
     cat_makers: dict[str, list[str]] = {c.code: [] for c in _CATEGORIES}
     for code, *_rest, cats, _premium in _MAKERS:
         for c in cats:
             cat_makers[c].append(code)
-    categories = tuple(
+    return tuple(
         Category(c.code, c.name_zh, c.name_en, c.unit, c.base_price, tuple(cat_makers[c.code]))
         for c in _CATEGORIES
     )
 
-    suppliers: list[Supplier] = []
-    held = {"CHAMPION": "on_hold", "FERODO": "on_hold", "LIFAN": "blocked"}
-    for code, zh, en, country, currency, cats, _premium in _MAKERS:
-        suppliers.append(
-            Supplier(
-                id=len(suppliers) + 1,
-                code=code,
-                name_zh=zh,
-                name_en=en,
-                kind="maker",
-                status=held.get(code, "active"),
-                rating=round(rng.uniform(3.4, 4.9), 1),
-                website=f"https://www.{code.lower()}-moto.example",
-                country=country,
-                currency=currency,
-                categories=cats,
-            )
-        )
-    for code, zh, en, cats, currency in _DISTRIBUTORS:
-        suppliers.append(
-            Supplier(
-                id=len(suppliers) + 1,
-                code=code,
-                name_zh=zh,
-                name_en=en,
-                kind="distributor",
-                status=held.get(code, "active"),
-                rating=round(rng.uniform(3.0, 4.7), 1),
-                website=f"https://shop.{code.lower()}.example",
-                country="HK" if code == "HKGLOBAL" else "CN",
-                currency=currency,
-                categories=cats,
-            )
-        )
-    by_code = {s.code: s for s in suppliers}
-    premium = {m[0]: m[6] for m in _MAKERS}
 
+def _suppliers(rng: random.Random) -> tuple[Supplier, ...]:
+    """The makers, then the distributors, numbered from 1 in that order."""
+    rows = [
+        (code, zh, en, "maker", country, currency, cats, (3.4, 4.9), f"www.{code.lower()}-moto")
+        for code, zh, en, country, currency, cats, _premium in _MAKERS
+    ]
+    rows += [
+        (
+            code,
+            zh,
+            en,
+            "distributor",
+            "HK" if code == "HKGLOBAL" else "CN",
+            currency,
+            cats,
+            (3.0, 4.7),
+            f"shop.{code.lower()}",
+        )
+        for code, zh, en, cats, currency in _DISTRIBUTORS
+    ]
+    return tuple(
+        Supplier(
+            id=number,
+            code=code,
+            name_zh=zh,
+            name_en=en,
+            kind=kind,
+            status=_HELD.get(code, "active"),
+            rating=round(rng.uniform(*rating), 1),
+            website=f"https://{host}.example",
+            country=country,
+            currency=currency,
+            categories=cats,
+        )
+        for number, (code, zh, en, kind, country, currency, cats, rating, host) in enumerate(
+            rows, 1
+        )
+    )
+
+
+def _parts(
+    rng: random.Random, categories: tuple[Category, ...], by_code: dict[str, Supplier]
+) -> tuple[tuple[Part, ...], dict[int, float]]:
+    """Parts of every category from its makers in turn, and each part's list price (yuan)."""
+    premium = {m[0]: m[6] for m in _MAKERS}
     parts: list[Part] = []
     list_price: dict[int, float] = {}
-    per_category = 24
     for cat in categories:
         seen: set[str] = set()
         i = 0
-        while i < per_category:
+        while i < _PARTS_PER_CATEGORY:
             maker = by_code[cat.makers[i % len(cat.makers)]]
             model = _fill(rng.choice(_MODEL_PATTERNS[cat.code]), rng)
             key = f"{maker.code}:{model}"
@@ -380,26 +410,40 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
                 continue
             seen.add(key)
             i += 1
-            brand_en = maker.name_en.split(" ")[0] if maker.code != "KN" else "K&N"
-            brand_zh = _BRAND_ZH.get(maker.code, maker.name_zh)
-            sku = f"{cat.code}-{maker.code}-{model.replace(' ', '').replace('/', '')}"
-            part = Part(
-                id=len(parts) + 1,
-                sku=sku,
-                model=model,
-                name_zh=f"{brand_zh} {cat.name_zh} {model}",
-                name_en=f"{brand_en} {cat.name_en} {model}",
-                category=cat.code,
-                category_zh=cat.name_zh,
-                category_en=cat.name_en,
-                brand=brand_en,
-                brand_zh=brand_zh,
-                unit=cat.unit,
-            )
+            part = _part(len(parts) + 1, cat, maker, model)
             parts.append(part)
             lo, hi = cat.base_price
             list_price[part.id] = rng.uniform(lo, hi) * premium[maker.code] / 1.1
+    return tuple(parts), list_price
 
+
+def _part(part_id: int, cat: Category, maker: Supplier, model: str) -> Part:
+    brand_en = maker.name_en.split(" ")[0] if maker.code != "KN" else "K&N"
+    brand_zh = _BRAND_ZH.get(maker.code, maker.name_zh)
+    return Part(
+        id=part_id,
+        sku=f"{cat.code}-{maker.code}-{model.replace(' ', '').replace('/', '')}",
+        model=model,
+        name_zh=f"{brand_zh} {cat.name_zh} {model}",
+        name_en=f"{brand_en} {cat.name_en} {model}",
+        category=cat.code,
+        category_zh=cat.name_zh,
+        category_en=cat.name_en,
+        brand=brand_en,
+        brand_zh=brand_zh,
+        unit=cat.unit,
+    )
+
+
+def _prices(
+    rng: random.Random,
+    categories: tuple[Category, ...],
+    suppliers: tuple[Supplier, ...],
+    parts: tuple[Part, ...],
+    list_price: dict[int, float],
+) -> tuple[tuple[SupplierPrice, ...], dict[int, list[int]]]:
+    """Each part's price list at its maker and two or three distributors, and who sells it."""
+    by_code = {s.code: s for s in suppliers}
     prices: list[SupplierPrice] = []
     sellers: dict[int, list[int]] = {}
     distributors_by_cat: dict[str, list[Supplier]] = {c.code: [] for c in categories}
@@ -413,34 +457,43 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
         chosen = [maker, *rng.sample(pool, k=min(len(pool), rng.randint(2, 3)))]
         sellers[part.id] = [s.id for s in chosen]
         for s in chosen:
-            factor = rng.uniform(0.86, 0.97) if s.kind == "maker" else rng.uniform(0.94, 1.18)
-            yuan = list_price[part.id] * factor
-            currency = s.currency
-            if currency == "USD":
-                yuan = yuan / 7.1  # USD list, converted at a fixed planning rate
-            price_minor = _round_price(yuan) if currency == "CNY" else max(1, round(yuan * 100))
-            valid_from = ref - timedelta(days=rng.randint(120, 420))
-            # A few price lists have lapsed: ordering against them must fail validation.
-            expired = rng.random() < 0.03
-            valid_to = (
-                (ref - timedelta(days=rng.randint(5, 60)))
-                if expired
-                else (ref + timedelta(days=rng.randint(400, 1100)))
-            )
-            prices.append(
-                SupplierPrice(
-                    id=len(prices) + 1,
-                    supplier_id=s.id,
-                    part_id=part.id,
-                    price_minor=price_minor,
-                    currency=currency,
-                    min_order_qty=_moq(price_minor, rng),
-                    lead_time_days=rng.randint(3, 10) if s.country == "CN" else rng.randint(7, 35),
-                    valid_from=valid_from,
-                    valid_to=valid_to,
-                )
-            )
+            prices.append(_price(rng, len(prices) + 1, s, part.id, list_price[part.id]))
+    return tuple(prices), sellers
 
+
+def _price(
+    rng: random.Random, price_id: int, s: Supplier, part_id: int, list_yuan: float
+) -> SupplierPrice:
+    ref = REFERENCE_DATE
+    factor = rng.uniform(0.86, 0.97) if s.kind == "maker" else rng.uniform(0.94, 1.18)
+    yuan = list_yuan * factor
+    currency = s.currency
+    if currency == "USD":
+        yuan = yuan / 7.1  # USD list, converted at a fixed planning rate
+    price_minor = _round_price(yuan) if currency == "CNY" else max(1, round(yuan * 100))
+    valid_from = ref - timedelta(days=rng.randint(120, 420))
+    # A few price lists have lapsed: ordering against them must fail validation.
+    expired = rng.random() < 0.03
+    valid_to = (
+        (ref - timedelta(days=rng.randint(5, 60)))
+        if expired
+        else (ref + timedelta(days=rng.randint(400, 1100)))
+    )
+    return SupplierPrice(
+        id=price_id,
+        supplier_id=s.id,
+        part_id=part_id,
+        price_minor=price_minor,
+        currency=currency,
+        min_order_qty=_moq(price_minor, rng),
+        lead_time_days=rng.randint(3, 10) if s.country == "CN" else rng.randint(7, 35),
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+
+
+def _inventory(rng: random.Random, parts: tuple[Part, ...]) -> tuple[Inventory, ...]:
+    """Stock per part; about one part in seven below its safety stock."""
     inventory: list[Inventory] = []
     for part in parts:
         safety = rng.choice([20, 30, 50, 80, 100, 150, 200])
@@ -456,15 +509,24 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
                 reorder_point=int(safety * 1.5),
             )
         )
+    return tuple(inventory)
 
-    # Order history: per (supplier, part) a monthly drift, so 12-month trends exist.
+
+def _history(
+    rng: random.Random,
+    suppliers: tuple[Supplier, ...],
+    parts: tuple[Part, ...],
+    prices: tuple[SupplierPrice, ...],
+    sellers: dict[int, list[int]],
+) -> tuple[HistoricalOrder, ...]:
+    """Order history: per (supplier, part) a monthly drift, so 12-month trends exist."""
     drift: dict[tuple[int, int], float] = {}
     price_of = {(p.supplier_id, p.part_id): p for p in prices}
     orders: list[HistoricalOrder] = []
     active_ids = {s.id for s in suppliers if s.status == "active"}
     seq = 0
     for months_back in range(HISTORY_MONTHS, 0, -1):
-        month = _month_start(ref, months_back)
+        month = _month_start(REFERENCE_DATE, months_back)
         for _ in range(rng.randint(40, 55)):
             sup = rng.choice([s for s in suppliers if s.id in active_ids])
             candidates = [p for p in parts if sup.id in sellers[p.id]]
@@ -495,14 +557,4 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
                     lines=tuple(lines),
                 )
             )
-
-    return Catalog(
-        seed=seed,
-        reference_date=ref,
-        categories=categories,
-        suppliers=tuple(suppliers),
-        parts=tuple(parts),
-        prices=tuple(prices),
-        inventory=tuple(inventory),
-        orders=tuple(orders),
-    )
+    return tuple(orders)

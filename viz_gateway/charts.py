@@ -64,6 +64,17 @@ def _has_group(rows: list[dict[str, Any]]) -> bool:
     return any(r.get("group") not in (None, "") for r in rows)
 
 
+def _category_x(args: dict[str, Any], cats: list[Any]) -> dict[str, Any]:
+    """An x encoding of ``category`` in the order ``cats``, labels upright."""
+    return {
+        "field": "category",
+        "type": "nominal",
+        "sort": cats,
+        "title": _axis_title(args, "axisXTitle"),
+        "axis": {"labelAngle": 0},
+    }
+
+
 def _rows(args: dict[str, Any], *fields: str) -> list[dict[str, Any]]:
     return [{f: r.get(f) for f in fields if f in r} for r in args["data"]]
 
@@ -304,53 +315,10 @@ def boxplot(args: dict[str, Any], look: Look) -> Spec:
 
 def violin(args: dict[str, Any], look: Look) -> Spec:
     """Violins from a Gaussian KDE per category (and group), computed here with numpy."""
-    import numpy as np
-
     rows = _rows(args, "category", "value", "group")
     cats = list(dict.fromkeys(str(r["category"]) for r in rows))
     groups = list(dict.fromkeys(str(r.get("group") or "") for r in rows))
-    values = np.array([float(r["value"]) for r in rows])
-    lo, hi = float(values.min()), float(values.max())
-    span = (hi - lo) or max(abs(hi), 1.0)
-    grid = np.linspace(lo - 0.1 * span, hi + 0.1 * span, 60)
-    slot = 0.8 / len(groups)
-    shapes: list[dict[str, Any]] = []
-    medians: list[dict[str, Any]] = []
-    for ci, cat in enumerate(cats):
-        for gi, grp in enumerate(groups):
-            vals = np.array(
-                [
-                    float(r["value"])
-                    for r in rows
-                    if str(r["category"]) == cat and str(r.get("group") or "") == grp
-                ]
-            )
-            if vals.size == 0:
-                continue
-            center = ci - 0.4 + slot * (gi + 0.5)
-            bw = 1.06 * (vals.std() or span * 0.05) * vals.size**-0.2
-            dens = np.exp(-0.5 * ((grid[:, None] - vals[None, :]) / bw) ** 2).sum(axis=1)
-            dens = dens / (dens.max() or 1.0) * slot * 0.45
-            keep = dens > dens.max() * 0.01
-            for y, d in zip(grid[keep], dens[keep], strict=True):
-                shapes.append(
-                    {
-                        "series": f"{cat}|{grp}",
-                        "group": grp or cat,
-                        "y": float(y),
-                        "x0": center - float(d),
-                        "x1": center + float(d),
-                    }
-                )
-            medians.append(
-                {
-                    "x": center,
-                    "y": float(np.median(vals)),
-                    "group": grp or cat,
-                    "q1": float(np.percentile(vals, 25)),
-                    "q3": float(np.percentile(vals, 75)),
-                }
-            )
+    shapes, medians = _violin_data(rows, cats, groups)
     spec = _base(look, args)
     style = args.get("style") or {}
     label_expr = "[" + ",".join(_js_str(c) for c in cats) + "][datum.value] || ''"
@@ -413,6 +381,60 @@ def violin(args: dict[str, Any], look: Look) -> Spec:
     return spec
 
 
+def _violin_data(
+    rows: list[dict[str, Any]], cats: list[str], groups: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The outline points of every violin and its median / quartile marks.
+
+    Category ``ci`` sits at x = ``ci``; its groups share the 0.8 wide slot around it.
+    """
+    import numpy as np
+
+    values = np.array([float(r["value"]) for r in rows])
+    lo, hi = float(values.min()), float(values.max())
+    span = (hi - lo) or max(abs(hi), 1.0)
+    grid = np.linspace(lo - 0.1 * span, hi + 0.1 * span, 60)
+    slot = 0.8 / len(groups)
+    shapes: list[dict[str, Any]] = []
+    medians: list[dict[str, Any]] = []
+    for ci, cat in enumerate(cats):
+        for gi, grp in enumerate(groups):
+            vals = np.array(
+                [
+                    float(r["value"])
+                    for r in rows
+                    if str(r["category"]) == cat and str(r.get("group") or "") == grp
+                ]
+            )
+            if vals.size == 0:
+                continue
+            center = ci - 0.4 + slot * (gi + 0.5)
+            bw = 1.06 * (vals.std() or span * 0.05) * vals.size**-0.2
+            dens = np.exp(-0.5 * ((grid[:, None] - vals[None, :]) / bw) ** 2).sum(axis=1)
+            dens = dens / (dens.max() or 1.0) * slot * 0.45
+            keep = dens > dens.max() * 0.01
+            for y, d in zip(grid[keep], dens[keep], strict=True):
+                shapes.append(
+                    {
+                        "series": f"{cat}|{grp}",
+                        "group": grp or cat,
+                        "y": float(y),
+                        "x0": center - float(d),
+                        "x1": center + float(d),
+                    }
+                )
+            medians.append(
+                {
+                    "x": center,
+                    "y": float(np.median(vals)),
+                    "group": grp or cat,
+                    "q1": float(np.percentile(vals, 25)),
+                    "q3": float(np.percentile(vals, 75)),
+                }
+            )
+    return shapes, medians
+
+
 def _js_str(s: str) -> str:
     import json
 
@@ -438,13 +460,7 @@ def dual_axes(args: dict[str, Any], look: Look) -> Spec:
     spec = _base(look, args)
     style = args.get("style") or {}
     zero = bool(style.get("startAtZero"))
-    x = {
-        "field": "category",
-        "type": "nominal",
-        "sort": cats,
-        "title": _axis_title(args, "axisXTitle"),
-        "axis": {"labelAngle": 0},
-    }
+    x = _category_x(args, cats)
     names = col_titles + line_titles
     color = {
         "field": "series",
@@ -526,13 +542,7 @@ def waterfall(args: dict[str, Any], look: Look) -> Spec:
         running += v
     spec = _base(look, args)
     cats = [r["category"] for r in rows]
-    x = {
-        "field": "category",
-        "type": "nominal",
-        "sort": cats,
-        "title": _axis_title(args, "axisXTitle"),
-        "axis": {"labelAngle": 0},
-    }
+    x = _category_x(args, cats)
     for r in rows:
         r["top"] = max(r["start"], r["end"])
     spec |= {

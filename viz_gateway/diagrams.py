@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict, deque
+from dataclasses import dataclass
 from typing import Any
 
 from viz_gateway.scene import Scene
@@ -246,10 +247,48 @@ def treemap(args: dict[str, Any], look: Look) -> Spec:
 
 
 # -- flows and sets ------------------------------------------------------------------
+_SANKEY_NODE_W = 14.0
+_SANKEY_LABEL_ROOM = 90.0
+_SANKEY_PAD = 10.0
+
+
 def sankey(args: dict[str, Any], look: Look) -> Spec:
     """Sankey: nodes in columns by depth, links as bands whose width is the flow value."""
     rows = [(str(r["source"]), str(r["target"]), float(r["value"])) for r in args["data"]]
     nodes = list(dict.fromkeys([n for s, t, _ in rows for n in (s, t)]))
+    out_links, in_links = _sankey_link_ends(rows)
+    align = args.get("nodeAlign") or "center"
+    col = _sankey_columns(rows, nodes, out_links, in_links, align)
+    value = {
+        n: max(sum(rows[i][2] for i in in_links[n]), sum(rows[i][2] for i in out_links[n]))
+        for n in nodes
+    }
+    sc = Scene(look)
+    top = sc.title_band()
+    pos, ky = _sankey_positions(nodes, col, value, look, top)
+    color = {n: look.color(i) for i, n in enumerate(nodes)}
+    _sankey_links(sc, rows, pos, ky, color)
+    ncols = max(col.values()) + 1
+    for n in nodes:
+        x, y, h = pos[n]
+        sc.rect(x, y, _SANKEY_NODE_W, h, fill=color[n])
+        left = col[n] == ncols - 1 and ncols > 1
+        sc.text(
+            x - 6 if left else x + _SANKEY_NODE_W + 6,
+            y + h / 2,
+            f"{n} {_fmt(value[n])}",
+            11,
+            align="right" if left else "left",
+            baseline="middle",
+            limit=_SANKEY_LABEL_ROOM * 1.6,
+        )
+    return sc.to_vega()
+
+
+def _sankey_link_ends(
+    rows: list[tuple[str, str, float]],
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The links leaving and the links entering each node, by index into ``rows``."""
     out_links: dict[str, list[int]] = defaultdict(list)
     in_links: dict[str, list[int]] = defaultdict(list)
     for i, (s, t, _) in enumerate(rows):
@@ -257,10 +296,20 @@ def sankey(args: dict[str, Any], look: Look) -> Spec:
             raise LayoutError(f"sankey link {i} goes from {s!r} to itself")
         out_links[s].append(i)
         in_links[t].append(i)
+    return out_links, in_links
+
+
+def _sankey_columns(
+    rows: list[tuple[str, str, float]],
+    nodes: list[str],
+    out_links: dict[str, list[int]],
+    in_links: dict[str, list[int]],
+    align: str,
+) -> dict[str, int]:
+    """The column of each node under ``align`` (left / right / justify / center)."""
     depth = _longest_path(nodes, [(s, t) for s, t, _ in rows], "sankey")
     height_rank = _longest_path(nodes[::-1], [(t, s) for s, t, _ in rows], "sankey")
     max_depth = max(depth.values())
-    align = args.get("nodeAlign") or "center"
     col: dict[str, int] = {}
     for n in nodes:
         if align == "right":
@@ -273,42 +322,51 @@ def sankey(args: dict[str, Any], look: Look) -> Spec:
             )
         else:
             col[n] = depth[n]
-    value = {
-        n: max(sum(rows[i][2] for i in in_links[n]), sum(rows[i][2] for i in out_links[n]))
-        for n in nodes
-    }
-    sc = Scene(look)
-    top = sc.title_band()
+    return col
+
+
+def _sankey_positions(
+    nodes: list[str], col: dict[str, int], value: dict[str, float], look: Look, top: float
+) -> tuple[dict[str, tuple[float, float, float]], float]:
+    """Each node's (x, y, height), and the pixels per unit of flow."""
     columns: dict[int, list[str]] = defaultdict(list)
     for n in nodes:
         columns[col[n]].append(n)
     ncols = max(columns) + 1
-    pad = 10.0
+    pad = _SANKEY_PAD
     avail_h = look.height - top - 10
     ky = min(
         (avail_h - pad * (len(c) - 1)) / (sum(value[n] for n in c) or 1) for c in columns.values()
     )
     ky = max(ky, 0.0)
-    node_w = 14.0
-    label_room = 90.0
-    x_step = (look.width - 2 * label_room - node_w) / max(1, ncols - 1)
+    x_step = (look.width - 2 * _SANKEY_LABEL_ROOM - _SANKEY_NODE_W) / max(1, ncols - 1)
     pos: dict[str, tuple[float, float, float]] = {}
     for c, members in columns.items():
         total_h = sum(value[n] * ky for n in members) + pad * (len(members) - 1)
         y = top + (avail_h - total_h) / 2
         for n in members:
             h = max(1.0, value[n] * ky)
-            pos[n] = (label_room + c * x_step, y, h)
+            pos[n] = (_SANKEY_LABEL_ROOM + c * x_step, y, h)
             y += h + pad
-    color = {n: look.color(i) for i, n in enumerate(nodes)}
-    out_off = {n: 0.0 for n in nodes}
-    in_off = {n: 0.0 for n in nodes}
+    return pos, ky
+
+
+def _sankey_links(
+    sc: Scene,
+    rows: list[tuple[str, str, float]],
+    pos: dict[str, tuple[float, float, float]],
+    ky: float,
+    color: dict[str, str],
+) -> None:
+    """Each link as a band from its source's right edge to its target's left edge."""
+    out_off = dict.fromkeys(pos, 0.0)
+    in_off = dict.fromkeys(pos, 0.0)
     for i in sorted(range(len(rows)), key=lambda i: (pos[rows[i][0]][1], pos[rows[i][1]][1])):
         s, t, v = rows[i]
         w = v * ky
         sx, sy, _ = pos[s]
         tx, ty, _ = pos[t]
-        x0, x1 = sx + node_w, tx
+        x0, x1 = sx + _SANKEY_NODE_W, tx
         y0, y1 = sy + out_off[s], ty + in_off[t]
         out_off[s] += w
         in_off[t] += w
@@ -319,20 +377,6 @@ def sankey(args: dict[str, Any], look: Look) -> Spec:
             f"{x0:.1f},{y0 + w:.1f}Z"
         )
         sc.path(d, fill=color[s], opacity=0.35)
-    for n in nodes:
-        x, y, h = pos[n]
-        sc.rect(x, y, node_w, h, fill=color[n])
-        left = col[n] == ncols - 1 and ncols > 1
-        sc.text(
-            x - 6 if left else x + node_w + 6,
-            y + h / 2,
-            f"{n} {_fmt(value[n])}",
-            11,
-            align="right" if left else "left",
-            baseline="middle",
-            limit=label_room * 1.6,
-        )
-    return sc.to_vega()
 
 
 def _longest_path(nodes: list[str], edges: list[tuple[str, str]], what: str) -> dict[str, int]:
@@ -372,13 +416,41 @@ def _overlap(r1: float, r2: float, d: float) -> float:
 
 def venn(args: dict[str, Any], look: Look) -> Spec:
     """Circles sized by set size, placed so pairwise overlaps approximate the intersections."""
-    import numpy as np
-
     rows = args["data"]
     sets = list(dict.fromkeys(s for r in rows for s in r["sets"]))
     if not sets:
         raise LayoutError("venn data names no sets: every item needs a non-empty `sets`")
-    size = {s: 0.0 for s in sets}
+    size, label, pair = _venn_sizes(rows, sets)
+    sc = Scene(look)
+    top = sc.title_band()
+    centers = _venn_centers(sets, size, pair, look, top)
+    n = len(sets)
+    for i, s in enumerate(sets):
+        x, y, r = centers[s]
+        sc.circle(x, y, r, fill=look.color(i), opacity=0.35, stroke=look.color(i), strokeWidth=2)
+    gx = sum(c[0] for c in centers.values()) / n
+    gy = sum(c[1] for c in centers.values()) / n
+    for s in sets:
+        x, y, r = centers[s]
+        dx, dy = x - gx, y - gy
+        norm = math.hypot(dx, dy) or 1.0
+        lx, ly = (x + dx / norm * r * 0.45, y + dy / norm * r * 0.45) if n > 1 else (x, y)
+        sc.text(lx, ly - 8, label[s], 13, align="center", baseline="middle", fontWeight="bold")
+        sc.text(
+            lx, ly + 9, _fmt(size[s]), 11, align="center", baseline="middle", fill=look.theme.muted
+        )
+    for r in rows:
+        ss = list(dict.fromkeys(r["sets"]))
+        if len(ss) >= 2:
+            _venn_overlap_label(sc, r, ss, sets, centers)
+    return sc.to_vega()
+
+
+def _venn_sizes(
+    rows: list[dict[str, Any]], sets: list[str]
+) -> tuple[dict[str, float], dict[str, str], dict[tuple[str, str], float]]:
+    """Each set's size and label, and each pair's intersection (both ways round)."""
+    size = dict.fromkeys(sets, 0.0)
     label = {s: s for s in sets}
     pair: dict[tuple[str, str], float] = {}
     for r in rows:
@@ -392,6 +464,19 @@ def venn(args: dict[str, Any], look: Look) -> Spec:
             pair[(ss[0], ss[1])] = pair[(ss[1], ss[0])] = v
     for (a, _b), v in pair.items():
         size[a] = max(size[a], v)
+    return size, label, pair
+
+
+def _venn_centers(
+    sets: list[str],
+    size: dict[str, float],
+    pair: dict[tuple[str, str], float],
+    look: Look,
+    top: float,
+) -> dict[str, tuple[float, float, float]]:
+    """Each set's circle (x, y, radius) in pixels, fitted below the title band."""
+    import numpy as np
+
     radius = {s: math.sqrt(max(size[s], 1e-9) / math.pi) for s in sets}
     n = len(sets)
     target = np.zeros((n, n))
@@ -421,49 +506,36 @@ def venn(args: dict[str, Any], look: Look) -> Spec:
             np.fill_diagonal(g[:, :, 1], 0)
             p -= 0.1 * g.sum(axis=1)
     r_arr = np.array([radius[s] for s in sets])
-    sc = Scene(look)
-    top = sc.title_band()
     minx, maxx = float((p[:, 0] - r_arr).min()), float((p[:, 0] + r_arr).max())
     miny, maxy = float((p[:, 1] - r_arr).min()), float((p[:, 1] + r_arr).max())
     avail_w, avail_h = look.width - 40, look.height - top - 20
     k = min(avail_w / ((maxx - minx) or 1), avail_h / ((maxy - miny) or 1))
     ox = 20 + (avail_w - (maxx - minx) * k) / 2 - minx * k
     oy = top + (avail_h - (maxy - miny) * k) / 2 - miny * k
-    centers = {s: (ox + p[i, 0] * k, oy + p[i, 1] * k, r_arr[i] * k) for i, s in enumerate(sets)}
-    for i, s in enumerate(sets):
-        x, y, r = centers[s]
-        sc.circle(x, y, r, fill=look.color(i), opacity=0.35, stroke=look.color(i), strokeWidth=2)
-    gx = sum(c[0] for c in centers.values()) / n
-    gy = sum(c[1] for c in centers.values()) / n
-    for s in sets:
-        x, y, r = centers[s]
-        dx, dy = x - gx, y - gy
-        norm = math.hypot(dx, dy) or 1.0
-        lx, ly = (x + dx / norm * r * 0.45, y + dy / norm * r * 0.45) if n > 1 else (x, y)
-        sc.text(lx, ly - 8, label[s], 13, align="center", baseline="middle", fontWeight="bold")
-        sc.text(
-            lx, ly + 9, _fmt(size[s]), 11, align="center", baseline="middle", fill=look.theme.muted
-        )
-    for r in rows:
-        ss = list(dict.fromkeys(r["sets"]))
-        if len(ss) < 2:
+    return {s: (ox + p[i, 0] * k, oy + p[i, 1] * k, r_arr[i] * k) for i, s in enumerate(sets)}
+
+
+def _venn_overlap_label(
+    sc: Scene,
+    r: dict[str, Any],
+    ss: list[str],
+    sets: list[str],
+    centers: dict[str, tuple[float, float, float]],
+) -> None:
+    """The label of the intersection ``ss``: the mean of its member centres, pushed away
+    from the circles it is not in."""
+    lx = sum(centers[s][0] for s in ss) / len(ss)
+    ly = sum(centers[s][1] for s in ss) / len(ss)
+    r_min = min(centers[s][2] for s in ss)
+    for other in sets:
+        if other in ss:
             continue
-        # The mean of the member centres, pushed away from the circles it is not in.
-        lx = sum(centers[s][0] for s in ss) / len(ss)
-        ly = sum(centers[s][1] for s in ss) / len(ss)
-        r_min = min(centers[s][2] for s in ss)
-        for other in sets:
-            if other in ss:
-                continue
-            ox_, oy_, _ = centers[other]
-            d = math.hypot(lx - ox_, ly - oy_) or 1.0
-            lx += (lx - ox_) / d * r_min * 0.3
-            ly += (ly - oy_) / d * r_min * 0.3
-        text = (
-            f"{r['label']} {_fmt(float(r['value']))}" if r.get("label") else _fmt(float(r["value"]))
-        )
-        sc.text(lx, ly, text, 11, align="center", baseline="middle")
-    return sc.to_vega()
+        ox_, oy_, _ = centers[other]
+        d = math.hypot(lx - ox_, ly - oy_) or 1.0
+        lx += (lx - ox_) / d * r_min * 0.3
+        ly += (ly - oy_) / d * r_min * 0.3
+    text = f"{r['label']} {_fmt(float(r['value']))}" if r.get("label") else _fmt(float(r["value"]))
+    sc.text(lx, ly, text, 11, align="center", baseline="middle")
 
 
 def word_cloud(args: dict[str, Any], look: Look) -> Spec:
@@ -870,11 +942,49 @@ def _arrow(sc: Scene, x0: float, y0: float, x1: float, y1: float, color: str) ->
     )
 
 
+@dataclass(frozen=True)
+class _FlowBoxes:
+    """Where the flow diagram's boxes stand: their size, direction and top-left corners."""
+
+    width: float
+    height: float
+    horizontal: bool
+    pos: dict[str, tuple[float, float]]
+
+
 def flow_diagram(args: dict[str, Any], look: Look) -> Spec:
     """Steps in layers left to right (longest path, back edges drawn as return arrows)."""
     names, edges = _graph_input(args)
     sc = Scene(look)
     top = sc.title_band()
+    rank, back, layers = _flow_layers(names, edges)
+    boxes = _flow_boxes(layers, look, top)
+    for s, t, label in edges:
+        _flow_edge(sc, boxes, s, t, label, (s, t) in back, look)
+    nl = max(layers) + 1
+    for n in names:
+        x, y = boxes.pos[n]
+        first_or_last = rank[n] == 0 or rank[n] == nl - 1
+        _box(
+            sc,
+            x,
+            y,
+            boxes.width,
+            boxes.height,
+            [(n, 12.0)],
+            look.color(0) if first_or_last else look.theme.node_fill,
+            look.theme.node_stroke,
+            text_fill="#ffffff" if first_or_last else None,
+            radius=boxes.height / 2 if first_or_last else 5,
+        )
+    return sc.to_vega()
+
+
+def _flow_layers(
+    names: list[str], edges: list[tuple[str, str, str]]
+) -> tuple[dict[str, int], set[tuple[str, str]], dict[int, list[str]]]:
+    """Each step's rank, the back edges left out of the ranking, and the steps per rank in
+    drawing order."""
     # Break cycles: drop edges that close one (found by DFS), rank on the rest.
     order = {n: i for i, n in enumerate(names)}
     succ: dict[str, list[str]] = defaultdict(list)
@@ -908,6 +1018,11 @@ def flow_diagram(args: dict[str, Any], look: Look) -> Spec:
         layers[r].sort(
             key=lambda n: sum(prev.get(p, 0) for p in pred[n]) / len(pred[n]) if pred[n] else 0
         )
+    return rank, back, layers
+
+
+def _flow_boxes(layers: dict[int, list[str]], look: Look, top: float) -> _FlowBoxes:
+    """Layers left to right when the chart is wider than tall, else top to bottom."""
     nl = max(layers) + 1
     W, H = look.width - 20, look.height - top - 10
     horizontal = W >= H
@@ -928,82 +1043,63 @@ def flow_diagram(args: dict[str, Any], look: Look) -> Spec:
                 y = top + (H - bh) * (r / max(1, nl - 1)) if nl > 1 else top + (H - bh) / 2
                 x = 10 + W * (i + 0.5) / len(members) - bw / 2
             pos[n] = (x, y)
+    return _FlowBoxes(bw, bh, horizontal, pos)
+
+
+def _flow_edge(
+    sc: Scene, boxes: _FlowBoxes, s: str, t: str, label: str, is_back: bool, look: Look
+) -> None:
+    """One edge: a curve with an arrow head, or a dashed return arrow for a back edge.
+
+    Laid out left to right (``boxes.horizontal``) or top to bottom; the second is the
+    first with x and y swapped, so it is drawn from swapped coordinates."""
+    (sx, sy), (tx, ty) = boxes.pos[s], boxes.pos[t]
+    bw, bh = boxes.width, boxes.height
+    if not boxes.horizontal:  # draw in (across, along) = (y, x) and swap back
+        sx, sy, tx, ty, bw, bh = sy, sx, ty, tx, bh, bw
+
+    def xy(a: float, b: float) -> tuple[float, float]:
+        return (a, b) if boxes.horizontal else (b, a)
+
     link = look.theme.link
-    for s, t, label in edges:
-        (sx, sy), (tx, ty) = pos[s], pos[t]
-        if horizontal:
-            x0, y0, x1, y1 = sx + bw, sy + bh / 2, tx, ty + bh / 2
-            if (s, t) in back or tx <= sx:
-                x0, x1 = sx + bw / 2, tx + bw / 2
-                y0, y1 = sy + bh, ty + bh
-                ym = max(y0, y1) + 24
-                sc.path(
-                    f"M{x0},{y0}C{x0},{ym} {x1},{ym} {x1},{y1 + 6}",
-                    fill="none",
-                    stroke=link,
-                    strokeWidth=1.5,
-                    strokeDash=[4, 3],
-                )
-                _arrow(sc, x1, y1 + 10, x1, y1, link)
-                continue
-            xm = (x0 + x1) / 2
-            sc.path(
-                f"M{x0},{y0}C{xm},{y0} {xm},{y1} {x1 - 8},{y1}",
-                fill="none",
-                stroke=link,
-                strokeWidth=1.5,
-            )
-            _arrow(sc, x1 - 12, y1, x1, y1, link)
-        else:
-            x0, y0, x1, y1 = sx + bw / 2, sy + bh, tx + bw / 2, ty
-            if (s, t) in back or ty <= sy:
-                x0, x1 = sx + bw, tx + bw
-                y0, y1 = sy + bh / 2, ty + bh / 2
-                xm = max(x0, x1) + 24
-                sc.path(
-                    f"M{x0},{y0}C{xm},{y0} {xm},{y1} {x1 + 6},{y1}",
-                    fill="none",
-                    stroke=link,
-                    strokeWidth=1.5,
-                    strokeDash=[4, 3],
-                )
-                _arrow(sc, x1 + 10, y1, x1, y1, link)
-                continue
-            ym = (y0 + y1) / 2
-            sc.path(
-                f"M{x0},{y0}C{x0},{ym} {x1},{ym} {x1},{y1 - 8}",
-                fill="none",
-                stroke=link,
-                strokeWidth=1.5,
-            )
-            _arrow(sc, x1, y1 - 12, x1, y1, link)
-        if label:
-            sc.text(
-                (x0 + x1) / 2,
-                (y0 + y1) / 2 - 4,
-                label,
-                10,
-                align="center",
-                baseline="bottom",
-                fill=look.theme.muted,
-            )
-    for i, n in enumerate(names):
-        x, y = pos[n]
-        first_or_last = rank[n] == 0 or rank[n] == nl - 1
-        _box(
-            sc,
-            x,
-            y,
-            bw,
-            bh,
-            [(n, 12.0)],
-            look.color(0) if first_or_last else look.theme.node_fill,
-            look.theme.node_stroke,
-            text_fill="#ffffff" if first_or_last else None,
-            radius=bh / 2 if first_or_last else 5,
+    a0, b0, a1, b1 = sx + bw, sy + bh / 2, tx, ty + bh / 2
+    if is_back or tx <= sx:
+        a0, a1 = sx + bw / 2, tx + bw / 2
+        b0, b1 = sy + bh, ty + bh
+        bm = max(b0, b1) + 24
+        points = (xy(a0, b0), xy(a0, bm), xy(a1, bm), xy(a1, b1 + 6))
+        _flow_curve(sc, points, link, dashed=True)
+        _arrow(sc, *xy(a1, b1 + 10), *xy(a1, b1), link)
+        return
+    am = (a0 + a1) / 2
+    _flow_curve(sc, (xy(a0, b0), xy(am, b0), xy(am, b1), xy(a1 - 8, b1)), link, dashed=False)
+    _arrow(sc, *xy(a1 - 12, b1), *xy(a1, b1), link)
+    if label:
+        (x0, y0), (x1, y1) = xy(a0, b0), xy(a1, b1)
+        sc.text(
+            (x0 + x1) / 2,
+            (y0 + y1) / 2 - 4,
+            label,
+            10,
+            align="center",
+            baseline="bottom",
+            fill=look.theme.muted,
         )
-        del i
-    return sc.to_vega()
+
+
+def _flow_curve(
+    sc: Scene, points: tuple[tuple[float, float], ...], link: str, *, dashed: bool
+) -> None:
+    """A cubic Bézier from ``points[0]`` to ``points[3]`` with ``points[1:3]`` as controls."""
+    (x0, y0), (c1x, c1y), (c2x, c2y), (x1, y1) = points
+    extra: dict[str, Any] = {"strokeDash": [4, 3]} if dashed else {}
+    sc.path(
+        f"M{x0},{y0}C{c1x},{c1y} {c2x},{c2y} {x1},{y1}",
+        fill="none",
+        stroke=link,
+        strokeWidth=1.5,
+        **extra,
+    )
 
 
 def network_graph(args: dict[str, Any], look: Look) -> Spec:
@@ -1084,46 +1180,7 @@ def network_graph(args: dict[str, Any], look: Look) -> Spec:
 # -- table ---------------------------------------------------------------------------
 def spreadsheet(args: dict[str, Any], look: Look) -> Spec:
     """A table (or a pivot summing ``values`` by ``rows`` × ``columns``) drawn as a grid."""
-    data = args["data"]
-    rows_f, cols_f, vals_f = (
-        args.get("rows") or [],
-        args.get("columns") or [],
-        args.get("values") or [],
-    )
-    if rows_f or vals_f:
-        agg: dict[tuple[Any, ...], dict[tuple[Any, ...], float]] = defaultdict(
-            lambda: defaultdict(float)
-        )
-        col_keys: list[tuple[Any, ...]] = []
-        for rec in data:
-            rk = tuple(rec.get(f) for f in rows_f)
-            ck = tuple(rec.get(f) for f in cols_f)
-            if ck not in col_keys:
-                col_keys.append(ck)
-            for v in vals_f:
-                x = rec.get(v)
-                if isinstance(x, int | float):
-                    agg[rk][(*ck, v)] += float(x)
-        header = [*rows_f] + [
-            " / ".join(str(c) for c in (*ck, v) if c not in (None, ""))
-            for ck in col_keys
-            for v in vals_f
-        ]
-        body = [
-            [*map(str, rk)] + [_fmt(agg[rk].get((*ck, v), 0.0)) for ck in col_keys for v in vals_f]
-            for rk in agg
-        ]
-    else:
-        header = list(cols_f) or list(dict.fromkeys(k for rec in data for k in rec))
-        body = [
-            [
-                ""
-                if rec.get(h) is None
-                else (_fmt(rec[h]) if isinstance(rec.get(h), int | float) else str(rec[h]))
-                for h in header
-            ]
-            for rec in data
-        ]
+    header, body = _sheet_cells(args)
     sc = Scene(look)
     top = 10.0
     row_h = 26.0
@@ -1168,6 +1225,58 @@ def spreadsheet(args: dict[str, Any], look: Look) -> Spec:
             fill=look.theme.muted,
         )
     return sc.to_vega()
+
+
+def _sheet_cells(args: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The header and the body rows as text: the records as given, or their pivot."""
+    data = args["data"]
+    rows_f, cols_f, vals_f = (
+        args.get("rows") or [],
+        args.get("columns") or [],
+        args.get("values") or [],
+    )
+    if rows_f or vals_f:
+        return _pivot(data, rows_f, cols_f, vals_f)
+    header = list(cols_f) or list(dict.fromkeys(k for rec in data for k in rec))
+    body = [
+        [
+            ""
+            if rec.get(h) is None
+            else (_fmt(rec[h]) if isinstance(rec.get(h), int | float) else str(rec[h]))
+            for h in header
+        ]
+        for rec in data
+    ]
+    return header, body
+
+
+def _pivot(
+    data: list[dict[str, Any]], rows_f: list[str], cols_f: list[str], vals_f: list[str]
+) -> tuple[list[str], list[list[str]]]:
+    """``vals_f`` summed per distinct ``rows_f`` (a row) × ``cols_f`` (a column group)."""
+    agg: dict[tuple[Any, ...], dict[tuple[Any, ...], float]] = defaultdict(
+        lambda: defaultdict(float)
+    )
+    col_keys: list[tuple[Any, ...]] = []
+    for rec in data:
+        rk = tuple(rec.get(f) for f in rows_f)
+        ck = tuple(rec.get(f) for f in cols_f)
+        if ck not in col_keys:
+            col_keys.append(ck)
+        for v in vals_f:
+            x = rec.get(v)
+            if isinstance(x, int | float):
+                agg[rk][(*ck, v)] += float(x)
+    header = [*rows_f] + [
+        " / ".join(str(c) for c in (*ck, v) if c not in (None, ""))
+        for ck in col_keys
+        for v in vals_f
+    ]
+    body = [
+        [*map(str, rk)] + [_fmt(agg[rk].get((*ck, v), 0.0)) for ck in col_keys for v in vals_f]
+        for rk in agg
+    ]
+    return header, body
 
 
 __all__ = [

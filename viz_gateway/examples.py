@@ -10,33 +10,40 @@ from typing import Any
 
 _MONTHS = ["2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06"]
 
+
+def _monthly(*series: tuple[str, list[float]]) -> list[dict[str, Any]]:
+    """One point per month of :data:`_MONTHS` for each ``(group, values)``."""
+    return [
+        {"time": m, "value": v, "group": g}
+        for g, values in series
+        for m, v in zip(_MONTHS, values, strict=True)
+    ]
+
+
+def _samples(*groups: tuple[str, list[float]]) -> list[dict[str, Any]]:
+    """One ``{category, value}`` row per value of each ``(category, values)``."""
+    return [{"category": c, "value": v} for c, values in groups for v in values]
+
+
 EXAMPLES: dict[str, dict[str, Any]] = {
     "generate_line_chart": {
         "title": "火花塞 NGK CR7HSA 月度采购单价",
         "axisXTitle": "月份",
         "axisYTitle": "单价 (元)",
-        "data": [
-            {"time": m, "value": v, "group": g}
-            for g, vals in (
-                ("NGK", [18.5, 18.9, 19.2, 19.0, 19.6, 19.8]),
-                ("博世", [17.8, 17.9, 18.4, 18.6, 18.5, 18.9]),
-            )
-            for m, v in zip(_MONTHS, vals, strict=True)
-        ],
+        "data": _monthly(
+            ("NGK", [18.5, 18.9, 19.2, 19.0, 19.6, 19.8]),
+            ("博世", [17.8, 17.9, 18.4, 18.6, 18.5, 18.9]),
+        ),
     },
     "generate_area_chart": {
         "title": "刹车片月度采购量",
         "axisXTitle": "月份",
         "axisYTitle": "数量 (片)",
         "stack": True,
-        "data": [
-            {"time": m, "value": v, "group": g}
-            for g, vals in (
-                ("前刹车片", [820, 760, 900, 940, 1010, 980]),
-                ("后刹车片", [610, 580, 700, 720, 760, 790]),
-            )
-            for m, v in zip(_MONTHS, vals, strict=True)
-        ],
+        "data": _monthly(
+            ("前刹车片", [820, 760, 900, 940, 1010, 980]),
+            ("后刹车片", [610, 580, 700, 720, 760, 790]),
+        ),
     },
     "generate_column_chart": {
         "title": "各供应商链条报价对比",
@@ -104,29 +111,21 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "title": "各供应商火花塞报价分布",
         "axisXTitle": "供应商",
         "axisYTitle": "单价 (元)",
-        "data": [
-            {"category": s, "value": v}
-            for s, vals in (
-                ("NGK", [18.5, 19.2, 19.8, 20.5, 18.9, 19.5]),
-                ("博世", [17.2, 18.0, 18.4, 19.1, 17.9, 18.6]),
-                ("电装", [19.5, 20.4, 21.0, 22.3, 20.8, 21.5]),
-            )
-            for v in vals
-        ],
+        "data": _samples(
+            ("NGK", [18.5, 19.2, 19.8, 20.5, 18.9, 19.5]),
+            ("博世", [17.2, 18.0, 18.4, 19.1, 17.9, 18.6]),
+            ("电装", [19.5, 20.4, 21.0, 22.3, 20.8, 21.5]),
+        ),
     },
     "generate_violin_chart": {
         "title": "链条交货延迟天数分布",
         "axisXTitle": "供应商",
         "axisYTitle": "延迟 (天)",
-        "data": [
-            {"category": s, "value": v}
-            for s, vals in (
-                ("大阳链条", [0, 1, 1, 2, 2, 3, 3, 4, 6]),
-                ("DID", [0, 0, 1, 1, 1, 2, 2, 2, 3]),
-                ("RK", [1, 2, 3, 3, 4, 5, 5, 7, 9]),
-            )
-            for v in vals
-        ],
+        "data": _samples(
+            ("大阳链条", [0, 1, 1, 2, 2, 3, 3, 4, 6]),
+            ("DID", [0, 0, 1, 1, 1, 2, 2, 2, 3]),
+            ("RK", [1, 2, 3, 3, 4, 5, 5, 7, 9]),
+        ),
     },
     "generate_dual_axes_chart": {
         "title": "刹车片采购额与毛利率",

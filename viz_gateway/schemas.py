@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from viz_gateway.themes import G2_PALETTE
+
 JsonSchema = dict[str, Any]
 
 _THEME: JsonSchema = {
@@ -41,16 +43,18 @@ _START_AT_ZERO: JsonSchema = {
     "type": "boolean",
     "description": "Whether to start the axis at zero, optional, default is false.",
 }
-_WIDTH: JsonSchema = {
-    "type": "number",
-    "default": 600,
-    "description": "Set the width of chart, default is 600.",
-}
-_HEIGHT: JsonSchema = {
-    "type": "number",
-    "default": 400,
-    "description": "Set the height of chart, default is 400.",
-}
+
+
+def _size(side: str, of: str, default: int) -> JsonSchema:
+    return {
+        "type": "number",
+        "default": default,
+        "description": f"Set the {side} of {of}, default is {default}.",
+    }
+
+
+_WIDTH = _size("width", "chart", 600)
+_HEIGHT = _size("height", "chart", 400)
 _TITLE: JsonSchema = {"type": "string", "default": "", "description": "Set the title of chart."}
 _AXIS_X: JsonSchema = {
     "type": "string",
@@ -69,16 +73,8 @@ _MAP_TITLE: JsonSchema = {
     "with the information the map wants to convey and should be accurate, rich, creative, and "
     "attractive.",
 }
-_MAP_WIDTH: JsonSchema = {
-    "type": "number",
-    "default": 1600,
-    "description": "Set the width of map, default is 1600.",
-}
-_MAP_HEIGHT: JsonSchema = {
-    "type": "number",
-    "default": 1000,
-    "description": "Set the height of map, default is 1000.",
-}
+_MAP_WIDTH = _size("width", "map", 1600)
+_MAP_HEIGHT = _size("height", "map", 1000)
 _POIS: JsonSchema = {
     "type": "array",
     "items": {"type": "string"},
@@ -314,18 +310,7 @@ TOOLS: dict[str, tuple[str, JsonSchema]] = {
                         "colors": {
                             "type": "array",
                             "items": _S,
-                            "default": [
-                                "#1783FF",
-                                "#00C9C9",
-                                "#F0884D",
-                                "#D580FF",
-                                "#7863FF",
-                                "#60C42D",
-                                "#BD8F24",
-                                "#FF80CA",
-                                "#2491B3",
-                                "#17C76F",
-                            ],
+                            "default": list(G2_PALETTE),
                         },
                         "dataType": {"type": "string", "enum": ["number", "enum"]},
                         "dataLabel": _S,

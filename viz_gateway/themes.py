@@ -21,26 +21,28 @@ class Theme:
     link: str
 
 
+# AntV G2's default categorical palette, so local charts look like upstream's.
+G2_PALETTE = (
+    "#1783FF",
+    "#00C9C9",
+    "#F0884D",
+    "#D580FF",
+    "#7863FF",
+    "#60C42D",
+    "#BD8F24",
+    "#FF80CA",
+    "#2491B3",
+    "#17C76F",
+)
+
 THEMES: dict[str, Theme] = {
-    # AntV G2's default categorical palette, so local charts look like upstream's.
     "default": Theme(
         background="#ffffff",
         text="#1d2129",
         muted="#595959",
         grid="#e8e8e8",
         axis="#bfbfbf",
-        palette=(
-            "#1783FF",
-            "#00C9C9",
-            "#F0884D",
-            "#D580FF",
-            "#7863FF",
-            "#60C42D",
-            "#BD8F24",
-            "#FF80CA",
-            "#2491B3",
-            "#17C76F",
-        ),
+        palette=G2_PALETTE,
         node_fill="#EEF5FF",
         node_stroke="#1783FF",
         link="#8c8c8c",
@@ -73,18 +75,7 @@ THEMES: dict[str, Theme] = {
         muted="#a6a6a6",
         grid="#303030",
         axis="#595959",
-        palette=(
-            "#1783FF",
-            "#00C9C9",
-            "#F0884D",
-            "#D580FF",
-            "#7863FF",
-            "#60C42D",
-            "#BD8F24",
-            "#FF80CA",
-            "#2491B3",
-            "#17C76F",
-        ),
+        palette=G2_PALETTE,
         node_fill="#1f2a3a",
         node_stroke="#3c8cff",
         link="#8c8c8c",
@@ -137,4 +128,4 @@ def look_from_args(args: dict[str, Any], font: str, bold_font: str = "") -> Look
     )
 
 
-__all__ = ["THEMES", "Look", "Theme", "look_from_args"]
+__all__ = ["G2_PALETTE", "THEMES", "Look", "Theme", "look_from_args"]

@@ -74,46 +74,44 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+# What is wrong with a field, per pydantic error type; {name}s come from the error's ctx.
+_PROBLEMS = {
+    "missing": "is required",
+    "extra_forbidden": "is not a field this request accepts",
+    "greater_than": "must be greater than {gt}",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than_equal": "must be at most {le}",
+    "string_too_long": "is too long (at most {max_length} characters)",
+    "string_too_short": "is too short (at least {min_length} characters)",
+    "too_short": "needs at least {min_length} item(s)",
+    "too_long": "takes at most {max_length} items",
+    "literal_error": "must be one of {expected}",
+    "string_type": "must be a text string",
+    "bool_type": "must be true or false",
+    "model_type": "must be a JSON object",
+    "model_attributes_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",
+    "list_type": "must be a list",
+    "string_pattern_mismatch": "has the wrong format",
+}
+
+
+class _Context(dict[str, Any]):
+    def __missing__(self, key: str) -> None:
+        return None
+
+
 def _problem(err: Any) -> str:
     kind = err["type"]
-    ctx = err.get("ctx") or {}
-    value = err.get("input")
-    if kind == "missing":
-        return "is required"
-    if kind == "extra_forbidden":
-        return "is not a field this request accepts"
+    if kind in _PROBLEMS:
+        return _PROBLEMS[kind].format_map(_Context(err.get("ctx") or {}))
     if kind in ("int_type", "int_parsing", "int_from_float"):
+        value = err.get("input")
         if isinstance(value, float) and not isinstance(value, bool):
             return f"must be a whole number, not {echo(value)}"
         return "must be a whole number"
-    if kind == "greater_than":
-        return f"must be greater than {ctx.get('gt')}"
-    if kind == "greater_than_equal":
-        return f"must be at least {ctx.get('ge')}"
-    if kind == "less_than_equal":
-        return f"must be at most {ctx.get('le')}"
-    if kind == "string_too_long":
-        return f"is too long (at most {ctx.get('max_length')} characters)"
-    if kind == "string_too_short":
-        return f"is too short (at least {ctx.get('min_length')} characters)"
-    if kind == "too_short":
-        return f"needs at least {ctx.get('min_length')} item(s)"
-    if kind == "too_long":
-        return f"takes at most {ctx.get('max_length')} items"
     if kind.startswith("date") or kind.startswith("datetime"):
         return "must be a date written YYYY-MM-DD"
-    if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')}"
-    if kind == "string_type":
-        return "must be a text string"
-    if kind == "bool_type":
-        return "must be true or false"
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return "must be a JSON object"
-    if kind == "list_type":
-        return "must be a list"
-    if kind == "string_pattern_mismatch":
-        return "has the wrong format"
     if kind == "value_error":
         return str(err.get("msg", "is not valid")).removeprefix("Value error, ")
     return str(err.get("msg", "is not valid")).lower()

@@ -8,7 +8,7 @@ the same ids everywhere; orders, lines and audit rows take ids from the database
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import (
     JSON,
@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-ORDER_STATUSES = (
+OrderStatus = Literal[
     "draft",
     "pending_approval",
     "approved",
@@ -35,7 +35,8 @@ ORDER_STATUSES = (
     "received",
     "closed",
     "cancelled",
-)
+]
+ORDER_STATUSES: tuple[OrderStatus, ...] = get_args(OrderStatus)
 SUPPLIER_STATUSES = ("active", "on_hold", "blocked")
 
 
@@ -226,6 +227,7 @@ __all__ = [
     "Category",
     "Counter",
     "Inventory",
+    "OrderStatus",
     "Part",
     "PurchaseOrder",
     "PurchaseOrderLine",

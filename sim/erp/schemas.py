@@ -7,7 +7,7 @@ fields are refused, so a misspelt ``qty`` is reported instead of silently ignore
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     AfterValidator,
@@ -19,18 +19,10 @@ from pydantic import (
     field_validator,
 )
 
+from sim.erp.models import OrderStatus
+
 MAX_QUANTITY = 1_000_000
 MAX_LINES = 50
-
-OrderStatus = Literal[
-    "draft",
-    "pending_approval",
-    "approved",
-    "partially_received",
-    "received",
-    "closed",
-    "cancelled",
-]
 
 
 def _whole_float_to_int(value: object) -> object:

@@ -13,7 +13,7 @@ from datetime import datetime, time, timedelta
 from sqlalchemy import Engine, func, insert, inspect, select
 from sqlalchemy.orm import Session
 
-from sim.catalog import Catalog, generate
+from sim.catalog import Catalog, HistoricalOrder, generate
 from sim.erp.db import Database
 from sim.erp.models import (
     Base,
@@ -71,111 +71,61 @@ def ensure_seeded(db: Database, seed: int) -> bool:
 
 
 def _load(session: Session, catalog: Catalog) -> None:
+    _load_master_data(session, catalog)
+    _load_orders(session, catalog)
+
+
+def _columns(row: object, *names: str, **extra: object) -> dict[str, object]:
+    """The attributes ``names`` of ``row`` (a catalogue dataclass), plus ``extra`` columns."""
+    return {name: getattr(row, name) for name in names} | extra
+
+
+# Columns copied as they are from the catalogue's dataclasses, per table.
+_SUPPLIER_COLUMNS = (
+    "id", "code", "name_zh", "name_en", "kind", "status", "rating", "website", "country",
+    "currency",
+)  # fmt: skip
+_PART_COLUMNS = ("id", "sku", "model", "name_zh", "name_en", "brand", "brand_zh", "unit")
+_PRICE_COLUMNS = (
+    "id", "supplier_id", "part_id", "price_minor", "currency", "min_order_qty",
+    "lead_time_days", "valid_from", "valid_to",
+)  # fmt: skip
+_INVENTORY_COLUMNS = (
+    "part_id", "on_hand", "reserved", "on_order", "safety_stock", "reorder_point",
+)  # fmt: skip
+_ORDER_COLUMNS = ("order_no", "supplier_id", "status", "currency", "order_date", "expected_date")
+_LINE_COLUMNS = ("part_id", "quantity", "received_qty", "unit_price_minor")
+
+
+def _load_master_data(session: Session, catalog: Catalog) -> None:
+    """Categories, suppliers, parts, price lists and stock, with the catalogue's ids."""
     cat_ids = {c.code: i for i, c in enumerate(catalog.categories, start=1)}
-    session.execute(
-        insert(Category),
-        [
-            {
-                "id": cat_ids[c.code],
-                "code": c.code,
-                "name_zh": c.name_zh,
-                "name_en": c.name_en,
-                "unit": c.unit,
-            }
-            for c in catalog.categories
-        ],
-    )
-    session.execute(
-        insert(Supplier),
-        [
-            {
-                "id": s.id,
-                "code": s.code,
-                "name_zh": s.name_zh,
-                "name_en": s.name_en,
-                "kind": s.kind,
-                "status": s.status,
-                "rating": s.rating,
-                "website": s.website,
-                "country": s.country,
-                "currency": s.currency,
-            }
-            for s in catalog.suppliers
-        ],
-    )
-    session.execute(
-        insert(Part),
-        [
-            {
-                "id": p.id,
-                "sku": p.sku,
-                "model": p.model,
-                "name_zh": p.name_zh,
-                "name_en": p.name_en,
-                "category_id": cat_ids[p.category],
-                "brand": p.brand,
-                "brand_zh": p.brand_zh,
-                "unit": p.unit,
-                "active": True,
-            }
-            for p in catalog.parts
-        ],
-    )
-    session.execute(
-        insert(SupplierPrice),
-        [
-            {
-                "id": sp.id,
-                "supplier_id": sp.supplier_id,
-                "part_id": sp.part_id,
-                "price_minor": sp.price_minor,
-                "currency": sp.currency,
-                "min_order_qty": sp.min_order_qty,
-                "lead_time_days": sp.lead_time_days,
-                "valid_from": sp.valid_from,
-                "valid_to": sp.valid_to,
-            }
-            for sp in catalog.prices
-        ],
-    )
-    session.execute(
-        insert(Inventory),
-        [
-            {
-                "part_id": inv.part_id,
-                "on_hand": inv.on_hand,
-                "reserved": inv.reserved,
-                "on_order": inv.on_order,
-                "safety_stock": inv.safety_stock,
-                "reorder_point": inv.reorder_point,
-            }
-            for inv in catalog.inventory
-        ],
-    )
-    order_rows = []
-    for n, o in enumerate(catalog.orders):
-        created = datetime.combine(o.order_date, time(9, 0))
-        done = datetime.combine(o.expected_date, time(17, 0))
-        cancelled = o.status == "cancelled"
-        order_rows.append(
-            {
-                "order_no": o.order_no,
-                "idempotency_key": None,
-                "request_hash": None,
-                "supplier_id": o.supplier_id,
-                "status": o.status,
-                "currency": o.currency,
-                "order_date": o.order_date,
-                "expected_date": o.expected_date,
-                "buyer": _BUYERS[n % len(_BUYERS)],
-                "note": None,
-                "approved_by": None if cancelled else _APPROVER,
-                "total_minor": sum(ln.quantity * ln.unit_price_minor for ln in o.lines),
-                "version": 1,
-                "created_at": created,
-                "updated_at": created + timedelta(days=1) if cancelled else done,
-            }
-        )
+    tables: list[tuple[type[Base], list[dict[str, object]]]] = [
+        (
+            Category,
+            [
+                _columns(c, "code", "name_zh", "name_en", "unit", id=cat_ids[c.code])
+                for c in catalog.categories
+            ],
+        ),
+        (Supplier, [_columns(s, *_SUPPLIER_COLUMNS) for s in catalog.suppliers]),
+        (
+            Part,
+            [
+                _columns(p, *_PART_COLUMNS, category_id=cat_ids[p.category], active=True)
+                for p in catalog.parts
+            ],
+        ),
+        (SupplierPrice, [_columns(sp, *_PRICE_COLUMNS) for sp in catalog.prices]),
+        (Inventory, [_columns(inv, *_INVENTORY_COLUMNS) for inv in catalog.inventory]),
+    ]
+    for model, rows in tables:
+        session.execute(insert(model), rows)
+
+
+def _load_orders(session: Session, catalog: Catalog) -> None:
+    """The order history with its lines, and the order-number counter after it."""
+    order_rows = [_order_row(n, o) for n, o in enumerate(catalog.orders)]
     # Ids in the order given, from the database itself, so its sequence stays right.
     order_ids = session.scalars(
         insert(PurchaseOrder).returning(PurchaseOrder.id, sort_by_parameter_order=True),
@@ -184,17 +134,34 @@ def _load(session: Session, catalog: Catalog) -> None:
     session.execute(
         insert(PurchaseOrderLine),
         [
-            {
-                "order_id": order_id,
-                "line_no": line_no,
-                "part_id": ln.part_id,
-                "quantity": ln.quantity,
-                "received_qty": ln.received_qty,
-                "unit_price_minor": ln.unit_price_minor,
-                "amount_minor": ln.quantity * ln.unit_price_minor,
-            }
+            _columns(
+                ln,
+                *_LINE_COLUMNS,
+                order_id=order_id,
+                line_no=line_no,
+                amount_minor=ln.quantity * ln.unit_price_minor,
+            )
             for order_id, o in zip(order_ids, catalog.orders, strict=True)
             for line_no, ln in enumerate(o.lines, start=1)
         ],
     )
     session.add(Counter(name=ORDER_COUNTER, value=len(catalog.orders)))
+
+
+def _order_row(n: int, o: HistoricalOrder) -> dict[str, object]:
+    created = datetime.combine(o.order_date, time(9, 0))
+    done = datetime.combine(o.expected_date, time(17, 0))
+    cancelled = o.status == "cancelled"
+    return _columns(
+        o,
+        *_ORDER_COLUMNS,
+        idempotency_key=None,
+        request_hash=None,
+        buyer=_BUYERS[n % len(_BUYERS)],
+        note=None,
+        approved_by=None if cancelled else _APPROVER,
+        total_minor=sum(ln.quantity * ln.unit_price_minor for ln in o.lines),
+        version=1,
+        created_at=created,
+        updated_at=created + timedelta(days=1) if cancelled else done,
+    )

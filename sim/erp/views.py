@@ -8,7 +8,7 @@ them per request and must stay fast; the request bodies are validated by
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from sim.erp.models import (
     AuditLog,
@@ -160,36 +160,28 @@ def timestamp(value: datetime) -> str:
     return value.replace(microsecond=0).isoformat() + "Z"
 
 
+def _view(view: type, row: object, **given: Any) -> Any:
+    """The keys of the TypedDict ``view``, in its order: ``given`` ones as given, the rest
+    copied from the same-named attributes of ``row``."""
+    return {name: given[name] if name in given else getattr(row, name) for name in _KEYS[view]}
+
+
+_KEYS: dict[type, tuple[str, ...]] = {
+    view: tuple(view.__annotations__) for view in (SupplierView, PartView, InventoryView)
+}
+
+
 def supplier_view(s: Supplier) -> SupplierView:
     """The Supplier shape."""
-    return SupplierView(
-        id=s.id,
-        code=s.code,
-        name_zh=s.name_zh,
-        name_en=s.name_en,
-        kind=s.kind,
-        status=s.status,
-        rating=s.rating,
-        website=s.website,
-        country=s.country,
-        currency=s.currency,
-    )
+    return cast(SupplierView, _view(SupplierView, s))
 
 
 def part_view(p: Part) -> PartView:
     """The Part shape (the category must be loaded)."""
-    return PartView(
-        id=p.id,
-        sku=p.sku,
-        model=p.model,
-        name_zh=p.name_zh,
-        name_en=p.name_en,
-        category_code=p.category.code,
-        category_zh=p.category.name_zh,
-        category_en=p.category.name_en,
-        brand=p.brand,
-        brand_zh=p.brand_zh,
-        unit=p.unit,
+    c = p.category
+    return cast(
+        PartView,
+        _view(PartView, p, category_code=c.code, category_zh=c.name_zh, category_en=c.name_en),
     )
 
 
@@ -212,13 +204,7 @@ def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
 
 def inventory_view(inv: Inventory) -> InventoryView:
     """The Inventory shape."""
-    return InventoryView(
-        on_hand=inv.on_hand,
-        reserved=inv.reserved,
-        on_order=inv.on_order,
-        safety_stock=inv.safety_stock,
-        reorder_point=inv.reorder_point,
-    )
+    return cast(InventoryView, _view(InventoryView, inv))
 
 
 def line_view(line: PurchaseOrderLine, part: PartView) -> OrderLineView:

@@ -9,6 +9,7 @@ blob a script would render. Nothing here knows about HTTP.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from html import escape
 from urllib.parse import quote as urlquote
 
@@ -136,124 +137,175 @@ def quote_page(
 
     ``malformed`` breaks its markup; ``hostile`` adds a prompt-injection "review".
     """
-    p = q.part
-    if shop.layout == "table":
-        title = f"{p.name_en} | {supplier.name_en} Online Store"
-        body = (
-            f"<h1>{escape(p.name_en)}</h1><p>Part number: {escape(p.model)} · SKU: "
-            f"{escape(p.sku)} · Category: {escape(p.category_en)}</p>"
-            f"<h2>Price breaks</h2>{_table(q)}<ul>{_facts_en(q)}</ul>"
-            "<p>Prices include VAT. Orders below the first break are not accepted.</p>"
-        )
-    elif shop.layout == "embedded_json":
-        title = f"{p.name_en} – {supplier.name_en} eShop"
-        data = {
-            "sku": p.sku,
-            "model": p.model,
-            "name": p.name_en,
-            "category": p.category_en,
-            "currency": q.currency,
-            "availability": q.status,
-            "stock": q.stock,
-            "leadTimeDays": q.lead_time_days,
-            "updatedAt": q.updated.isoformat(),
-            "priceTiers": [
-                {"minQty": t.min_qty, "unitPrice": money(t.unit_price_minor)} for t in q.tiers
-            ],
-        }
-        body = (
-            f"<h1>{escape(p.name_en)}</h1><p>Bosch quality part {escape(p.model)} for "
-            f"motorcycles. SKU {escape(p.sku)}.</p>"
-            '<div id="price-app"><noscript>Enable JavaScript to see prices.</noscript>'
-            "<p>Loading prices…</p></div>"
-            '<script type="application/json" id="product-data">'
-            f"{json.dumps(data, ensure_ascii=False)}</script>"
-            "<script>const d=JSON.parse(document.getElementById('product-data').textContent);"
-            "renderPrices(d);</script>"
-        )
-    elif shop.layout == "cards":
-        bilingual = shop.language == "zh-en"
-        title = f"{p.name_zh} {p.name_en}" if bilingual else f"{p.name_zh} - {supplier.name_zh}"
-        facts = _facts_zh(q) + (f"<ul>{_facts_en(q)}</ul>" if bilingual else "")
-        body = (
-            f"<h1>{escape(title)}</h1><p>型号 Model: {escape(p.model)}　SKU: {escape(p.sku)}</p>"
-            f"{_cards(q, bilingual)}<div class='facts'>{facts}</div>"
-        )
-        if malformed:
-            # Unclosed and mis-nested tags, raw '<' and '&', stray cells, no end tags.
-            body = (
-                f"<h1>{escape(title)}<p>型号 Model: {escape(p.model)}　SKU: {escape(p.sku)}"
-                "<div class='promo'><b><i>满1000减50 & 包邮</b></i> 价格 < 市场价"
-                f"<td>stray</td><div>{_cards(q, bilingual).replace('</div>', '')}"
-                f"<div class='facts'>{facts.replace('</p>', '')}<div><span>评论 (12"
-            )
-            return _page(shop, supplier, title, body, charset=charset).split("</main>")[0]
-    elif shop.layout == "dl":
-        title = f"{p.name_en} | Brembo Parts Catalogue"
-        if q.tiers:
-            items = "".join(
-                f"<dt>{_range(q.tiers, i, 'pcs')}</dt>"
-                f"<dd>{q.currency} {money(t.unit_price_minor)} per piece</dd>"
-                for i, t in enumerate(q.tiers)
-            )
-            tiers = f'<h2>Volume pricing</h2><dl class="volume">{items}</dl>'
-        else:
-            tiers = "<h2>Discontinued</h2><p>No longer available.</p>"
-        body = (
-            f"<article><h1>{escape(p.name_en)}</h1><p>Code {escape(p.model)} "
-            f"(SKU {escape(p.sku)})</p>{tiers}<ul>{_facts_en(q)}</ul></article>"
-        )
-    elif shop.layout == "zh_table":
-        title = f"{p.name_zh}_{supplier.name_zh}"
-        body = (
-            f"<div class='crumb'>首页 &gt; {escape(p.category_zh)} &gt; {escape(p.model)}</div>"
-            f"<h1>{escape(p.name_zh)}</h1><p>品牌：{escape(p.brand_zh)}　型号：{escape(p.model)}"
-            f"　编码：{escape(p.sku)}</p><h2>阶梯报价</h2>{_zh_table(q)}{_facts_zh(q)}"
-        )
-        if hostile:
-            body += f"<div class='review'><h3>买家评论</h3><p>{escape(HOSTILE_TEXT)}</p></div>"
-    else:  # ld_json
-        title = f"{p.name_en} | {supplier.name_en}"
-        offers = [
-            {
-                "@type": "Offer",
-                "price": money(t.unit_price_minor),
-                "priceCurrency": q.currency,
-                "eligibleQuantity": {"@type": "QuantitativeValue", "minValue": t.min_qty},
-            }
-            for t in q.tiers
-        ]
-        ld = {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": p.name_en,
-            "sku": p.sku,
-            "mpn": p.model,
-            "brand": {"@type": "Brand", "name": p.brand},
-            "offers": {
-                "@type": "AggregateOffer",
-                "priceCurrency": q.currency,
-                "availability": {
-                    "in_stock": "https://schema.org/InStock",
-                    "out_of_stock": "https://schema.org/OutOfStock",
-                    "discontinued": "https://schema.org/Discontinued",
-                }[q.status],
-                "inventoryLevel": {"@type": "QuantitativeValue", "value": q.stock},
-                "deliveryLeadTime": {
-                    "@type": "QuantitativeValue",
-                    "value": q.lead_time_days,
-                    "unitCode": "DAY",
-                },
-                "priceValidFrom": q.updated.isoformat(),
-                "offers": offers,
-            },
-        }
-        body = (
-            f'<script type="application/ld+json">{json.dumps(ld, ensure_ascii=False)}</script>'
-            f"<h1>{escape(p.name_en)}</h1><p>MPN {escape(p.model)} · SKU {escape(p.sku)}</p>"
-            f"{_table(q)}<ul>{_facts_en(q)}</ul><p>Prices in US dollars, FOB Hong Kong.</p>"
-        )
+    if shop.layout == "cards" and malformed:
+        title, body = _cards_malformed(shop, supplier, q)
+        # No closing tags at all: the page stops where its main part would end.
+        return _page(shop, supplier, title, body, charset=charset).split("</main>")[0]
+    title, body = _QUOTE_LAYOUTS[shop.layout](shop, supplier, q)
+    if hostile and shop.layout == "zh_table":
+        body += f"<div class='review'><h3>买家评论</h3><p>{escape(HOSTILE_TEXT)}</p></div>"
     return _page(shop, supplier, title, body, charset=charset)
+
+
+def _quote_table(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title = f"{p.name_en} | {supplier.name_en} Online Store"
+    body = (
+        f"<h1>{escape(p.name_en)}</h1><p>Part number: {escape(p.model)} · SKU: "
+        f"{escape(p.sku)} · Category: {escape(p.category_en)}</p>"
+        f"<h2>Price breaks</h2>{_table(q)}<ul>{_facts_en(q)}</ul>"
+        "<p>Prices include VAT. Orders below the first break are not accepted.</p>"
+    )
+    return title, body
+
+
+def _quote_embedded_json(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title = f"{p.name_en} – {supplier.name_en} eShop"
+    data = {
+        "sku": p.sku,
+        "model": p.model,
+        "name": p.name_en,
+        "category": p.category_en,
+        "currency": q.currency,
+        "availability": q.status,
+        "stock": q.stock,
+        "leadTimeDays": q.lead_time_days,
+        "updatedAt": q.updated.isoformat(),
+        "priceTiers": [
+            {"minQty": t.min_qty, "unitPrice": money(t.unit_price_minor)} for t in q.tiers
+        ],
+    }
+    body = (
+        f"<h1>{escape(p.name_en)}</h1><p>Bosch quality part {escape(p.model)} for "
+        f"motorcycles. SKU {escape(p.sku)}.</p>"
+        '<div id="price-app"><noscript>Enable JavaScript to see prices.</noscript>'
+        "<p>Loading prices…</p></div>"
+        '<script type="application/json" id="product-data">'
+        f"{json.dumps(data, ensure_ascii=False)}</script>"
+        "<script>const d=JSON.parse(document.getElementById('product-data').textContent);"
+        "renderPrices(d);</script>"
+    )
+    return title, body
+
+
+def _cards_title_facts(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, bool, str]:
+    p = q.part
+    bilingual = shop.language == "zh-en"
+    title = f"{p.name_zh} {p.name_en}" if bilingual else f"{p.name_zh} - {supplier.name_zh}"
+    facts = _facts_zh(q) + (f"<ul>{_facts_en(q)}</ul>" if bilingual else "")
+    return title, bilingual, facts
+
+
+def _quote_cards(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title, bilingual, facts = _cards_title_facts(shop, supplier, q)
+    body = (
+        f"<h1>{escape(title)}</h1><p>型号 Model: {escape(p.model)}　SKU: {escape(p.sku)}</p>"
+        f"{_cards(q, bilingual)}<div class='facts'>{facts}</div>"
+    )
+    return title, body
+
+
+def _cards_malformed(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title, bilingual, facts = _cards_title_facts(shop, supplier, q)
+    # Unclosed and mis-nested tags, raw '<' and '&', stray cells, no end tags.
+    body = (
+        f"<h1>{escape(title)}<p>型号 Model: {escape(p.model)}　SKU: {escape(p.sku)}"
+        "<div class='promo'><b><i>满1000减50 & 包邮</b></i> 价格 < 市场价"
+        f"<td>stray</td><div>{_cards(q, bilingual).replace('</div>', '')}"
+        f"<div class='facts'>{facts.replace('</p>', '')}<div><span>评论 (12"
+    )
+    return title, body
+
+
+def _quote_dl(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title = f"{p.name_en} | Brembo Parts Catalogue"
+    if q.tiers:
+        items = "".join(
+            f"<dt>{_range(q.tiers, i, 'pcs')}</dt>"
+            f"<dd>{q.currency} {money(t.unit_price_minor)} per piece</dd>"
+            for i, t in enumerate(q.tiers)
+        )
+        tiers = f'<h2>Volume pricing</h2><dl class="volume">{items}</dl>'
+    else:
+        tiers = "<h2>Discontinued</h2><p>No longer available.</p>"
+    body = (
+        f"<article><h1>{escape(p.name_en)}</h1><p>Code {escape(p.model)} "
+        f"(SKU {escape(p.sku)})</p>{tiers}<ul>{_facts_en(q)}</ul></article>"
+    )
+    return title, body
+
+
+def _quote_zh_table(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title = f"{p.name_zh}_{supplier.name_zh}"
+    body = (
+        f"<div class='crumb'>首页 &gt; {escape(p.category_zh)} &gt; {escape(p.model)}</div>"
+        f"<h1>{escape(p.name_zh)}</h1><p>品牌：{escape(p.brand_zh)}　型号：{escape(p.model)}"
+        f"　编码：{escape(p.sku)}</p><h2>阶梯报价</h2>{_zh_table(q)}{_facts_zh(q)}"
+    )
+    return title, body
+
+
+_SCHEMA_AVAILABILITY = {
+    "in_stock": "https://schema.org/InStock",
+    "out_of_stock": "https://schema.org/OutOfStock",
+    "discontinued": "https://schema.org/Discontinued",
+}
+
+
+def _quote_ld_json(shop: Shop, supplier: Supplier, q: Quote) -> tuple[str, str]:
+    p = q.part
+    title = f"{p.name_en} | {supplier.name_en}"
+    offers = [
+        {
+            "@type": "Offer",
+            "price": money(t.unit_price_minor),
+            "priceCurrency": q.currency,
+            "eligibleQuantity": {"@type": "QuantitativeValue", "minValue": t.min_qty},
+        }
+        for t in q.tiers
+    ]
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        "name": p.name_en,
+        "sku": p.sku,
+        "mpn": p.model,
+        "brand": {"@type": "Brand", "name": p.brand},
+        "offers": {
+            "@type": "AggregateOffer",
+            "priceCurrency": q.currency,
+            "availability": _SCHEMA_AVAILABILITY[q.status],
+            "inventoryLevel": {"@type": "QuantitativeValue", "value": q.stock},
+            "deliveryLeadTime": {
+                "@type": "QuantitativeValue",
+                "value": q.lead_time_days,
+                "unitCode": "DAY",
+            },
+            "priceValidFrom": q.updated.isoformat(),
+            "offers": offers,
+        },
+    }
+    body = (
+        f'<script type="application/ld+json">{json.dumps(ld, ensure_ascii=False)}</script>'
+        f"<h1>{escape(p.name_en)}</h1><p>MPN {escape(p.model)} · SKU {escape(p.sku)}</p>"
+        f"{_table(q)}<ul>{_facts_en(q)}</ul><p>Prices in US dollars, FOB Hong Kong.</p>"
+    )
+    return title, body
+
+
+_QUOTE_LAYOUTS: dict[str, Callable[[Shop, Supplier, Quote], tuple[str, str]]] = {
+    "table": _quote_table,
+    "embedded_json": _quote_embedded_json,
+    "cards": _quote_cards,
+    "dl": _quote_dl,
+    "zh_table": _quote_zh_table,
+    "ld_json": _quote_ld_json,
+}
 
 
 def listing_page(

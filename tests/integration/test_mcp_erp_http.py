@@ -17,20 +17,13 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
+from mcp_erp import TOOL_NAMES
 from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 
-TOOLS = {
-    "supplier_query",
-    "part_query",
-    "part_search",
-    "part_by_supplier",
-    "order_create",
-    "order_update",
-    "order_search_details",
-    "inventory_warning",
-}
+# The unit tests hold the snapshot of the names; here: the process serves exactly them.
+TOOLS = set(TOOL_NAMES)
 
 
 @pytest.fixture(scope="module")
@@ -42,35 +35,19 @@ def services(
     data = tmp_path_factory.mktemp("mcp-erp-it")
     erp_port, mcp_port, orphan_port = free_port(), free_port(), free_port()
     erp_url, dead_url = f"http://127.0.0.1:{erp_port}", f"http://127.0.0.1:{free_port()}"
-    common = {"DATA_DIR": str(data)}
     with contextlib.ExitStack() as stack:
+
+        def start(module: str, port: int, **env: str) -> ServiceHandle:
+            service = start_service(
+                module, {"DATA_DIR": str(data), **env}, port, log_dir=data, wait=False
+            )
+            return stack.enter_context(service)
+
         procs = {
-            "erp": stack.enter_context(
-                start_service(
-                    "sim.erp",
-                    {**common, "SIM_ERP_PORT": str(erp_port)},
-                    erp_port,
-                    log_dir=data,
-                    wait=False,
-                )
-            ),
-            "mcp": stack.enter_context(
-                start_service(
-                    "mcp_erp",
-                    {**common, "ERP_MCP_PORT": str(mcp_port), "ERP_BASE_URL": erp_url},
-                    mcp_port,
-                    log_dir=data,
-                    wait=False,
-                )
-            ),
-            "orphan": stack.enter_context(
-                start_service(
-                    "mcp_erp",
-                    {**common, "ERP_MCP_PORT": str(orphan_port), "ERP_BASE_URL": dead_url},
-                    orphan_port,
-                    log_dir=data,
-                    wait=False,
-                )
+            "erp": start("sim.erp", erp_port, SIM_ERP_PORT=str(erp_port)),
+            "mcp": start("mcp_erp", mcp_port, ERP_MCP_PORT=str(mcp_port), ERP_BASE_URL=erp_url),
+            "orphan": start(
+                "mcp_erp", orphan_port, ERP_MCP_PORT=str(orphan_port), ERP_BASE_URL=dead_url
             ),
         }
         for handle in procs.values():

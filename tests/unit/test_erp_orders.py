@@ -389,25 +389,24 @@ def test_concurrent_updates_with_one_version_one_wins(erp: Erp) -> None:
     assert len(erp.audit(order["id"])) == 2
 
 
-def test_lines_outside_draft_are_invalid_transition(erp: Erp) -> None:
+@pytest.mark.parametrize(
+    ("change", "status", "code"),
+    [
+        ({"lines": [{"part_id": 1, "quantity": 200}]}, 409, "INVALID_TRANSITION"),
+        ({"status": "approved"}, 403, "APPROVAL_REQUIRED"),
+    ],
+    ids=["lines outside draft", "approve without approver"],
+)
+def test_refused_changes_to_a_submitted_order(
+    erp: Erp, change: dict[str, Any], status: int, code: str
+) -> None:
     order = erp.create(submit=True)
     erp.refused(
         "PUT",
         f"/orders/update/{order['id']}",
-        409,
-        "INVALID_TRANSITION",
-        json={"expected_version": 1, "lines": [{"part_id": 1, "quantity": 200}]},
-    )
-
-
-def test_approve_without_approver_is_approval_required(erp: Erp) -> None:
-    order = erp.create(submit=True)
-    erp.refused(
-        "PUT",
-        f"/orders/update/{order['id']}",
-        403,
-        "APPROVAL_REQUIRED",
-        json={"expected_version": 1, "status": "approved"},
+        status,
+        code,
+        json={"expected_version": 1, **change},
     )
 
 

@@ -1,5 +1,10 @@
 """Failures through the MCP client: ERP error codes, an unreachable or silent ERP,
-retries for reads only, arguments refused before any request, and masked internals."""
+retries for reads only, arguments refused before any request, and masked internals.
+
+The ERP is the real ``sim.erp`` app in-process (tests/unit/erp_inprocess.py): its
+refusals are its own, and a refusal must leave its database as it was. Only 5xx
+answers, timeouts and refused connections are injected by the transport.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,6 @@ import asyncio
 import contextlib
 import socket
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -15,25 +19,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from tests.unit.test_mcp_erp_fake import FakeErp, pinned_settings
+from tests.unit.erp_inprocess import BASE_URL, InProcessErp, pinned_settings
 
-LINE = {"part_id": 1, "quantity": 10}
+# NGK (supplier 1) sells part 1 with a minimum order quantity of 50 (the seed's).
+LINE = {"part_id": 1, "quantity": 100}
 CREATE = {"idempotency_key": "errors-0000001", "supplier_id": 1, "lines": [LINE]}
-
-
-@pytest.fixture
-def erp() -> FakeErp:
-    return FakeErp()
-
-
-@pytest.fixture
-async def client(erp: FakeErp) -> AsyncIterator[Client[Any]]:
-    from mcp_erp.server import create_server
-
-    async with erp.client() as http:
-        server = create_server(pinned_settings(), http_client=http)
-        async with Client(server) as c:
-            yield c
 
 
 async def refused(client: Client[Any], tool: str, args: dict[str, Any]) -> str:
@@ -52,108 +42,174 @@ def closed_port_url() -> str:
 # -- the ERP's own error codes ---------------------------------------------------
 
 
+async def refused_by_the_erp(
+    client: Client[Any], erp: InProcessErp, tool: str, args: dict[str, Any]
+) -> str:
+    """The tool's error text, after checking it is the ERP's own refusal, word for word,
+    and that the refusal changed nothing in the ERP's database."""
+    before = erp.fingerprint()
+    text = await refused(client, tool, args)
+    assert erp.fingerprint() == before
+    answer = await erp.resend(erp.transport.sent[-1])
+    assert 400 <= answer.status_code < 500, answer.text
+    error = answer.json()["error"]
+    assert text.startswith(f"{error['code']}: {error['message']}")
+    return text
+
+
 async def _draft(client: Client[Any], submit: bool = False) -> dict[str, Any]:
     result = await client.call_tool("order_create", {**CREATE, "submit": submit})
     assert isinstance(result.data, dict)
     return result.data
 
 
-async def test_validation(client: Client[Any]) -> None:
-    text = await refused(client, "order_create", {**CREATE, "lines": [{**LINE, "quantity": 5}]})
-    assert text.startswith("VALIDATION: Line 1: 5 is below the minimum order quantity of 10.")
-    assert '"min_order_qty":10' in text  # the ERP's details travel along, compactly
+async def test_validation(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    args = {**CREATE, "lines": [{**LINE, "quantity": 5}]}
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_create", args)
+    assert text.startswith("VALIDATION: ")
+    assert "5 is below that minimum order quantity" in text
+    assert '"min_order_qty":50' in text  # the ERP's details travel along, compactly
 
 
-async def test_validation_inactive_supplier(client: Client[Any]) -> None:
-    args = {**CREATE, "supplier_id": 3, "lines": [{"part_id": 3, "quantity": 1}]}
-    assert await refused(client, "order_create", args) == "VALIDATION: Supplier BLK is blocked."
+async def test_validation_inactive_supplier(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    blocked = (await real_erp.get("/suppliers/search", status="blocked"))["items"][0]
+    args = {**CREATE, "supplier_id": blocked["id"]}
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_create", args)
+    assert text.startswith(f"VALIDATION: Supplier {blocked['name_en']} ({blocked['code']}) is")
+    assert "blocked" in text
 
 
-async def test_not_found(client: Client[Any]) -> None:
-    assert await refused(client, "supplier_query", {"supplier_id": 99}) == (
-        "NOT_FOUND: There is no supplier with id 99."
-    )
-    text = await refused(client, "order_update", {"order_id": "PO-9", "expected_version": 1})
-    assert text == "NOT_FOUND: There is no order PO-9."
+async def test_not_found(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    text = await refused_by_the_erp(erp_mcp, real_erp, "supplier_query", {"supplier_id": 99})
+    assert text.startswith("NOT_FOUND: There is no supplier with id 99.")
+    args = {"order_id": "PO-9", "expected_version": 1, "note": "x"}
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_update", args)
+    assert text.startswith("NOT_FOUND: There is no order 'PO-9'.")
 
 
-async def test_invalid_transition(client: Client[Any]) -> None:
-    order = await _draft(client)
+async def test_invalid_transition(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    order = await _draft(erp_mcp)
     args = {"order_id": order["id"], "expected_version": 1, "status": "received"}
-    text = await refused(client, "order_update", args)
-    assert text == "INVALID_TRANSITION: An order in draft cannot move to received."
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_update", args)
+    assert text.startswith("INVALID_TRANSITION: ")
+    assert '"from":"draft","to":"received"' in text
 
 
-async def test_idempotency_conflict(client: Client[Any], erp: FakeErp) -> None:
-    await _draft(client)
-    other = {**CREATE, "lines": [{**LINE, "quantity": 11}]}
-    text = await refused(client, "order_create", other)
-    assert text == (
-        "IDEMPOTENCY_CONFLICT: This idempotency key was already used for a different order."
+async def test_idempotency_conflict(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    order = await _draft(erp_mcp)
+    other = {**CREATE, "lines": [{**LINE, "quantity": 101}]}
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_create", other)
+    assert text.startswith(
+        f"IDEMPOTENCY_CONFLICT: The idempotency key was already used for order "
+        f"{order['order_no']} with different contents"
     )
-    assert len(erp.orders) == 1
+    held = await real_erp.get("/orders/search-details", supplier_id=1, size=100)
+    assert [o["idempotency_key"] for o in held["items"]].count(CREATE["idempotency_key"]) == 1
 
 
-async def test_version_conflict(client: Client[Any]) -> None:
-    order = await _draft(client)
-    text = await refused(client, "order_update", {"order_id": order["id"], "expected_version": 5})
+async def test_version_conflict(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    order = await _draft(erp_mcp)
+    args = {"order_id": order["id"], "expected_version": 5, "note": "x"}
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_update", args)
     no = order["order_no"]
-    assert text.startswith(f"VERSION_CONFLICT: Order {no} was changed meanwhile; it is now at")
+    assert text.startswith(f"VERSION_CONFLICT: Order {no} has changed since you read it")
     assert '"current_version":1' in text
 
 
-async def test_approval_required(client: Client[Any]) -> None:
-    order = await _draft(client, submit=True)
+async def test_approval_required(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    order = await _draft(erp_mcp, submit=True)
     args = {"order_id": order["id"], "expected_version": 1, "status": "approved"}
-    text = await refused(client, "order_update", args)
-    assert text == "APPROVAL_REQUIRED: Approving an order needs approved_by."
+    text = await refused_by_the_erp(erp_mcp, real_erp, "order_update", args)
+    assert text.startswith(f"APPROVAL_REQUIRED: Approving order {order['order_no']} needs")
 
 
 # -- retries: reads only ---------------------------------------------------------
 
 
-async def test_a_read_failing_once_with_503_is_retried(client: Client[Any], erp: FakeErp) -> None:
-    erp.fail("GET", "/parts/search", 503, times=1)
-    result = await client.call_tool("part_search", {"name": "chain"})
-    assert result.data["total"] == 1
-    assert erp.count("GET", "/parts/search") == 2
+async def test_a_read_failing_once_with_503_is_retried(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    real_erp.transport.fail("GET", "/parts/search", 503, times=1)
+    result = await erp_mcp.call_tool("part_search", {"name": "chain"})
+    truth = await real_erp.get("/parts/search", name="chain")
+    assert result.data["total"] == truth["total"] > 0
+    assert real_erp.transport.count("GET", "/parts/search") == 2
+
+
+@pytest.mark.parametrize("error", [httpx.ConnectError, httpx.ReadTimeout])
+async def test_a_read_hitting_a_transient_failure_is_retried(
+    erp_mcp: Client[Any], real_erp: InProcessErp, error: type[httpx.TransportError]
+) -> None:
+    real_erp.transport.raise_on("GET", "/suppliers/1", error, times=2)
+    result = await erp_mcp.call_tool("supplier_query", {"supplier_id": 1})
+    assert result.data["code"] == (await real_erp.get("/suppliers/1"))["code"]
+    assert real_erp.transport.count("GET", "/suppliers/1") == 3
 
 
 async def test_a_read_failing_every_time_gives_up_with_erp_error(
-    client: Client[Any], erp: FakeErp
+    erp_mcp: Client[Any], real_erp: InProcessErp
 ) -> None:
-    erp.fail("GET", "/inventory/warnings", 502, times=10, body=b"<html>bad gateway</html>")
-    text = await refused(client, "inventory_warning", {})
-    assert text.startswith("ERP_ERROR: the ERP at http://erp.test answered HTTP 502")
-    assert erp.count("GET", "/inventory/warnings") == 3  # read_attempts
+    real_erp.transport.fail(
+        "GET", "/inventory/warnings", 502, times=10, body=b"<html>bad gateway</html>"
+    )
+    text = await refused(erp_mcp, "inventory_warning", {})
+    assert text.startswith(f"ERP_ERROR: the ERP at {BASE_URL} answered HTTP 502")
+    assert real_erp.transport.count("GET", "/inventory/warnings") == 3  # read_attempts
 
 
-async def test_a_5xx_with_an_error_body_keeps_its_code(client: Client[Any], erp: FakeErp) -> None:
+async def test_a_5xx_with_an_error_body_keeps_its_code(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
     body = b'{"error": {"code": "DB_DOWN", "message": "The database is restarting."}}'
-    erp.fail("GET", "/suppliers/search", 503, times=3, body=body)
-    assert await refused(client, "supplier_query", {}) == "DB_DOWN: The database is restarting."
+    real_erp.transport.fail("GET", "/suppliers/search", 503, times=3, body=body)
+    assert await refused(erp_mcp, "supplier_query", {}) == "DB_DOWN: The database is restarting."
 
 
 @pytest.mark.parametrize(
     ("tool", "args", "method", "path"),
     [
         ("order_create", CREATE, "POST", "/orders/create"),
-        ("order_update", {"order_id": 1, "expected_version": 1}, "PUT", "/orders/update/1"),
+        (
+            "order_update",
+            {"order_id": 1, "expected_version": 1, "note": "x"},
+            "PUT",
+            "/orders/update/1",
+        ),
     ],
 )
 async def test_writes_are_never_retried(
-    client: Client[Any], erp: FakeErp, tool: str, args: dict[str, Any], method: str, path: str
+    erp_mcp: Client[Any],
+    real_erp: InProcessErp,
+    tool: str,
+    args: dict[str, Any],
+    method: str,
+    path: str,
 ) -> None:
-    erp.fail(method, path, 503, times=1)
-    text = await refused(client, tool, args)
+    before = real_erp.fingerprint()
+    real_erp.transport.fail(method, path, 503, times=1)
+    text = await refused(erp_mcp, tool, args)
     assert text.startswith("ERP_ERROR:") and "HTTP 503" in text
-    assert erp.count(method, path) == 1
-    assert erp.orders == []
+    assert real_erp.transport.count(method, path) == 1
+    assert real_erp.fingerprint() == before
 
 
-async def test_success_without_json_is_an_erp_error(client: Client[Any], erp: FakeErp) -> None:
-    erp.fail("GET", "/parts/supplier/1", 200, body=b"<html>login page</html>")
-    text = await refused(client, "part_by_supplier", {"supplier_id": 1})
+async def test_a_write_that_times_out_is_not_retried_and_says_how_to_recover(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    before = real_erp.fingerprint()
+    real_erp.transport.raise_on("POST", "/orders/create", httpx.ReadTimeout)
+    text = await refused(erp_mcp, "order_create", CREATE)
+    assert text.startswith(f"ERP_TIMEOUT: the ERP at {BASE_URL} did not answer in time")
+    assert "same idempotency_key" in text
+    assert real_erp.transport.count("POST", "/orders/create") == 1
+    assert real_erp.fingerprint() == before
+
+
+async def test_success_without_json_is_an_erp_error(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    real_erp.transport.fail("GET", "/parts/supplier/1", 200, body=b"<html>login page</html>")
+    text = await refused(erp_mcp, "part_by_supplier", {"supplier_id": 1})
     assert text.startswith("ERP_ERROR:") and "without JSON" in text
 
 
@@ -252,19 +308,19 @@ async def test_silent_erp_times_out_with_advice_reads_retried_writes_not() -> No
     ],
 )
 async def test_bad_arguments_are_refused_before_any_request(
-    client: Client[Any], erp: FakeErp, tool: str, args: dict[str, Any], fragment: str
+    erp_mcp: Client[Any], real_erp: InProcessErp, tool: str, args: dict[str, Any], fragment: str
 ) -> None:
-    text = await refused(client, tool, args)
+    text = await refused(erp_mcp, tool, args)
     assert fragment in text
     assert "validation error" in text
-    assert erp.requests == []
+    assert real_erp.transport.sent == []
 
 
 # -- nothing internal leaks ---------------------------------------------------------
 
 
 async def test_unexpected_failures_are_masked(
-    client: Client[Any], monkeypatch: pytest.MonkeyPatch
+    erp_mcp: Client[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcp_erp import shapes
 
@@ -272,7 +328,7 @@ async def test_unexpected_failures_are_masked(
         raise RuntimeError("secret internals /etc/passwd")
 
     monkeypatch.setattr(shapes, "page", explode)
-    text = await refused(client, "inventory_warning", {})
+    text = await refused(erp_mcp, "inventory_warning", {})
     assert "secret" not in text and "Traceback" not in text
     assert "inventory_warning" in text
 
@@ -280,28 +336,34 @@ async def test_unexpected_failures_are_masked(
 # -- the HTTP app: health and the Host/Origin guard -------------------------------------
 
 
-async def test_health_reports_the_erp_and_answers_when_it_is_down(erp: FakeErp) -> None:
+async def test_health_reports_the_erp_and_answers_when_it_is_down(
+    real_erp: InProcessErp,
+) -> None:
     from mcp_erp.server import create_http_app
 
-    async with erp.client() as http:
-        app = create_http_app(pinned_settings(), http_client=http)
+    async def health() -> httpx.Response:
+        app = create_http_app(pinned_settings(), transport=real_erp.transport)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
-            up = await web.get("/health")
+            return await web.get("/health")
+
+    up = await health()
     assert up.status_code == 200
     assert up.json() == {
         "status": "ok",
         "service": "erp-mcp",
-        "erp": {"url": "http://erp.test", "reachable": True},
+        "erp": {"url": BASE_URL, "reachable": True},
     }
+    assert real_erp.transport.count("GET", "/health") == 1
 
-    url = closed_port_url()
-    app = create_http_app(pinned_settings(erp_base_url=url))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
-        down = await web.get("/health")
+    real_erp.transport.raise_on("GET", "/health", httpx.ConnectError)
+    down = await health()
     assert down.status_code == 200
-    assert down.json()["erp"]["url"] == url and down.json()["erp"]["reachable"] is False
+    assert down.json()["erp"] == {
+        "url": BASE_URL,
+        "reachable": False,
+        "detail": "ConnectError: injected fault",
+    }
 
 
 async def test_foreign_host_or_origin_is_refused() -> None:

@@ -1,15 +1,22 @@
-"""The eight ERP tools through FastMCP's in-memory client, against the fake ERP."""
+"""The eight ERP tools through FastMCP's in-memory client, against the real ERP app.
+
+The ERP (``sim.erp`` on a fresh copy of its seed) runs in-process behind
+tests/unit/erp_inprocess.py's transport: each tool's answer is checked against what
+the ERP itself holds (its REST answer, the generator's catalogue, its database rows).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import math
+from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs
 
-import pytest
 from fastmcp import Client
 
-from tests.unit.test_mcp_erp_fake import FakeErp, pinned_settings
+from mcp_erp.shapes import money
+from sim.catalog import generate
+from tests.unit.erp_fixtures import SEED
+from tests.unit.erp_inprocess import InProcessErp
 
 EXPECTED_TOOLS = [
     "supplier_query",
@@ -23,21 +30,7 @@ EXPECTED_TOOLS = [
 ]
 READS = {"supplier_query", "part_query", "part_search", "part_by_supplier"}
 READS |= {"order_search_details", "inventory_warning"}
-
-
-@pytest.fixture
-def erp() -> FakeErp:
-    return FakeErp()
-
-
-@pytest.fixture
-async def client(erp: FakeErp) -> AsyncIterator[Client[Any]]:
-    from mcp_erp.server import create_server
-
-    async with erp.client() as http:
-        server = create_server(pinned_settings(), http_client=http)
-        async with Client(server) as c:
-            yield c
+CATALOG = generate(SEED)
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
@@ -46,12 +39,22 @@ async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
     return result.data
 
 
-def last_query(erp: FakeErp) -> dict[str, list[str]]:
-    return parse_qs(erp.queries[-1])
+def without_none(value: Any) -> Any:
+    """``value`` with every None-valued key dropped, as the tools hand ERP answers on."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in value]
+    return value
 
 
-async def test_exactly_the_eight_tools_with_their_hints(client: Client[Any]) -> None:
-    tools = {t.name: t for t in await client.list_tools()}
+def last_sent(erp: InProcessErp) -> tuple[str, str, dict[str, list[str]]]:
+    sent = erp.transport.sent[-1]
+    return sent.method, sent.path, sent.query
+
+
+async def test_exactly_the_eight_tools_with_their_hints(erp_mcp: Client[Any]) -> None:
+    tools = {t.name: t for t in await erp_mcp.list_tools()}
     assert sorted(tools) == sorted(EXPECTED_TOOLS)
     for name in READS:
         hints = tools[name].annotations
@@ -72,10 +75,10 @@ async def test_exactly_the_eight_tools_with_their_hints(client: Client[Any]) -> 
     assert create.openWorldHint is False and update.openWorldHint is False
 
 
-async def test_descriptions_are_short_and_parameters_described(client: Client[Any]) -> None:
+async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[Any]) -> None:
     from mcp_erp import prompts
 
-    tools = {t.name: t for t in await client.list_tools()}
+    tools = {t.name: t for t in await erp_mcp.list_tools()}
     # Snapshot: a changed description is a deliberate change to what every model reads.
     assert {n: t.description for n, t in tools.items()} == {
         "supplier_query": prompts.SUPPLIER_QUERY,
@@ -101,100 +104,161 @@ async def test_descriptions_are_short_and_parameters_described(client: Client[An
     assert tools["part_query"].inputSchema["properties"]["size"]["maximum"] == 100
 
 
-async def test_supplier_query_by_name_status_and_id(client: Client[Any], erp: FakeErp) -> None:
-    found = await call(client, "supplier_query", name="博世")
+async def test_supplier_query_by_name_status_and_id(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    found = await call(erp_mcp, "supplier_query", name="博世")
     assert [s["code"] for s in found["items"]] == ["BOSCH"]
-    assert "website" not in found["items"][0]  # None values are dropped
     assert found["has_more"] is False
+    # What the ERP holds, None values dropped: nothing renamed, nothing rounded.
+    assert found["items"] == without_none(
+        (await real_erp.get("/suppliers/search", name="博世"))["items"]
+    )
 
-    blocked = await call(client, "supplier_query", status="blocked")
-    assert [s["code"] for s in blocked["items"]] == ["BLK"]
-    assert last_query(erp)["status"] == ["blocked"]
-
-    paged = await call(client, "supplier_query", size=2)
-    assert (paged["total"], len(paged["items"]), paged["has_more"]) == (3, 2, True)
-    second = await call(client, "supplier_query", size=2, page=2)
-    assert [s["id"] for s in second["items"]] == [3] and second["has_more"] is False
-
-    one = await call(client, "supplier_query", supplier_id=1)
-    assert one["code"] == "NGK" and erp.requests[-1] == ("GET", "/suppliers/1")
-
-
-async def test_part_query_one_part_with_offers_and_stock(client: Client[Any]) -> None:
-    part = await call(client, "part_query", part_id=1)
-    assert part["sku"] == "SP-CR7HSA"
-    offers = {o["supplier_code"]: o for o in part["offers"]}
-    assert offers["NGK"]["price_minor"] == 1850 and offers["NGK"]["price"] == "18.50"
-    assert offers["BOSCH"]["min_order_qty"] == 50
-    assert part["inventory"]["safety_stock"] == 50
-
-
-async def test_part_query_filters_are_forwarded(client: Client[Any], erp: FakeErp) -> None:
-    page = await call(client, "part_query", category="刹车片", supplier_id=2, size=5)
-    assert [p["sku"] for p in page["items"]] == ["BP-FA196"]
-    sent = last_query(erp)
-    assert sent == {"category": ["刹车片"], "supplierId": ["2"], "page": ["1"], "size": ["5"]}
-
-
-async def test_part_search_and_part_by_supplier(client: Client[Any], erp: FakeErp) -> None:
-    hits = await call(client, "part_search", name="spark", limit=3)
-    assert hits["total"] == 1 and hits["items"][0]["score"] == 0.9
-    assert last_query(erp) == {"name": ["spark"], "limit": ["3"]}
-
-    sold = await call(client, "part_by_supplier", supplier_id=2, size=2)
-    assert sold["supplier"]["code"] == "BOSCH"
-    assert (sold["total"], len(sold["items"]), sold["has_more"]) == (3, 2, True)
-    assert sold["items"][0]["offer"]["supplier_id"] == 2
-
-
-async def test_inventory_warning_largest_shortage_first(client: Client[Any]) -> None:
-    warn = await call(client, "inventory_warning")
-    assert [(w["sku"], w["shortage"]) for w in warn["items"]] == [
-        ("SP-CR7HSA", 35),
-        ("CH-428H", 8),
+    blocked = await call(erp_mcp, "supplier_query", status="blocked")
+    assert [s["code"] for s in blocked["items"]] == [
+        s.code for s in CATALOG.suppliers if s.status == "blocked"
     ]
-    chains = await call(client, "inventory_warning", category="chain")
-    assert [w["sku"] for w in chains["items"]] == ["CH-428H"]
+    assert last_sent(real_erp)[2]["status"] == ["blocked"]
+
+    paged = await call(erp_mcp, "supplier_query", size=5)
+    assert (paged["total"], len(paged["items"]), paged["has_more"]) == (
+        len(CATALOG.suppliers),
+        5,
+        True,
+    )
+    last_page = math.ceil(paged["total"] / 5)
+    last = await call(erp_mcp, "supplier_query", size=5, page=last_page)
+    assert [s["code"] for s in last["items"]] == [
+        s.code for s in CATALOG.suppliers[(last_page - 1) * 5 :]
+    ]
+    assert last["has_more"] is False
+
+    one = await call(erp_mcp, "supplier_query", supplier_id=1)
+    assert one["code"] == CATALOG.suppliers[0].code
+    assert last_sent(real_erp)[:2] == ("GET", "/suppliers/1")
 
 
-async def test_order_lifecycle(client: Client[Any], erp: FakeErp) -> None:
+async def test_part_query_one_part_with_offers_and_stock(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    part = await call(erp_mcp, "part_query", part_id=1)
+    assert part["sku"] == CATALOG.parts[0].sku
+    assert part == without_none(await real_erp.get("/parts/1"))
+    assert part["offers"] and "safety_stock" in part["inventory"]
+    for offer in part["offers"]:
+        assert offer["price"] == money(offer["price_minor"], offer["currency"])
+        assert offer["min_order_qty"] >= 1
+
+
+async def test_part_query_filters_are_forwarded(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    page = await call(erp_mcp, "part_query", category="火花塞", supplier_id=2, size=5)
+    assert page["items"] and {p["category_zh"] for p in page["items"]} == {"火花塞"}
+    sold_by_bosch = {p["id"] for p in (await real_erp.get("/parts/supplier/2", size=100))["items"]}
+    assert {p["id"] for p in page["items"]} <= sold_by_bosch
+    assert last_sent(real_erp) == (
+        "GET",
+        "/parts",
+        {"category": ["火花塞"], "supplierId": ["2"], "page": ["1"], "size": ["5"]},
+    )
+
+
+async def test_part_search_and_part_by_supplier(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    hits = await call(erp_mcp, "part_search", name="spark", limit=3)
+    assert len(hits["items"]) == 3 and hits["total"] > 3
+    assert all(isinstance(h["score"], float) for h in hits["items"])
+    assert hits == without_none(await real_erp.get("/parts/search", name="spark", limit=3))
+    assert last_sent(real_erp)[2] == {"name": ["spark"], "limit": ["3"]}
+
+    sold = await call(erp_mcp, "part_by_supplier", supplier_id=2, size=2)
+    assert sold["supplier"]["code"] == "BOSCH"
+    assert len(sold["items"]) == 2 and sold["has_more"] is (sold["total"] > 2)
+    assert {item["offer"]["supplier_id"] for item in sold["items"]} == {2}
+    assert sold["items"] == without_none((await real_erp.get("/parts/supplier/2", size=2))["items"])
+
+
+async def test_inventory_warning_largest_shortage_first(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    warn = await call(erp_mcp, "inventory_warning", size=100)
+    shortages = [w["shortage"] for w in warn["items"]]
+    assert shortages and shortages == sorted(shortages, reverse=True)
+    for w in warn["items"]:
+        assert w["shortage"] == w["safety_stock"] - w["available"] > 0
+    assert warn["items"] == without_none(
+        (await real_erp.get("/inventory/warnings", size=100))["items"]
+    )
+    chains = await call(erp_mcp, "inventory_warning", category="链条")
+    assert chains["items"] and {w["category_code"] for w in chains["items"]} == {"CH"}
+    assert {w["sku"] for w in chains["items"]} < {w["sku"] for w in warn["items"]}
+
+
+async def _two_parts_of(erp: InProcessErp, supplier_id: int) -> list[dict[str, Any]]:
+    sold = (await erp.get(f"/parts/supplier/{supplier_id}", size=2))["items"]
+    assert len(sold) == 2
+    return sold
+
+
+async def test_order_lifecycle(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
+    first, second = await _two_parts_of(real_erp, 2)
+    lines = [
+        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"] + 1},
+        {"part_id": second["id"], "quantity": second["offer"]["min_order_qty"]},
+    ]
     args = {
         "idempotency_key": "order-test-0001",
         "supplier_id": 2,
-        "lines": [{"part_id": 2, "quantity": 6}, {"part_id": 3, "quantity": 1}],
-        "expected_date": "2026-12-18",
+        "lines": lines,
+        # The ERP dates an order today and refuses an expected date before that.
+        "expected_date": (datetime.now(UTC).date() + timedelta(days=30)).isoformat(),
         "note": "下周五前到货",
     }
-    order = await call(client, "order_create", **args)
+    order = await call(erp_mcp, "order_create", **args)
     assert (order["status"], order["version"], order["currency"]) == ("draft", 1, "CNY")
-    assert order["total_minor"] == 6 * 5430 + 9900 and order["total"] == "424.80"
-    assert order["lines"][0]["amount"] == "325.80"  # display string added beside amount_minor
+    amounts = [
+        line["quantity"] * part["offer"]["price_minor"]
+        for line, part in zip(lines, (first, second), strict=True)
+    ]
+    assert [line["amount_minor"] for line in order["lines"]] == amounts
+    assert order["total_minor"] == sum(amounts) and order["total"] == money(sum(amounts), "CNY")
+    # The display string is added beside amount_minor.
+    assert [line["amount"] for line in order["lines"]] == [money(a, "CNY") for a in amounts]
     assert "approved_by" not in order
-    assert erp.bodies[-1] == {**args, "submit": False}
+    assert real_erp.transport.sent[-1].body == {**args, "submit": False}
 
-    again = await call(client, "order_create", **args)
+    again = await call(erp_mcp, "order_create", **args)
     assert again["id"] == order["id"] and again["replayed"] is True
-    assert len(erp.orders) == 1
+    stored = await real_erp.get("/orders/search-details", supplier_id=2, size=100)
+    assert [o["idempotency_key"] for o in stored["items"]].count(args["idempotency_key"]) == 1
 
-    found = await call(client, "order_search_details", order_no=order["order_no"])
+    found = await call(erp_mcp, "order_search_details", order_no=order["order_no"])
     assert found["total"] == 1 and len(found["items"][0]["lines"]) == 2
-    assert found["items"][0]["lines"][1]["amount"] == "99.00"
+    assert found["items"][0]["lines"][1]["amount"] == money(amounts[1], "CNY")
+    today = order["order_date"]
     by_part = await call(
-        client, "order_search_details", part_id=3, status="draft", date_from="2026-01-01"
+        erp_mcp, "order_search_details", part_id=second["id"], status="draft", date_from=today
     )
-    assert [o["id"] for o in by_part["items"]] == [order["id"]]
-    assert last_query(erp)["date_from"] == ["2026-01-01"]
+    assert order["id"] in [o["id"] for o in by_part["items"]]
+    for o in by_part["items"]:
+        assert o["status"] == "draft" and o["order_date"] >= today
+        assert second["id"] in [line["part_id"] for line in o["lines"]]
+    assert last_sent(real_erp)[2]["date_from"] == [today]
 
     relined = await call(
-        client,
+        erp_mcp,
         "order_update",
         order_id=order["id"],
         expected_version=1,
-        lines=[{"part_id": 2, "quantity": 10}],
+        lines=[{"part_id": first["id"], "quantity": 2 * first["offer"]["min_order_qty"]}],
     )
-    assert relined["version"] == 2 and relined["total"] == "543.00"
+    relined_total = 2 * first["offer"]["min_order_qty"] * first["offer"]["price_minor"]
+    assert relined["version"] == 2 and relined["total"] == money(relined_total, "CNY")
     submitted = await call(
-        client,
+        erp_mcp,
         "order_update",
         order_id=order["order_no"],
         expected_version=2,
@@ -202,7 +266,7 @@ async def test_order_lifecycle(client: Client[Any], erp: FakeErp) -> None:
     )
     assert submitted["status"] == "pending_approval"
     approved = await call(
-        client,
+        erp_mcp,
         "order_update",
         order_id=str(order["id"]),
         expected_version=3,
@@ -211,30 +275,41 @@ async def test_order_lifecycle(client: Client[Any], erp: FakeErp) -> None:
     )
     assert (approved["status"], approved["approved_by"]) == ("approved", "王经理")
     received = await call(
-        client,
+        erp_mcp,
         "order_update",
         order_id=order["order_no"],
         expected_version=4,
-        received=[{"part_id": 2, "quantity": 4}],
+        received=[{"part_id": first["id"], "quantity": 4}],
         actor="warehouse",
     )
     assert received["status"] == "partially_received" and received["version"] == 5
-    assert erp.requests[-1] == ("PUT", f"/orders/update/{order['order_no']}")
+    assert received["lines"][0]["received_qty"] == 4
+    assert last_sent(real_erp)[:2] == ("PUT", f"/orders/update/{order['order_no']}")
+    held = await real_erp.get(f"/orders/{order['id']}")
+    assert (held["status"], held["version"], held["approved_by"]) == (
+        "partially_received",
+        5,
+        "王经理",
+    )
 
 
-async def test_submit_creates_pending_approval(client: Client[Any]) -> None:
+async def test_submit_creates_pending_approval(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    part, _ = await _two_parts_of(real_erp, 1)
     order = await call(
-        client,
+        erp_mcp,
         "order_create",
         idempotency_key="order-test-0002",
         supplier_id=1,
-        lines=[{"part_id": 1, "quantity": 10}],
+        lines=[{"part_id": part["id"], "quantity": part["offer"]["min_order_qty"]}],
         submit=True,
     )
     assert order["status"] == "pending_approval"
+    assert (await real_erp.get(f"/orders/{order['id']}"))["status"] == "pending_approval"
 
 
-async def test_numeric_strings_are_accepted(client: Client[Any], erp: FakeErp) -> None:
+async def test_numeric_strings_are_accepted(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
     # Models often quote numbers; lenient validation turns "2" into 2 before the request.
-    page = await call(client, "part_by_supplier", supplier_id="2", size="1")
-    assert page["size"] == 1 and erp.requests[-1] == ("GET", "/parts/supplier/2")
+    page = await call(erp_mcp, "part_by_supplier", supplier_id="2", size="1")
+    assert page["size"] == 1 and last_sent(real_erp)[:2] == ("GET", "/parts/supplier/2")
