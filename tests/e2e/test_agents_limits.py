@@ -17,8 +17,9 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from runstack.agent_server import PRODUCT_CONFIG
+from runstack.processes import HOST, ServiceHandle, free_port
 from tests.e2e.rpc_fixtures.server import langgraph_dev
-from tests.integration.procs import HOST, ROOT, ServiceHandle, free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +35,7 @@ def server() -> Iterator[ServiceHandle]:
             "ERP_MCP_URL": closed,
             "VIZ_MCP_URL": closed,
         }
-        with langgraph_dev(env, config=ROOT / "langgraph.json", timeout=120) as svc:
+        with langgraph_dev(env, config=PRODUCT_CONFIG, timeout=120) as svc:
             yield svc
 
 

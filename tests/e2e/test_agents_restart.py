@@ -7,24 +7,18 @@ replays the same ERP order instead of creating a second one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from runstack.threads import interrupts
+from tests.e2e.agents_stack import Stack, langgraph_dev
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 USER = {"user_id": "buyer-9"}
 REQUEST = "给 NGK 下单 240 个火花塞 IU7"
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with services() as running:
-        yield running
 
 
 async def ask(stack: Stack, thread_id: str, **kwargs: Any) -> dict[str, Any]:
@@ -35,10 +29,6 @@ async def ask(stack: Stack, thread_id: str, **kwargs: Any) -> dict[str, Any]:
         return dict(thread)
     finally:
         await client.aclose()
-
-
-def pending(thread: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
 
 
 def rows(stack: Stack, note: str) -> list[str]:
@@ -56,7 +46,7 @@ async def test_approval_after_a_restart_places_the_order_once(stack: Stack) -> N
         finally:
             await client.aclose()
         thread = await ask(stack, thread_id, input=message)
-        [approval] = pending(thread)
+        [approval] = interrupts(thread)
         note = approval["value"]["action_requests"][0]["args"]["note"]
     with langgraph_dev(stack) as second:  # same folder: same checkpoints
         stack.agent = second

@@ -8,7 +8,6 @@ points at the file; a restart of ``langgraph dev`` keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,22 +15,10 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from graphs.middleware.memory_update import parse_block
-from tests.e2e.agents_stack import (
-    MEMORIES,
-    Stack,
-    langgraph_dev,
-    preferences,
-    services,
-    wait_for_memory,
-)
+from tests.e2e.agents_stack import Stack, langgraph_dev
+from tests.e2e.memory import MEMORIES, preferences, wait_for_memory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with services() as running:
-        yield running
 
 
 async def ask(client: LangGraphClient, thread_id: str, text: str, user: str) -> list[Any]:

@@ -17,7 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,7 @@ from fastmcp.client.transports import StdioTransport
 from PIL import Image
 
 from graphs.tools.visualization import make_generate_visualization
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 from viz_gateway.examples import EXAMPLES
 
 pytestmark = pytest.mark.integration

@@ -22,7 +22,7 @@ from PIL import Image
 from starlette.requests import Request
 from starlette.responses import Response
 
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ServiceHandle, free_port, start_service
 from viz_gateway.examples import EXAMPLES
 
 pytestmark = pytest.mark.integration

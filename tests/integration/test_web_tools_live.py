@@ -22,7 +22,7 @@ from starlette.routing import Route
 from graphs.tools import web_fetch
 from graphs.tools.web_fetch import WebSettings, fetch_markdown, fetch_url, html_to_markdown
 from graphs.tools.web_search import WebSearchSettings, run_search, web_search
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 
