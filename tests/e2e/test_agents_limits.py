@@ -42,11 +42,8 @@ def server() -> Iterator[ServiceHandle]:
 async def test_a_run_past_the_model_call_limit_ends_with_a_clear_message(
     server: ServiceHandle,
 ) -> None:
-    client = get_client(url=server.url)
-    try:
+    async with get_client(url=server.url) as client:
         await _check_the_limit(client)
-    finally:
-        await client.aclose()
 
 
 async def _check_the_limit(client: LangGraphClient) -> None:

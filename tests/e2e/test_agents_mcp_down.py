@@ -19,14 +19,11 @@ REQUEST = "给 NGK 下单 60 个火花塞 IU7"
 
 
 async def ask(url: str, thread_id: str, **kwargs: Any) -> dict[str, Any]:
-    client = get_client(url=url)
-    try:
+    async with get_client(url=url) as client:
         await client.runs.wait(thread_id, "orchestrator", context={"user_id": "u"}, **kwargs)
         thread: Any = await client.threads.get(thread_id)
         state: Any = await client.threads.get_state(thread_id)
         return {"thread": thread, "last": state["values"]["messages"][-1]}
-    finally:
-        await client.aclose()
 
 
 async def test_down_then_back(stack: Stack) -> None:
@@ -34,11 +31,8 @@ async def test_down_then_back(stack: Stack) -> None:
     stack.env["ERP_MCP_URL"] = f"http://{HOST}:{port}/mcp"
     message = {"messages": [{"role": "user", "content": REQUEST}]}
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url)
-        try:
+        async with get_client(url=agent.url) as client:
             thread_id = str((await client.threads.create())["thread_id"])
-        finally:
-            await client.aclose()
         first = await ask(agent.url, thread_id, input=message)
         assert first["thread"]["status"] == "idle"  # the graph ran to an answer
         text = str(first["last"]["content"])

@@ -37,8 +37,7 @@ def two_suppliers(stack: Stack) -> tuple[str, str]:
 async def test_memory_per_user_and_across_a_restart(stack: Stack) -> None:
     first, second = two_suppliers(stack)
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             thread = (await client.threads.create())["thread_id"]
             for small_talk in ("你好", "在吗", "你是谁"):
                 await ask(client, thread, small_talk, "alice")
@@ -66,13 +65,8 @@ async def test_memory_per_user_and_across_a_restart(stack: Stack) -> None:
 
             notes = [m for m in msgs if m.get("type") == "system"]
             assert any("/memories/alice/preferences.md" in str(m["content"]) for m in notes)
-        finally:
-            await client.aclose()
 
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             kept = await preferences(client, "alice")
             assert kept is not None and first in kept
-        finally:
-            await client.aclose()

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from graphs.tools.web_fetch import FetchResult, WebSettings, fetch_markdown
-from runstack.processes import ROOT, ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle
+from runstack.services import run_services
 
 pytestmark = pytest.mark.integration
 
@@ -29,24 +30,21 @@ URL_MAP = ROOT / "skills/procurement/supplier-price-urls/data/url_mapping.yaml"
 @pytest.fixture(scope="module")
 def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("shops")
-    port = free_port()
     env = {
         "DATA_DIR": str(data),
-        "SIM_SUPPLIERS_PORT": str(port),
         "SIM_SUPPLIERS_SLOW_SECONDS": str(SLOW),
         "SIM_SUPPLIERS_RETRY_AFTER": "1",
     }
-    with start_service("sim.suppliers", env, port, log_dir=data) as handle:
-        yield handle
+    with run_services(["sim-suppliers"], env, log_dir=data) as running:
+        yield running["sim-suppliers"]
 
 
 @pytest.fixture(scope="module")
 def tame_shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("tame-shops")
-    port = free_port()
-    env = {"DATA_DIR": str(data), "SIM_SUPPLIERS_PORT": str(port), "SIM_SUPPLIERS_MISBEHAVE": "off"}
-    with start_service("sim.suppliers", env, port, log_dir=data) as handle:
-        yield handle
+    env = {"DATA_DIR": str(data), "SIM_SUPPLIERS_MISBEHAVE": "off"}
+    with run_services(["sim-suppliers"], env, log_dir=data) as running:
+        yield running["sim-suppliers"]
 
 
 @pytest.fixture(scope="module")
