@@ -99,11 +99,11 @@ async def _run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[s
     return dict(thread)
 
 
-def _best_offer(data_dir: Path, analyst_thread: str) -> dict[str, Any] | None:
+def _best_offer(data_dir: Path, task_id: str) -> dict[str, Any] | None:
     """The best-ranked (part, supplier) of the analysis result in the analyst's workspace."""
     from graphs.sandbox.workspace import workspace_path
 
-    path = workspace_path(data_dir / "sandboxes", analyst_thread) / "data/analysis_result.json"
+    path = workspace_path(data_dir / "sandboxes", task_id) / "data/analysis_result.json"
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

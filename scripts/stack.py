@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,6 +43,20 @@ class Running:
     @property
     def base_url(self) -> str:
         return self.handle.url
+
+
+@dataclass
+class StopFlag:
+    """Set by SIGINT or SIGTERM. A plain flag, not a threading.Event: a signal handler runs
+    in the main thread, and taking the lock an Event uses there can deadlock."""
+
+    requested: bool = False
+
+    def set(self) -> None:
+        self.requested = True
+
+    def is_set(self) -> bool:
+        return self.requested
 
 
 def _data_dir() -> Path:
@@ -179,7 +192,7 @@ def _ready(r: Running, headers: Mapping[str, str]) -> bool:
 
 
 def _wait_until_ready(
-    children: list[Running], headers: Mapping[str, str], stop: threading.Event, log_dir: Path
+    children: list[Running], headers: Mapping[str, str], stop: StopFlag, log_dir: Path
 ) -> int | None:
     """None once every child is ready; else the exit status after saying why not."""
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
@@ -226,9 +239,10 @@ def _write_state(children: list[Running]) -> dict[str, Any]:
     return state
 
 
-def _supervise(children: list[Running], stop: threading.Event) -> None:
+def _supervise(children: list[Running], stop: StopFlag) -> None:
     """Return on Ctrl-C / SIGTERM, or as soon as one child exits (saying which)."""
-    while not stop.wait(0.5):
+    while not stop.is_set():
+        time.sleep(0.5)
         for r in children:
             if r.handle.process.poll() is not None:
                 _log(
@@ -238,9 +252,9 @@ def _supervise(children: list[Running], stop: threading.Event) -> None:
                 return
 
 
-def _stop_on_signals() -> threading.Event:
-    """An event set by SIGINT or SIGTERM (the launcher then stops its children)."""
-    stop = threading.Event()
+def _stop_on_signals() -> StopFlag:
+    """A flag that SIGINT and SIGTERM set (the launcher then stops its children)."""
+    stop = StopFlag()
 
     def on_signal(signum: int, _frame: object) -> None:
         stop.set()
