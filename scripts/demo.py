@@ -27,13 +27,21 @@ from fastmcp import Client
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from scripts.services import agent_server_auth
-from scripts.stack import _read_state
+from runstack.services import agent_server_auth
+from runstack.threads import (
+    FLAGSHIP_REQUEST,
+    REPORT,
+    analyst_thread,
+    interrupts,
+    message_text,
+    poll,
+    start_analysis,
+    thread_messages,
+    woken_answer,
+)
+from scripts.stack import read_state
 
-REQUEST = "帮我对摩托车火花塞做供应商比价分析"
 USER = {"user_id": "demo-buyer", "username": "演示采购员"}
-TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
-REPORT = re.compile(r"/analysis/report_\d{8}\.md")
 CHART = re.compile(r"https?://[^\s)\]]+/charts/[0-9a-f]+\.(?:png|svg)")
 ANALYSIS_TIMEOUT_S = 600
 
@@ -44,23 +52,9 @@ def _say(msg: str) -> None:
     print(f"[demo {time.monotonic() - _T0:6.1f}s] {msg}", flush=True)
 
 
-def message_text(message: dict[str, Any]) -> str:
-    """The text of a thread message (a string, or the text of its content blocks)."""
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return str(content or "")
-
-
 def _first_line(text: str, width: int = 110) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line if len(line) <= width else line[: width - 1] + "…"
-
-
-async def thread_messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
-    """The messages of a thread's current state (none yet: an empty list)."""
-    state: Any = await client.threads.get_state(thread_id)
-    return list((state.get("values") or {}).get("messages") or [])
 
 
 def _describe(message: dict[str, Any]) -> str | None:
@@ -81,36 +75,22 @@ def _describe(message: dict[str, Any]) -> str | None:
 
 async def follow_analyst(client: LangGraphClient, parent_id: str) -> str:
     """Print the analyst's progress until the orchestrator is woken; return its final text."""
-    child_id = None
+    child_id: str | None = None
     seen = 0
-    deadline = time.monotonic() + ANALYSIS_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if child_id is None:
-            found: Any = await client.threads.search(metadata={"parent_thread_id": parent_id})
-            if found:
-                child_id = found[0]["thread_id"]
-                _say(f"analyst thread {child_id} (parent_thread_id = {parent_id})")
+
+    async def progress() -> str | None:
+        nonlocal child_id, seen
+        if child_id is None and (child := await analyst_thread(client, parent_id)):
+            child_id = child["thread_id"]
+            _say(f"analyst thread {child_id} (parent_thread_id = {parent_id})")
         if child_id is not None:
             msgs = await thread_messages(client, child_id)
-            for message in msgs[seen:]:
-                line = _describe(message)
-                if line:
-                    _say(line)
+            for line in filter(None, map(_describe, msgs[seen:])):
+                _say(line)
             seen = len(msgs)
-        parent = await thread_messages(client, parent_id)
-        notified = any(
-            "deepagents_notification" in (m.get("additional_kwargs") or {}) for m in parent
-        )
-        last = parent[-1] if parent else {}
-        if notified and last.get("type") == "ai" and REPORT.search(message_text(last)):
-            return message_text(last)
-        await asyncio.sleep(0.5)
-    msg = f"the analysis did not finish within {ANALYSIS_TIMEOUT_S} s"
-    raise TimeoutError(msg)
+        return await woken_answer(client, parent_id, naming=REPORT)
 
-
-def _interrupts(thread: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
+    return await poll(progress, ANALYSIS_TIMEOUT_S, "the analysis to finish")
 
 
 async def _run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[str, Any]:
@@ -119,11 +99,11 @@ async def _run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[s
     return dict(thread)
 
 
-def _best_offer(data_dir: Path, analyst_thread: str) -> dict[str, Any] | None:
+def _best_offer(data_dir: Path, task_id: str) -> dict[str, Any] | None:
     """The best-ranked (part, supplier) of the analysis result in the analyst's workspace."""
     from graphs.sandbox.workspace import workspace_path
 
-    path = workspace_path(data_dir / "sandboxes", analyst_thread) / "data/analysis_result.json"
+    path = workspace_path(data_dir / "sandboxes", task_id) / "data/analysis_result.json"
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -135,98 +115,105 @@ def _best_offer(data_dir: Path, analyst_thread: str) -> dict[str, Any] | None:
     return None
 
 
+async def analyse(client: LangGraphClient) -> tuple[str, str]:
+    """Ask for the analysis and follow it; ``(the analyst's task id, the final answer)``."""
+    _say(f"buyer → orchestrator: {FLAGSHIP_REQUEST}")
+    started = await start_analysis(
+        client, FLAGSHIP_REQUEST, USER, metadata={"user_id": USER["user_id"]}
+    )
+    _say(f"orchestrator answered in {started.answered_in:.1f}s: {_first_line(started.answer)}")
+    _say(f"background task {started.task_id}; the buyer could keep chatting meanwhile")
+    final = await follow_analyst(client, started.thread_id)
+    _say("orchestrator was woken by the analyst and told the buyer:")
+    for line in final.splitlines()[:12]:
+        if line.strip():
+            print(f"      {line}", flush=True)
+    return started.task_id, final
+
+
+def show_report(final: str, data_dir: Path) -> None:
+    """Print where the report named in ``final`` is, and the charts it shows."""
+    report = REPORT.search(final)
+    if not report:
+        return
+    found = sorted((data_dir / "sandboxes").glob(f"*/{report.group(0).lstrip('/')}"))
+    _say(
+        f"report: {found[-1] if found else report.group(0)} (also in the Store under "
+        f"/reports/{USER['user_id']}/)"
+    )
+    if found:
+        for url in sorted(set(CHART.findall(found[-1].read_text(encoding="utf-8")))):
+            _say(f"chart: {url}")
+
+
+async def place_order(client: LangGraphClient, offer: dict[str, Any]) -> str:
+    """Order ``offer`` through the orchestrator, answering its questions and approving;
+    the orchestrator's last answer."""
+    part, row = offer["part"], offer["supplier"]
+    qty = max(200, int(row.get("min_order_qty") or 1))
+    order_request = (
+        f"给 {row.get('supplier_name_zh') or row['supplier_code']} 下单 {qty} 个 "
+        f"{part.get('model') or part['sku']}，下周五前到货"
+    )
+    order_thread = (await client.threads.create(metadata={"user_id": USER["user_id"]}))["thread_id"]
+    _say(f"buyer → orchestrator: {order_request}")
+    order_prompt: Any = {"messages": [{"role": "user", "content": order_request}]}
+    thread = await _run(client, order_thread, input=order_prompt)
+    for _ in range(3):  # answer questions for missing fields, then the approval
+        pending = interrupts(thread)
+        if not pending:
+            break
+        value = pending[0]["value"]
+        if value.get("type") == "request_order_info":
+            _say(f"order agent asks for {value.get('fields')}; answering quantity {qty}")
+            thread = await _run(client, order_thread, command={"resume": {"quantity": qty}})
+            continue
+        action = value["action_requests"][0]
+        lines = ", ".join(f"part {ln['part_id']} × {ln['quantity']}"
+                          for ln in action["args"].get("lines", []))  # fmt: skip
+        _say(
+            f"approval requested: {action['name']} supplier {action['args'].get('supplier_id')}"
+            f" ({lines}); the demo buyer approves"
+        )
+        thread = await _run(
+            client, order_thread,
+            command={"resume": {"decisions": [{"type": "approve"}]}},
+        )  # fmt: skip
+    answer = message_text((await thread_messages(client, order_thread))[-1])
+    _say(f"orchestrator: {_first_line(answer)}")
+    return answer
+
+
+async def show_erp_row(erp_url: str, answer: str) -> None:
+    """Print the ERP's row of the order ``answer`` names; ``RuntimeError`` when it names none."""
+    order_no = re.search(r"PO\d{11}", answer)
+    if not order_no:
+        msg = f"the order was not placed: {answer[:300]}"
+        raise RuntimeError(msg)
+    async with httpx.AsyncClient(base_url=erp_url, timeout=10) as erp:
+        found = (
+            await erp.get("/orders/search-details", params={"order_no": order_no.group(0)})
+        ).json()
+    for order in found.get("items", []):
+        _say(
+            f"ERP row: {order['order_no']} {order['supplier_code']} {order['status']} "
+            f"total {order['total']} {order['currency']} "
+            + ", ".join(f"{ln['sku']}×{ln['quantity']}" for ln in order["lines"])
+        )
+
+
 async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
     """Run the analysis and the approved order; raise when a step does not happen."""
     # With the server's auth on, the demo runs as a service account acting for its buyer.
     client = get_client(url=agent_url, timeout=120, headers=agent_server_auth()[1])
     try:
-        thread_id = (await client.threads.create(metadata={"user_id": USER["user_id"]}))[
-            "thread_id"
-        ]
-        _say(f"buyer → orchestrator: {REQUEST}")
-        started = time.monotonic()
-        prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
-        await client.runs.wait(thread_id, "orchestrator", input=prompt, context=dict(USER))
-        reply = message_text((await thread_messages(client, thread_id))[-1])
-        _say(f"orchestrator answered in {time.monotonic() - started:.1f}s: {_first_line(reply)}")
-        task = TASK_ID.search(reply)
-        if not task:
-            msg = f"the orchestrator did not start a background analysis: {reply[:300]}"
-            raise RuntimeError(msg)
-        _say(f"background task {task.group(1)}; the buyer could keep chatting meanwhile")
-
-        final = await follow_analyst(client, thread_id)
-        _say("orchestrator was woken by the analyst and told the buyer:")
-        for line in final.splitlines()[:12]:
-            if line.strip():
-                print(f"      {line}", flush=True)
-
-        offer = _best_offer(data_dir, task.group(1))
-        report = REPORT.search(final)
-        workspace = data_dir / "sandboxes"
-        if report:
-            found = sorted(workspace.glob(f"*/{report.group(0).lstrip('/')}"))
-            _say(
-                f"report: {found[-1] if found else report.group(0)} (also in the Store under "
-                f"/reports/{USER['user_id']}/)"
-            )
-            if found:
-                charts = sorted(set(CHART.findall(found[-1].read_text(encoding="utf-8"))))
-                for url in charts:
-                    _say(f"chart: {url}")
+        task_id, final = await analyse(client)
+        offer = _best_offer(data_dir, task_id)
+        show_report(final, data_dir)
         if offer is None:
             _say("no ranked offer in the analysis result; skipping the order step")
             return
-
-        part, row = offer["part"], offer["supplier"]
-        qty = max(200, int(row.get("min_order_qty") or 1))
-        order_request = (
-            f"给 {row.get('supplier_name_zh') or row['supplier_code']} 下单 {qty} 个 "
-            f"{part.get('model') or part['sku']}，下周五前到货"
-        )
-        order_thread = (await client.threads.create(metadata={"user_id": USER["user_id"]}))[
-            "thread_id"
-        ]
-        _say(f"buyer → orchestrator: {order_request}")
-        order_prompt: Any = {"messages": [{"role": "user", "content": order_request}]}
-        thread = await _run(client, order_thread, input=order_prompt)
-        for _ in range(3):  # answer questions for missing fields, then the approval
-            pending = _interrupts(thread)
-            if not pending:
-                break
-            value = pending[0]["value"]
-            if value.get("type") == "request_order_info":
-                _say(f"order agent asks for {value.get('fields')}; answering quantity {qty}")
-                thread = await _run(client, order_thread, command={"resume": {"quantity": qty}})
-                continue
-            action = value["action_requests"][0]
-            lines = ", ".join(f"part {ln['part_id']} × {ln['quantity']}"
-                              for ln in action["args"].get("lines", []))  # fmt: skip
-            _say(
-                f"approval requested: {action['name']} supplier {action['args'].get('supplier_id')}"
-                f" ({lines}); the demo buyer approves"
-            )
-            thread = await _run(
-                client, order_thread,
-                command={"resume": {"decisions": [{"type": "approve"}]}},
-            )  # fmt: skip
-        answer = message_text((await thread_messages(client, order_thread))[-1])
-        _say(f"orchestrator: {_first_line(answer)}")
-        order_no = re.search(r"PO\d{11}", answer)
-        if order_no:
-            async with httpx.AsyncClient(base_url=erp_url, timeout=10) as erp:
-                found_orders = (
-                    await erp.get("/orders/search-details", params={"order_no": order_no.group(0)})
-                ).json()
-            for order in found_orders.get("items", []):
-                _say(
-                    f"ERP row: {order['order_no']} {order['supplier_code']} {order['status']} "
-                    f"total {order['total']} {order['currency']} "
-                    + ", ".join(f"{ln['sku']}×{ln['quantity']}" for ln in order["lines"])
-                )
-        else:
-            msg = f"the order was not placed: {answer[:300]}"
-            raise RuntimeError(msg)
+        await show_erp_row(erp_url, await place_order(client, offer))
     finally:
         await client.aclose()
 
@@ -280,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--erp-tour", action="store_true", help="only tour the ERP through MCP")
     args = parser.parse_args(argv)
-    state = _read_state()
+    state = read_state()
     services = (state or {}).get("services", {})
     if args.erp_tour:
         if "erp-mcp" not in services:

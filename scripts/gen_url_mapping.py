@@ -5,11 +5,12 @@ quote page: ``parts[<sku>].quotes[<supplier code>]``, plus per-category part lis
 and per-supplier shop links, so an agent can go from "NGK, SP-NGK-CR7HSA" or from
 "all spark plugs" to the pages to fetch.
 
-The catalogue comes from the shops' ``/catalog.json``:
+The catalogue comes from the shops' ``/catalog.json``, over HTTP like any client's:
 
-- ``--from-url http://127.0.0.1:8300`` reads it from running shops;
-- by default the shops app is asked in-process (no server needed), with the URLs
-  built on ``--base-url`` (default: ``SUPPLIER_SITES_URL`` or http://127.0.0.1:8300).
+- ``--from-url http://127.0.0.1:8300`` reads it from running shops, URLs as they give them;
+- by default ``python -m sim.suppliers`` is started on a free loopback port for the
+  occasion (well-behaved, with a throw-away DATA_DIR), and the URLs it gives are moved
+  to ``--base-url`` (default: ``SUPPLIER_SITES_URL`` or http://127.0.0.1:8300).
 
 ``--check`` exits 1 when the file on disk differs from what would be generated.
 """
@@ -18,13 +19,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
+
+from runstack.services import run_services
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "skills/procurement/supplier-price-urls/data/url_mapping.yaml"
@@ -36,21 +42,42 @@ _HEADER = (
 )
 
 
-async def fetch_catalog(*, from_url: str | None = None, base_url: str = DEFAULT_BASE) -> Any:
-    """The shops' catalogue document, from running shops or from the app in-process."""
-    if from_url:
-        async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
-            resp = await client.get(from_url.rstrip("/") + "/catalog.json")
-            resp.raise_for_status()
-            return resp.json()
-    from sim.suppliers import SuppliersSettings, build_app
-
-    app = build_app(SuppliersSettings(misbehave=False))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url=base_url.rstrip("/")) as client:
-        resp = await client.get("/catalog.json")
+async def fetch_catalog(url: str) -> Any:
+    """The catalogue document of the shops at ``url``."""
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
+        resp = await client.get(url.rstrip("/") + "/catalog.json")
         resp.raise_for_status()
         return resp.json()
+
+
+@contextlib.contextmanager
+def own_shops() -> Iterator[str]:
+    """The shops started for the occasion on a free loopback port; their URL."""
+    with tempfile.TemporaryDirectory(prefix="gen-url-mapping-") as data:
+        env = {"DATA_DIR": data, "SIM_SUPPLIERS_MISBEHAVE": "off", "LOG_LEVEL": "WARNING"}
+        with run_services(["sim-suppliers"], env) as running:
+            yield running["sim-suppliers"].url
+
+
+def rebase(document: Any, old: str, new: str) -> Any:
+    """``document`` with every string that starts with the URL ``old`` moved to ``new``."""
+    if isinstance(document, str):
+        return new + document[len(old) :] if document.startswith(old) else document
+    if isinstance(document, list):
+        return [rebase(item, old, new) for item in document]
+    if isinstance(document, dict):
+        return {key: rebase(value, old, new) for key, value in document.items()}
+    return document
+
+
+def read_catalog(*, from_url: str | None, base_url: str) -> Any:
+    """The catalogue from the shops at ``from_url``, or from shops started for the occasion
+    with its URLs moved to ``base_url``."""
+    if from_url:
+        return asyncio.run(fetch_catalog(from_url))
+    with own_shops() as url:
+        catalog = asyncio.run(fetch_catalog(url))
+    return rebase(catalog, catalog["base_url"], base_url.rstrip("/"))
 
 
 def build_mapping(catalog: dict[str, Any]) -> dict[str, Any]:
@@ -116,12 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--base-url",
         default=os.environ.get("SUPPLIER_SITES_URL", DEFAULT_BASE),
-        help="base URL of the shops for the in-process mode (default: SUPPLIER_SITES_URL)",
+        help="base URL of the shops' pages in the map, unless --from-url (default: "
+        "SUPPLIER_SITES_URL)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
     args = parser.parse_args(argv)
-    catalog = asyncio.run(fetch_catalog(from_url=args.from_url, base_url=args.base_url))
+    catalog = read_catalog(from_url=args.from_url, base_url=args.base_url)
     text = render(build_mapping(catalog))
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""

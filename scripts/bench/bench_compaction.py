@@ -31,7 +31,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.middleware.summarization import SoftSummarization, build_summarization
 from graphs.offline import OfflinePlanner
-from tests.unit.test_mw_support import call, scripted
+from scripts.bench.fixtures import compact_then_answer
 
 PARTS = ["火花塞", "刹车片", "链条", "空气滤清器", "机油滤清器"]
 SUPPLIERS = ["恩吉客", "博世", "电装", "冠军", "铃木配件"]
@@ -100,7 +100,7 @@ async def run(turns: int) -> None:
         engine = summ[0]
         assert isinstance(engine, SoftSummarization)
         graph: Any = create_deep_agent(
-            model=scripted([call("compact_conversation", {})], "ok"),
+            model=compact_then_answer(),
             backend=backend,
             middleware=summ,
             subagents=[],

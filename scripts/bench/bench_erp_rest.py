@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -104,13 +103,10 @@ def _erp(url: str | None) -> Iterator[str]:
     if url:
         yield url.rstrip("/")
         return
-    from tests.integration.procs import free_port, start_service
+    from scripts.bench.fixtures import scratch, services
 
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="bench-erp-") as data:
-        env = {"SIM_ERP_PORT": str(port), "DATA_DIR": data, "LOG_LEVEL": "WARNING"}
-        with start_service("sim.erp", env, port, timeout=60) as handle:
-            yield handle.url
+    with scratch("bench-erp-") as data, services(["sim-erp"], data) as running:
+        yield running["sim-erp"].url
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,15 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import httpx
 
@@ -36,46 +30,14 @@ from graphs.tools.web import worker
 from graphs.tools.web.convert import decode, html_to_markdown
 from graphs.tools.web.fetcher import fetch_markdown
 from graphs.tools.web.settings import DEFAULT_USER_AGENT, WebSettings
+from scripts.bench.fixtures import scratch, services
 
-ROOT = Path(__file__).resolve().parents[2]
 TARGET_MS = 50.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def _start(port: int, misbehave: bool) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "SIM_SUPPLIERS_PORT": str(port),
-        "SIM_SUPPLIERS_MISBEHAVE": "on" if misbehave else "off",
-        "SIM_SUPPLIERS_LOG_LEVEL": "WARNING",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sim.suppliers"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGTERM)
-    raise SystemExit("sim.suppliers did not become healthy")
 
 
 async def _bench(base: str, sku: str | None, rounds: int, *, misbehave: bool = False) -> None:
@@ -176,14 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         asyncio.run(_bench(args.url.rstrip("/"), args.sku, args.rounds, misbehave=True))
         return 0
-    port = _free_port()
-    proc = _start(port, args.misbehave)
-    try:
-        bench = _bench(f"http://127.0.0.1:{port}", args.sku, args.rounds, misbehave=args.misbehave)
-        asyncio.run(bench)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+    misbehave = "on" if args.misbehave else "off"
+    with (
+        scratch("bench-fetch-") as data,
+        services(["sim-suppliers"], data, SIM_SUPPLIERS_MISBEHAVE=misbehave) as running,
+    ):
+        url = running["sim-suppliers"].url
+        asyncio.run(_bench(url, args.sku, args.rounds, misbehave=args.misbehave))
     return 0
 
 

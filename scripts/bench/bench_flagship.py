@@ -3,8 +3,8 @@
 Run from the checkout: ``.venv/bin/python -m scripts.bench.bench_flagship``.
 
 Starts the real services (simulated ERP, ERP MCP server, supplier shops, chart gateway)
-and ``langgraph dev`` on free ports under a temporary folder (the end-to-end tests'
-helpers), builds both graphs once (cold start is bench_cold_start's business), then
+and ``langgraph dev`` on free ports under a temporary folder (``scripts.bench.fixtures``),
+builds both graphs once (cold start is bench_cold_start's business), then
 sends "帮我对摩托车火花塞做供应商比价分析" through the LangGraph SDK and waits until the
 orchestrator is woken with the report. The per-stage breakdown comes from the analyst
 thread's checkpoint history: each message is timed by the first checkpoint holding it;
@@ -25,22 +25,17 @@ import httpx
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from scripts.demo import REQUEST, TASK_ID, message_text, thread_messages
-from tests.e2e.agents_stack import langgraph_dev, services
+from runstack.threads import (
+    FLAGSHIP_REQUEST,
+    REPORT,
+    message_text,
+    poll,
+    start_analysis,
+    woken_answer,
+)
+from scripts.bench.fixtures import agent_server, scratch
 
 STAGE = re.compile(r"阶段\s*(\d)|Stage\s*(\d)")
-NOTIFICATION = "deepagents_notification"
-
-
-async def _wait(predicate: Any, within_s: float, what: str) -> Any:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        found = await predicate()
-        if found:
-            return found
-        await asyncio.sleep(0.1)
-    msg = f"timed out waiting for {what}"
-    raise RuntimeError(msg)
 
 
 async def _first_seen(
@@ -89,44 +84,24 @@ def _breakdown(timeline: list[tuple[float, dict[str, Any]]]) -> None:
 async def _run(url: str) -> None:
     client = get_client(url=url, timeout=120)
     try:
-        thread_id = (await client.threads.create())["thread_id"]
-        prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
         started = time.perf_counter()
-        await client.runs.wait(
-            thread_id,
-            "orchestrator",
-            input=prompt,
-            context={"user_id": "bench-user"},
-        )
-        answered = time.perf_counter() - started
-        first = (await thread_messages(client, thread_id))[-1]
-        found = TASK_ID.search(message_text(first))
-        if found is None:
-            msg = f"no task id in the orchestrator's answer: {message_text(first)}"
-            raise RuntimeError(msg)
-        task_id = found.group(1)
+        analysis = await start_analysis(client, FLAGSHIP_REQUEST, {"user_id": "bench-user"})
 
-        async def woken() -> bool:
-            msgs = await thread_messages(client, thread_id)
-            notified = any(NOTIFICATION in (m.get("additional_kwargs") or {}) for m in msgs)
-            return notified and msgs[-1].get("type") == "ai"
+        async def woken() -> str | None:
+            return await woken_answer(client, analysis.thread_id)
 
-        await _wait(woken, 300, "the orchestrator to be woken")
+        final = await poll(woken, 300, "the orchestrator to be woken", every=0.1)
         total = time.perf_counter() - started
-        timeline = await _first_seen(client, task_id)
-        report = re.search(
-            r"/analysis/report_\d{8}\.md",
-            message_text((await thread_messages(client, thread_id))[-1]),
-        )
+        timeline = await _first_seen(client, analysis.task_id)
+        report = REPORT.search(final)
     finally:
         await client.aclose()
-    print(f"request: {REQUEST}")
-    print(f"orchestrator answered with the task id in {answered:6.2f} s")
+    print(f"request: {FLAGSHIP_REQUEST}")
+    print(f"orchestrator answered with the task id in {analysis.answered_in:6.2f} s")
     analyst_s = timeline[-1][0] - timeline[0][0]
     _breakdown(timeline)
-    print(
-        f"launch, analyst start-up wait and parent wake-up: {total - answered - analyst_s:6.2f} s"
-    )
+    launch = total - analysis.answered_in - analyst_s
+    print(f"launch, analyst start-up wait and parent wake-up: {launch:6.2f} s")
     print(f"request -> orchestrator woken with the report: {total:6.2f} s (target ≤ 30 s)")
     print(f"report: {report.group(0) if report else 'not named in the final message'}")
 
@@ -134,8 +109,7 @@ async def _run(url: str) -> None:
 def main() -> None:
     """Start the stack, build the graphs, run the flagship analysis once, print the times."""
     t0 = time.perf_counter()
-    with services() as stack, langgraph_dev(stack) as agent:
-        stack.agent = agent
+    with scratch("bench-flagship-") as data, agent_server(data) as agent:
         ready = time.perf_counter() - t0
         found = httpx.post(f"{agent.url}/assistants/search", json={"limit": 50}, timeout=30)
         t1 = time.perf_counter()

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +29,8 @@ from typing import Any
 import httpx
 from fastmcp import Client
 
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ServiceHandle
+from scripts.bench.fixtures import scratch, services
 
 RATIO_TARGET = 2.0
 SEARCH_TARGET_MS = 20.0
@@ -163,6 +163,137 @@ def _delta(before: float | None, after: float | None, calls: int) -> float | Non
     return None if before is None or after is None else (after - before) / calls
 
 
+@dataclass
+class Sides:
+    """The three clients of one run: REST, the MCP SDK's, and the bare JSON-RPC one."""
+
+    rest: httpx.AsyncClient
+    mcp: Client[Any]
+    wire: WireMcp
+    n: int
+    warmup: int
+
+
+@dataclass
+class Row:
+    """One tool's measurements, as the tables print them."""
+
+    case: Case
+    rest_p50: float
+    ratio: float
+    floor: float
+    bare: float
+    line: str
+    cpu_line: str | None
+
+
+async def floor_p50(sides: Sides) -> float:
+    """Print the protocol floor; the MCP ping's p50 (ms).
+
+    An MCP round trip that runs no tool and calls no ERP, against the cheapest REST
+    round trip: a tool call through the proxy costs at least one MCP round trip plus its
+    own REST call, so its ratio cannot drop below 1 + ping / REST."""
+
+    async def health() -> None:
+        (await sides.rest.get("/health")).raise_for_status()
+
+    async def wire_ping() -> None:
+        await sides.wire.request("ping")
+
+    health_s, ping_s = await timed_pair(sides.n, sides.warmup, health, sides.mcp.ping)
+    _, wire_ping_s = await timed_pair(sides.n, sides.warmup, health, wire_ping)
+    health_p50, ping_p50 = p50_p99(health_s.wall)[0], p50_p99(ping_s.wall)[0]
+    print(
+        f"floor: MCP ping (no tool, no ERP) p50 {ping_p50:.2f} ms "
+        f"(bare JSON-RPC client {p50_p99(wire_ping_s.wall)[0]:.2f} ms), "
+        f"REST /health p50 {health_p50:.2f} ms ({ping_p50 / health_p50:.2f}x)\n"
+    )
+    return ping_p50
+
+
+async def measure(
+    case: Case, sides: Sides, ping_p50: float, erp_pid: int | None, mcp_pid: int | None
+) -> Row:
+    """One tool through REST, MCP and the bare client, alternated; its table rows."""
+
+    async def via_rest() -> None:
+        response = await sides.rest.get(case.path, params=case.params)
+        response.raise_for_status()
+        response.json()
+
+    async def via_mcp() -> None:
+        await sides.mcp.call_tool(case.tool, case.args)
+
+    async def via_wire() -> None:
+        await sides.wire.request("tools/call", {"name": case.tool, "arguments": case.args})
+
+    n, warmup = sides.n, sides.warmup
+    erp_before, mcp_before = process_cpu_ms(erp_pid), process_cpu_ms(mcp_pid)
+    rest_s, mcp_s = await timed_pair(n, warmup, via_rest, via_mcp)
+    # Both sides hit the ERP once per call; only the MCP side wakes the MCP server.
+    erp_cpu = _delta(erp_before, process_cpu_ms(erp_pid), 2 * (n + warmup))
+    server_cpu = _delta(mcp_before, process_cpu_ms(mcp_pid), n + warmup)
+    (rest_p50, rest_p99), (mcp_p50, mcp_p99) = p50_p99(rest_s.wall), p50_p99(mcp_s.wall)
+    ratio, floor = mcp_p50 / rest_p50, 1 + ping_p50 / rest_p50
+    # The same call from the bare client, against a REST run of its own (same load).
+    rest_again, wire_s = await timed_pair(n, warmup, via_rest, via_wire)
+    bare = p50_p99(wire_s.wall)[0] / p50_p99(rest_again.wall)[0]
+    line = (
+        f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
+        f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {mcp_p50 - rest_p50:6.2f}ms {ratio:5.2f}x "
+        f"{floor:5.2f}x {bare:5.2f}x"
+    )
+    cpu_line = None
+    if erp_cpu is not None and server_cpu is not None:
+        rest_client, mcp_client = statistics.mean(rest_s.cpu), statistics.mean(mcp_s.cpu)
+        rest_total = rest_client + erp_cpu
+        mcp_total = mcp_client + server_cpu + erp_cpu
+        cpu_line = (
+            f"{case.tool:22} {rest_client:7.2f} {erp_cpu:7.2f} {mcp_client:7.2f} "
+            f"{server_cpu:7.2f} {rest_total:7.2f} {mcp_total:7.2f} "
+            f"{mcp_total / rest_total:5.2f}x"
+        )
+    return Row(case, rest_p50, ratio, floor, bare, line, cpu_line)
+
+
+def print_summary(rows: list[Row]) -> None:
+    """The verdicts against the targets, and the CPU table when it was measured."""
+    ratios = [r.ratio for r in rows]
+    bare = [r.bare for r in rows]
+    worst = max(ratios)
+    print(
+        f"\nMCP/REST at p50: median {statistics.median(ratios):.2f}x, worst {worst:.2f}x "
+        f"(target <= {RATIO_TARGET:.0f}x: {'met' if worst <= RATIO_TARGET else 'MISSED'}); "
+        f"above the floor: median {statistics.median(r.ratio / r.floor for r in rows):.2f}x"
+    )
+    print(
+        f"floor = 1 + ping/REST: the least any proxied tool could cost with this MCP stack "
+        f"(worst {max(r.floor for r in rows):.2f}x)"
+    )
+    print(
+        "bare = the same tool call from a bare JSON-RPC client over httpx instead of the "
+        f"MCP SDK's (median {statistics.median(bare):.2f}x, worst "
+        f"{max(bare):.2f}x): what the server alone adds"
+    )
+    search_p50 = next((r.rest_p50 for r in rows if r.case.tool == "part_search"), 0.0)
+    print(
+        f"part search through REST, p50 {search_p50:.2f} ms "
+        f"(target < {SEARCH_TARGET_MS:.0f} ms: "
+        f"{'met' if search_p50 < SEARCH_TARGET_MS else 'MISSED'})"
+    )
+    cpu_rows = [r.cpu_line for r in rows if r.cpu_line]
+    if cpu_rows:
+        # Wall time on a shared 2-core box swings with whatever else runs; CPU spent per
+        # call does not, and on an idle machine latency follows it.
+        print("\nCPU per call, ms (mean; load-independent):")
+        header = (
+            f"{'tool':22} {'REST cl':>7} {'ERP':>7} {'MCP cl':>7} {'MCP srv':>7} "
+            f"{'REST':>7} {'MCP':>7} {'ratio':>6}"
+        )
+        print(header + "\n" + "-" * len(header))
+        print("\n".join(cpu_rows))
+
+
 async def run(
     erp_url: str,
     mcp_url: str,
@@ -178,130 +309,28 @@ async def run(
         httpx.AsyncClient(timeout=30) as bare_http,
         Client(mcp_url) as mcp,
     ):
-        wire = await WireMcp(bare_http, mcp_url).initialize()
+        sides = Sides(rest, mcp, await WireMcp(bare_http, mcp_url).initialize(), n, warmup)
         ngk = (await rest.get("/suppliers/search", params={"name": "NGK"})).json()["items"][0]
         print(f"ERP {erp_url}  MCP {mcp_url}  N={n} (after {warmup} warm-up calls)")
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
-        # The protocol floor: an MCP round trip that runs no tool and calls no ERP, against the
-        # cheapest REST round trip. A tool call through the proxy costs at least one MCP round
-        # trip plus its own REST call, so its ratio cannot drop below 1 + ping / REST.
-
-        async def health() -> None:
-            (await rest.get("/health")).raise_for_status()
-
-        async def wire_ping() -> None:
-            await wire.request("ping")
-
-        health_s, ping_s = await timed_pair(n, warmup, health, mcp.ping)
-        _, wire_ping_s = await timed_pair(n, warmup, health, wire_ping)
-        health_p50, ping_p50 = p50_p99(health_s.wall)[0], p50_p99(ping_s.wall)[0]
-        wire_ping_p50 = p50_p99(wire_ping_s.wall)[0]
-        print(
-            f"floor: MCP ping (no tool, no ERP) p50 {ping_p50:.2f} ms "
-            f"(bare JSON-RPC client {wire_ping_p50:.2f} ms), "
-            f"REST /health p50 {health_p50:.2f} ms ({ping_p50 / health_p50:.2f}x)\n"
-        )
+        ping_p50 = await floor_p50(sides)
         header = (
             f"{'tool':22} {'REST p50':>9} {'p99':>8} {'MCP p50':>9} {'p99':>8} "
             f"{'added':>8} {'ratio':>6} {'floor':>6} {'bare':>6}"
         )
         print(header + "\n" + "-" * len(header))
-        ratios: list[float] = []
-        floors: list[float] = []
-        bare_ratios: list[float] = []
-        cpu_rows: list[str] = []
-        search_p50 = 0.0
+        rows = []
         for case in cases(ngk["id"]):
-
-            async def via_rest(case: Case = case) -> None:
-                response = await rest.get(case.path, params=case.params)
-                response.raise_for_status()
-                response.json()
-
-            async def via_mcp(case: Case = case) -> None:
-                await mcp.call_tool(case.tool, case.args)
-
-            async def via_wire(case: Case = case) -> None:
-                await wire.request("tools/call", {"name": case.tool, "arguments": case.args})
-
-            erp_before, mcp_before = process_cpu_ms(erp_pid), process_cpu_ms(mcp_pid)
-            rest_s, mcp_s = await timed_pair(n, warmup, via_rest, via_mcp)
-            # Both sides hit the ERP once per call; only the MCP side wakes the MCP server.
-            erp_cpu = _delta(erp_before, process_cpu_ms(erp_pid), 2 * (n + warmup))
-            server_cpu = _delta(mcp_before, process_cpu_ms(mcp_pid), n + warmup)
-            (rest_p50, rest_p99), (mcp_p50, mcp_p99) = p50_p99(rest_s.wall), p50_p99(mcp_s.wall)
-            ratio = mcp_p50 / rest_p50
-            ratios.append(ratio)
-            floor = 1 + ping_p50 / rest_p50
-            floors.append(floor)
-            if case.tool == "part_search":
-                search_p50 = rest_p50
-            # The same call from the bare client, against a REST run of its own (same load).
-            rest_again, wire_s = await timed_pair(n, warmup, via_rest, via_wire)
-            bare = p50_p99(wire_s.wall)[0] / p50_p99(rest_again.wall)[0]
-            bare_ratios.append(bare)
-            print(
-                f"{case.tool:22} {rest_p50:8.2f}ms {rest_p99:6.2f}ms "
-                f"{mcp_p50:8.2f}ms {mcp_p99:6.2f}ms {mcp_p50 - rest_p50:6.2f}ms {ratio:5.2f}x "
-                f"{floor:5.2f}x {bare:5.2f}x"
-            )
-            if erp_cpu is not None and server_cpu is not None:
-                rest_client, mcp_client = statistics.mean(rest_s.cpu), statistics.mean(mcp_s.cpu)
-                rest_total = rest_client + erp_cpu
-                mcp_total = mcp_client + server_cpu + erp_cpu
-                cpu_rows.append(
-                    f"{case.tool:22} {rest_client:7.2f} {erp_cpu:7.2f} {mcp_client:7.2f} "
-                    f"{server_cpu:7.2f} {rest_total:7.2f} {mcp_total:7.2f} "
-                    f"{mcp_total / rest_total:5.2f}x"
-                )
-        worst = max(ratios)
-        print(
-            f"\nMCP/REST at p50: median {statistics.median(ratios):.2f}x, worst {worst:.2f}x "
-            f"(target <= {RATIO_TARGET:.0f}x: {'met' if worst <= RATIO_TARGET else 'MISSED'}); "
-            "above the floor: median "
-            f"{statistics.median(r / f for r, f in zip(ratios, floors, strict=True)):.2f}x"
-        )
-        print(
-            f"floor = 1 + ping/REST: the least any proxied tool could cost with this MCP stack "
-            f"(worst {max(floors):.2f}x)"
-        )
-        print(
-            "bare = the same tool call from a bare JSON-RPC client over httpx instead of the "
-            f"MCP SDK's (median {statistics.median(bare_ratios):.2f}x, worst "
-            f"{max(bare_ratios):.2f}x): what the server alone adds"
-        )
-        print(
-            f"part search through REST, p50 {search_p50:.2f} ms "
-            f"(target < {SEARCH_TARGET_MS:.0f} ms: "
-            f"{'met' if search_p50 < SEARCH_TARGET_MS else 'MISSED'})"
-        )
-        if cpu_rows:
-            # Wall time on a shared 2-core box swings with whatever else runs; CPU spent per
-            # call does not, and on an idle machine latency follows it.
-            print("\nCPU per call, ms (mean; load-independent):")
-            header = (
-                f"{'tool':22} {'REST cl':>7} {'ERP':>7} {'MCP cl':>7} {'MCP srv':>7} "
-                f"{'REST':>7} {'MCP':>7} {'ratio':>6}"
-            )
-            print(header + "\n" + "-" * len(header))
-            print("\n".join(cpu_rows))
+            rows.append(await measure(case, sides, ping_p50, erp_pid, mcp_pid))
+            print(rows[-1].line)
+        print_summary(rows)
 
 
 @contextlib.contextmanager
 def own_stack() -> Iterator[tuple[ServiceHandle, ServiceHandle]]:
     """sim.erp and mcp_erp on free ports with a temporary DATA_DIR."""
-    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as data:
-        erp_port, mcp_port = free_port(), free_port()
-        erp_env = {"DATA_DIR": data, "SIM_ERP_PORT": str(erp_port), "LOG_LEVEL": "WARNING"}
-        with start_service("sim.erp", erp_env, erp_port, timeout=60) as erp:
-            mcp_env = {
-                "DATA_DIR": data,
-                "ERP_MCP_PORT": str(mcp_port),
-                "ERP_BASE_URL": erp.url,
-                "LOG_LEVEL": "WARNING",
-            }
-            with start_service("mcp_erp", mcp_env, mcp_port, timeout=30) as mcp:
-                yield erp, mcp
+    with scratch("bench-mcp-") as data, services(["sim-erp", "erp-mcp"], data) as running:
+        yield running["sim-erp"], running["erp-mcp"]
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,8 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from tests.integration.procs import HOST, free_port, start_service
+from runstack.processes import HOST, free_port
+from scripts.bench.fixtures import scratch, services
 
 MERGED = "generate_visualization"
 REQUESTS = {
@@ -143,17 +143,15 @@ def _row(label: str, system: int, tools: int, n_tools: int) -> str:
 
 async def main() -> None:
     """Print the per-agent overhead and the merged-vs-separate chart tool ratio."""
-    with tempfile.TemporaryDirectory(prefix="bench-prompt-") as tmp:
-        data = Path(tmp)
-        port = free_port()
+    with scratch("bench-prompt-") as data:
         closed = f"http://{HOST}:{free_port()}"
-        env = {"DATA_DIR": str(data), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": closed}
-        with start_service("mcp_erp", env, port, timeout=30, log_dir=data):
+        # Only the ERP tools' listing is needed: the ERP behind the MCP server stays closed.
+        with services(["erp-mcp"], data, ERP_BASE_URL=closed) as running:
             os.environ.update(
                 {
                     "MODEL": "offline",
                     "DATA_DIR": str(data),
-                    "ERP_MCP_URL": f"http://{HOST}:{port}/mcp",
+                    "ERP_MCP_URL": f"{running['erp-mcp'].url}/mcp",
                     "VIZ_MCP_URL": f"{closed}/mcp",
                     "LANGSMITH_TRACING": "false",
                 }

@@ -5,8 +5,8 @@
    p50/p99 and the ratio (issue 7: at most 3x).
 2. Idle sessions held open at once (target 1,000) and the adapter's memory per session.
 3. Chats per second with N concurrent sessions, each chat calling a client tool,
-   through the adapter mounted in ``langgraph dev`` (the RPC fixture graph by
-   default; ``--config``/``--agent``/``--message`` point it at the product graphs).
+   through the adapter mounted in ``langgraph dev`` (the echo graph of
+   ``runstack.echo_graph``; ``--agent``/``--message`` pick another of its graphs).
 
     .venv/bin/python -m scripts.bench.bench_rpc [--pings 2000] [--sessions 1000] [--chats 1,10,50]
 """
@@ -30,8 +30,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from rpc_adapter.client import LocalTool, RpcClient  # noqa: E402
-from tests.e2e.rpc_fixtures.server import langgraph_dev  # noqa: E402
-from tests.integration.procs import free_port, start_service  # noqa: E402
+from runstack.agent_server import langgraph_dev  # noqa: E402
+from runstack.echo_graph import langgraph_config  # noqa: E402
+from runstack.processes import free_port, start_service  # noqa: E402
 
 
 def echo_app() -> Any:
@@ -192,7 +193,7 @@ async def main_async(args: argparse.Namespace) -> None:
     levels = [int(x) for x in args.chats.split(",") if x]
     if levels:
         lg_env = {"RPC_TOOL_TIMEOUT": "120", "RPC_AGENT_TIMEOUT": "300"}
-        with langgraph_dev(lg_env) as lg:
+        with langgraph_dev(langgraph_config(), lg_env, jobs=64, timeout=60) as lg:
             await bench_chats(lg.port, args.agent, args.message, levels, args.seconds)
 
 

@@ -20,7 +20,6 @@ import asyncio
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -220,44 +219,33 @@ async def run(url: str, pid: int, tools: list[str], n: int, renders: int) -> dic
     }
 
 
-def main() -> None:
-    """Run the benchmark and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=10, help="fresh renders per type")
-    parser.add_argument("--renders", type=int, default=1000, help="renders before the RSS read")
-    parser.add_argument("--workers", type=int, default=1, help="VIZ_RENDER_WORKERS")
-    parser.add_argument("--types", nargs="*", help="tool names (default: every local type)")
-    ns = parser.parse_args()
+def _measure(ns: argparse.Namespace, tools: list[str]) -> dict[str, Any]:
+    """Every number the report prints: over MCP, in the gateway, and drawn directly."""
+    from scripts.bench.fixtures import scratch, services
 
-    from tests.integration.procs import free_port, start_service
-    from viz_gateway.render import BUILDERS
-
-    tools = ns.types or list(BUILDERS)
-    load0 = os.getloadavg()
-    data = Path(tempfile.mkdtemp(prefix="bench-viz-"))
-    port = free_port()
-    env = {
-        "DATA_DIR": str(data),
-        "VIZ_PORT": str(port),
-        "VIZ_UPSTREAM_URL": "",
-        "VIZ_RENDER_WORKERS": str(ns.workers),
-        "LOG_LEVEL": "WARNING",
-    }
-    print(f"machine: {os.cpu_count()} CPUs, load average {load0[0]:.1f} at start")
-    direct = baseline_direct(tools, 5)
-    with start_service("viz_gateway", env, port, timeout=90, log_dir=data) as gw:
-        rss_idle = rss_mb(gw.process.pid)
-        result = asyncio.run(run(gw.url, gw.process.pid, tools, ns.n, ns.renders))
-    hit_inproc = asyncio.run(in_process_cache_hit(data / "inproc", 200))
+    with scratch("bench-viz-") as data:
+        direct = baseline_direct(tools, 5)
+        env = {"VIZ_UPSTREAM_URL": "", "VIZ_RENDER_WORKERS": str(ns.workers)}
+        with services(["viz-gateway"], data, timeout=90, **env) as running:
+            gw = running["viz-gateway"]
+            rss_idle = rss_mb(gw.process.pid)
+            result = asyncio.run(run(gw.url, gw.process.pid, tools, ns.n, ns.renders))
+        hit_inproc = asyncio.run(in_process_cache_hit(data / "inproc", 200))
     by_font = font_floor("generate_line_chart", 5)
+    return {**result, "direct": direct, "rss_idle": rss_idle, "hit_inproc": hit_inproc,
+            "by_font": by_font}  # fmt: skip
 
+
+def _print_table(tools: list[str], m: dict[str, Any]) -> tuple[float, float]:
+    """One row per chart type and the ALL row; the overall fresh and cached p50."""
+    direct = m["direct"]
     print(
         f"\n{'type':28s} {'fresh p50':>9s} {'p99':>7s} {'cached p50':>10s} {'p99':>6s} "
         f"{'direct p50':>10s} {'fresh/direct':>12s} {'fresh/cached':>12s}"
     )
     all_fresh, all_cached = [], []
     for tool in tools:
-        f, c = result["fresh"][tool], result["cached"][tool]
+        f, c = m["fresh"][tool], m["cached"][tool]
         all_fresh += f
         all_cached += c
         f50, c50 = statistics.median(f), statistics.median(c)
@@ -272,41 +260,63 @@ def main() -> None:
         f"{pct(all_cached, 0.99):5.1f}ms {statistics.median(direct.values()):9.0f}ms "
         f"{f50 / statistics.median(direct.values()):11.2f}x {f50 / c50:11.0f}x"
     )
-    slowest = max(tools, key=lambda t: statistics.median(result["fresh"][t]))
-    slowest_hit = max(tools, key=lambda t: statistics.median(result["cached"][t]))
+    return f50, c50
+
+
+def _print_summary(ns: argparse.Namespace, tools: list[str], m: dict[str, Any]) -> None:
+    """The slowest types, the font floor, the cache, throughput, memory and the targets."""
+    f50, c50 = _print_table(tools, m)
+    slowest = max(tools, key=lambda t: statistics.median(m["fresh"][t]))
+    slowest_hit = max(tools, key=lambda t: statistics.median(m["cached"][t]))
     print(
-        f"slowest type: fresh p50 {statistics.median(result['fresh'][slowest]):.0f} ms "
+        f"slowest type: fresh p50 {statistics.median(m['fresh'][slowest]):.0f} ms "
         f"({slowest.removeprefix('generate_')}); slowest cache hit over MCP p50 "
-        f"{statistics.median(result['cached'][slowest_hit]):.1f} ms "
+        f"{statistics.median(m['cached'][slowest_hit]):.1f} ms "
         f"({slowest_hit.removeprefix('generate_')}, its spec travels in the result)"
     )
-    if by_font:
-        first = by_font[0][1]
+    if m["by_font"]:
+        first = m["by_font"][0][1]
         print(
             "line chart drawn directly, by CJK font (first = the gateway's choice): "
-            + ", ".join(f"{fam} {ms:.0f} ms ({ms / first:.2f}x)" for fam, ms in by_font)
+            + ", ".join(f"{fam} {ms:.0f} ms ({ms / first:.2f}x)" for fam, ms in m["by_font"])
         )
-    print(f"\ncache hit inside the gateway (no MCP/HTTP): p50 {hit_inproc:.2f} ms")
+    print(f"\ncache hit inside the gateway (no MCP/HTTP): p50 {m['hit_inproc']:.2f} ms")
     print(
-        f"MCP ping (no tool) p50 {result['ping']:.1f} ms: a cache hit over MCP is "
-        f"{c50 / result['ping']:.1f}x a bare MCP round trip"
+        f"MCP ping (no tool) p50 {m['ping']:.1f} ms: a cache hit over MCP is "
+        f"{c50 / m['ping']:.1f}x a bare MCP round trip"
     )
     print(
-        f"{ns.renders} more fresh renders (4 in flight): {result['elapsed']:.1f} s, "
-        f"{result['throughput']:.1f} charts/s"
+        f"{ns.renders} more fresh renders (4 in flight): {m['elapsed']:.1f} s, "
+        f"{m['throughput']:.1f} charts/s"
     )
     print(
-        f"RSS gateway + {ns.workers} workers: idle {rss_idle:.0f} MB, before the "
-        f"{ns.renders} {result['rss_before']:.0f} MB, after {result['rss_after']:.0f} MB "
-        f"(ratio {result['rss_after'] / result['rss_before']:.2f})"
+        f"RSS gateway + {ns.workers} workers: idle {m['rss_idle']:.0f} MB, before the "
+        f"{ns.renders} {m['rss_before']:.0f} MB, after {m['rss_after']:.0f} MB "
+        f"(ratio {m['rss_after'] / m['rss_before']:.2f})"
     )
-    worst = statistics.median(result["fresh"][slowest])
+    worst = statistics.median(m["fresh"][slowest])
     verdict = [
         f"fresh p50 {f50:.0f} ms, slowest type {worst:.0f} ms {'≤' if worst <= 300 else '>'} 300",
-        f"cache hit {hit_inproc:.1f} ms (in gateway) / {c50:.1f} ms (over MCP) vs 5",
-        f"RSS {result['rss_after']:.0f} MB {'<' if result['rss_after'] < 500 else '≥'} 500",
+        f"cache hit {m['hit_inproc']:.1f} ms (in gateway) / {c50:.1f} ms (over MCP) vs 5",
+        f"RSS {m['rss_after']:.0f} MB {'<' if m['rss_after'] < 500 else '≥'} 500",
     ]
     print("targets: " + "; ".join(verdict))
+
+
+def main() -> None:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10, help="fresh renders per type")
+    parser.add_argument("--renders", type=int, default=1000, help="renders before the RSS read")
+    parser.add_argument("--workers", type=int, default=1, help="VIZ_RENDER_WORKERS")
+    parser.add_argument("--types", nargs="*", help="tool names (default: every local type)")
+    ns = parser.parse_args()
+
+    from viz_gateway.render import BUILDERS
+
+    tools = ns.types or list(BUILDERS)
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    _print_summary(ns, tools, _measure(ns, tools))
     print(f"load average at end {os.getloadavg()[0]:.1f}")
 
 

@@ -17,8 +17,9 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from runstack.agent_server import PRODUCT_CONFIG
+from runstack.processes import HOST, ServiceHandle, free_port
 from tests.e2e.rpc_fixtures.server import langgraph_dev
-from tests.integration.procs import HOST, ROOT, ServiceHandle, free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -34,18 +35,15 @@ def server() -> Iterator[ServiceHandle]:
             "ERP_MCP_URL": closed,
             "VIZ_MCP_URL": closed,
         }
-        with langgraph_dev(env, config=ROOT / "langgraph.json", timeout=120) as svc:
+        with langgraph_dev(env, config=PRODUCT_CONFIG, timeout=120) as svc:
             yield svc
 
 
 async def test_a_run_past_the_model_call_limit_ends_with_a_clear_message(
     server: ServiceHandle,
 ) -> None:
-    client = get_client(url=server.url)
-    try:
+    async with get_client(url=server.url) as client:
         await _check_the_limit(client)
-    finally:
-        await client.aclose()
 
 
 async def _check_the_limit(client: LangGraphClient) -> None:

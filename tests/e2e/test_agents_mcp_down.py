@@ -4,35 +4,26 @@ is started the same graph picks its tools up without a restart."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
-from tests.integration.procs import HOST, free_port, start_service
+from runstack.processes import HOST, free_port, start_service
+from runstack.threads import interrupts
+from tests.e2e.agents_stack import Stack, langgraph_dev
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 REQUEST = "给 NGK 下单 60 个火花塞 IU7"
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with services() as running:
-        yield running
-
-
 async def ask(url: str, thread_id: str, **kwargs: Any) -> dict[str, Any]:
-    client = get_client(url=url)
-    try:
+    async with get_client(url=url) as client:
         await client.runs.wait(thread_id, "orchestrator", context={"user_id": "u"}, **kwargs)
         thread: Any = await client.threads.get(thread_id)
         state: Any = await client.threads.get_state(thread_id)
         return {"thread": thread, "last": state["values"]["messages"][-1]}
-    finally:
-        await client.aclose()
 
 
 async def test_down_then_back(stack: Stack) -> None:
@@ -40,11 +31,8 @@ async def test_down_then_back(stack: Stack) -> None:
     stack.env["ERP_MCP_URL"] = f"http://{HOST}:{port}/mcp"
     message = {"messages": [{"role": "user", "content": REQUEST}]}
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url)
-        try:
+        async with get_client(url=agent.url) as client:
             thread_id = str((await client.threads.create())["thread_id"])
-        finally:
-            await client.aclose()
         first = await ask(agent.url, thread_id, input=message)
         assert first["thread"]["status"] == "idle"  # the graph ran to an answer
         text = str(first["last"]["content"])
@@ -54,7 +42,5 @@ async def test_down_then_back(stack: Stack) -> None:
         with start_service("mcp_erp", env, port, timeout=30):
             await asyncio.sleep(3.5)  # the registry retries a down server after 3 s
             second = await ask(agent.url, thread_id, input=message)
-            interrupts = [i for v in (second["thread"].get("interrupts") or {}).values()
-                          for i in v]  # fmt: skip
-            [approval] = interrupts
+            [approval] = interrupts(second["thread"])
             assert approval["value"]["action_requests"][0]["name"] == "order_create"

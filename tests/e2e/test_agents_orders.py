@@ -6,42 +6,22 @@ run on the thread does not order twice; reject → no row; edit → the edited q
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.e2e.agents_stack import Stack, serving
+from runstack.threads import interrupts
+from tests.e2e.agents_stack import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 USER = {"user_id": "buyer-1", "username": "Li Lei"}
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with serving() as running:
-        yield running
-
-
-@pytest.fixture
-async def client(stack: Stack) -> AsyncIterator[LangGraphClient]:
-    sdk = get_client(url=stack.url)
-    try:
-        yield sdk
-    finally:
-        await sdk.aclose()
-
-
 async def run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[str, Any]:
     await client.runs.wait(thread_id, "orchestrator", context=USER, **kwargs)
     return await client.threads.get(thread_id)  # type: ignore[return-value]
-
-
-def interrupts(thread: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
 
 
 async def last_message(client: LangGraphClient, thread_id: str) -> dict[str, Any]:
@@ -57,6 +37,16 @@ def orders_noted(stack: Stack, note: str) -> list[dict[str, Any]]:
 
 async def new_thread(client: LangGraphClient) -> str:
     return str((await client.threads.create())["thread_id"])
+
+
+async def approval_for(client: LangGraphClient, request: str) -> tuple[str, dict[str, Any]]:
+    """A new thread asked ``request``, and the approval its order waits for."""
+    thread_id = await new_thread(client)
+    thread = await run(
+        client, thread_id, input={"messages": [{"role": "user", "content": request}]}
+    )
+    [approval] = interrupts(thread)
+    return thread_id, approval
 
 
 async def test_missing_quantity_interrupt_resume_approve_one_row(
@@ -100,12 +90,7 @@ async def test_missing_quantity_interrupt_resume_approve_one_row(
 
 
 async def test_reject_leaves_no_row(stack: Stack, client: LangGraphClient) -> None:
-    request = "Order 120 NGK spark plugs IU7 from NGK"
-    thread_id = await new_thread(client)
-    thread = await run(
-        client, thread_id, input={"messages": [{"role": "user", "content": request}]}
-    )
-    [approval] = interrupts(thread)
+    thread_id, approval = await approval_for(client, "Order 120 NGK spark plugs IU7 from NGK")
     note = approval["value"]["action_requests"][0]["args"]["note"]
     thread = await run(
         client, thread_id,
@@ -117,12 +102,7 @@ async def test_reject_leaves_no_row(stack: Stack, client: LangGraphClient) -> No
 
 
 async def test_edit_commits_the_edited_quantity(stack: Stack, client: LangGraphClient) -> None:
-    request = "Order 130 NGK spark plugs IU7 from NGK"
-    thread_id = await new_thread(client)
-    thread = await run(
-        client, thread_id, input={"messages": [{"role": "user", "content": request}]}
-    )
-    [approval] = interrupts(thread)
+    thread_id, approval = await approval_for(client, "Order 130 NGK spark plugs IU7 from NGK")
     args = dict(approval["value"]["action_requests"][0]["args"])
     args["lines"] = [{**args["lines"][0], "quantity": 350}]
     edit = {"type": "edit", "edited_action": {"name": "order_create", "args": args}}

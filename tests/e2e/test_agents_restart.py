@@ -7,13 +7,13 @@ replays the same ERP order instead of creating a second one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from runstack.threads import interrupts
+from tests.e2e.agents_stack import Stack, langgraph_dev
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -21,24 +21,11 @@ USER = {"user_id": "buyer-9"}
 REQUEST = "给 NGK 下单 240 个火花塞 IU7"
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with services() as running:
-        yield running
-
-
 async def ask(stack: Stack, thread_id: str, **kwargs: Any) -> dict[str, Any]:
-    client = get_client(url=stack.url)
-    try:
+    async with get_client(url=stack.url) as client:
         await client.runs.wait(thread_id, "orchestrator", context=USER, **kwargs)
         thread: Any = await client.threads.get(thread_id)
         return dict(thread)
-    finally:
-        await client.aclose()
-
-
-def pending(thread: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
 
 
 def rows(stack: Stack, note: str) -> list[str]:
@@ -50,21 +37,15 @@ async def test_approval_after_a_restart_places_the_order_once(stack: Stack) -> N
     message = {"messages": [{"role": "user", "content": REQUEST}]}
     with langgraph_dev(stack) as first:
         stack.agent = first
-        client = get_client(url=stack.url)
-        try:
+        async with get_client(url=stack.url) as client:
             thread_id = str((await client.threads.create())["thread_id"])
-        finally:
-            await client.aclose()
         thread = await ask(stack, thread_id, input=message)
-        [approval] = pending(thread)
+        [approval] = interrupts(thread)
         note = approval["value"]["action_requests"][0]["args"]["note"]
     with langgraph_dev(stack) as second:  # same folder: same checkpoints
         stack.agent = second
-        client = get_client(url=stack.url)
-        try:
+        async with get_client(url=stack.url) as client:
             thread_after: Any = await client.threads.get(thread_id)
-        finally:
-            await client.aclose()
         assert thread_after["status"] == "interrupted"
         approve = {"resume": {"decisions": [{"type": "approve"}]}}
         thread = await ask(stack, thread_id, command=approve)

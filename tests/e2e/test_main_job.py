@@ -5,7 +5,6 @@ launcher stops everything afterwards."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,12 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts.services import SERVICES
-from tests.integration.procs import ROOT, free_port
+from runstack.agent_server import offline_env
+from runstack.processes import ROOT, free_port
+from runstack.services import SERVICES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
-
-_MODEL_KEYS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY")
 
 
 def _run(env: dict[str, str], *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -30,9 +28,7 @@ def _run(env: dict[str, str], *args: str, timeout: float) -> subprocess.Complete
 
 
 def test_stack_up_then_flagship_demo(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in _MODEL_KEYS}
-    env.update({"DATA_DIR": str(tmp_path / "data"), "MODEL": "offline",
-                "LANGSMITH_TRACING": "false"})  # fmt: skip
+    env = {**offline_env(), "DATA_DIR": str(tmp_path / "data")}
     for svc in SERVICES:
         env[svc.port_env] = str(free_port())
     up = _run(env, "scripts.stack", "up", "--detach", timeout=300)

@@ -8,7 +8,6 @@ points at the file; a restart of ``langgraph dev`` keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,22 +15,10 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from graphs.memory.preferences import parse_block
-from tests.e2e.agents_stack import (
-    MEMORIES,
-    Stack,
-    langgraph_dev,
-    preferences,
-    services,
-    wait_for_memory,
-)
+from tests.e2e.agents_stack import Stack, langgraph_dev
+from tests.e2e.memory import MEMORIES, preferences, wait_for_memory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    with services() as running:
-        yield running
 
 
 async def ask(client: LangGraphClient, thread_id: str, text: str, user: str) -> list[Any]:
@@ -50,8 +37,7 @@ def two_suppliers(stack: Stack) -> tuple[str, str]:
 async def test_memory_per_user_and_across_a_restart(stack: Stack) -> None:
     first, second = two_suppliers(stack)
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             thread = (await client.threads.create())["thread_id"]
             for small_talk in ("你好", "在吗", "你是谁"):
                 await ask(client, thread, small_talk, "alice")
@@ -79,13 +65,8 @@ async def test_memory_per_user_and_across_a_restart(stack: Stack) -> None:
 
             notes = [m for m in msgs if m.get("type") == "system"]
             assert any("/memories/alice/preferences.md" in str(m["content"]) for m in notes)
-        finally:
-            await client.aclose()
 
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             kept = await preferences(client, "alice")
             assert kept is not None and first in kept
-        finally:
-            await client.aclose()

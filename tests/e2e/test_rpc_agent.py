@@ -1,6 +1,6 @@
 """The adapter mounted in ``langgraph dev`` (``http.app``), driving a real agent graph.
 
-The fixture graph (tests/e2e/rpc_fixtures) runs a scripted model with the real
+The echo graph (runstack/echo_graph.py) runs a scripted model with the real
 ClientTools middleware; every socket here is a real WebSocket to the Agent Server.
 """
 
@@ -18,9 +18,9 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.rpc_fixtures.server import langgraph_dev
+from runstack.processes import ROOT, ServiceHandle
+from tests.e2e.rpc_fixtures.server import langgraph_dev, standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.e2e
 
@@ -347,9 +347,7 @@ def test_rest_mounted(server: ServiceHandle) -> None:
 
 
 async def test_standalone_adapter_by_url(server: ServiceHandle) -> None:
-    port = free_port()
-    env = {"RPC_PORT": str(port), "LANGGRAPH_URL": server.url}
-    with start_service("rpc_adapter", env, port, health_path="/ready") as adapter:
+    with standalone_adapter({}, agent_server_url=server.url, health_path="/ready") as adapter:
         rpc = await RawRpc.connect(f"ws://127.0.0.1:{adapter.port}/v1/ws")
         try:
             await register(rpc, [BOM])

@@ -12,14 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
 
 from rpc_adapter.client import LocalTool, RpcClient
-from tests.e2e.rpc_fixtures.server import FIXTURE_CONFIG, langgraph_dev
-from tests.integration.procs import ROOT, ServiceHandle
+from runstack.agent_server import PRODUCT_CONFIG
+from runstack.processes import ServiceHandle
+from tests.e2e.rpc_fixtures.server import langgraph_dev
 
 pytestmark = pytest.mark.e2e
 
@@ -43,10 +45,24 @@ def _build_graph(svc: ServiceHandle, agent: str) -> None:
     httpx.get(f"{svc.url}/assistants/{found[0]['assistant_id']}/graph", timeout=120)
 
 
+def bom_client(server: ServiceHandle, bom: Callable[..., Any], **kwargs: Any) -> RpcClient:
+    """A client of ``server``'s adapter lending the agent ``fetch_bom_tool`` (runs ``bom``)."""
+    client = RpcClient(f"ws://127.0.0.1:{server.port}/v1/ws", **kwargs)
+    client.add_tool(
+        LocalTool(
+            "fetch_bom_tool",
+            "Bill of materials of a product",
+            {"type": "object", "properties": {"product": {"type": "string"}}},
+            bom,
+        )
+    )
+    return client
+
+
 @pytest.fixture(scope="module", params=AGENTS)
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[ServiceHandle, str]]:
     agent: str = request.param
-    config = ROOT / "langgraph.json" if agent == "orchestrator" else FIXTURE_CONFIG
+    config = PRODUCT_CONFIG if agent == "orchestrator" else None
     # The product graphs' sandboxes and logs go to a folder of this test, not the checkout.
     with tempfile.TemporaryDirectory(prefix="rpc-load-data-", ignore_cleanup_errors=True) as data:
         env = {
@@ -70,17 +86,7 @@ async def _one(
         calls[0] += 1
         return {"product": product, "session": i, "rows": [["spark plug", i]]}
 
-    client = RpcClient(
-        f"ws://127.0.0.1:{server.port}/v1/ws", on_status=lambda p: statuses.append(p["status"])
-    )
-    client.add_tool(
-        LocalTool(
-            "fetch_bom_tool",
-            "Bill of materials of a product",
-            {"type": "object", "properties": {"product": {"type": "string"}}},
-            bom,
-        )
-    )
+    client = bom_client(server, bom, on_status=lambda p: statuses.append(p["status"]))
     async with client:
         await client.register(agent, client_id=f"load-{i}")
         reply = await client.chat(_message(agent, i))
@@ -109,15 +115,7 @@ async def test_a_failing_client_tool_is_reported_in_the_answer(
         msg = f"CAD system offline, cannot open {product}"
         raise RuntimeError(msg)
 
-    client = RpcClient(f"ws://127.0.0.1:{server.port}/v1/ws")
-    client.add_tool(
-        LocalTool(
-            "fetch_bom_tool",
-            "Bill of materials of a product",
-            {"type": "object", "properties": {"product": {"type": "string"}}},
-            bom,
-        )
-    )
+    client = bom_client(server, bom)
     async with client:
         await client.register(agent, client_id="load-failing")
         reply = await client.chat(_message(agent, 7))

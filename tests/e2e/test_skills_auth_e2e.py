@@ -1,6 +1,7 @@
-"""The shipped auth handler (``server/auth.py``) on a real ``langgraph dev``.
+"""The shipped auth handler (``auth.py`` beside the server's ``http.app``) on a real
+``langgraph dev``.
 
-The server runs with ``"auth": server/auth.py:auth`` and ``enable_custom_route_auth``,
+The server runs with that handler as its ``auth`` and ``enable_custom_route_auth``,
 and accounts from ``AGENT_AUTH_TOKENS`` / ``AGENT_AUTH_SERVICE_TOKENS``:
 
 - a request without a known bearer token gets 401; a person calling the Store API 403;
@@ -18,7 +19,6 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,16 +29,10 @@ from langgraph_sdk.errors import NotFoundError
 from websockets.exceptions import InvalidStatus
 
 from rpc_adapter.client import RpcClient
-from scripts.demo import REQUEST, TASK_ID, message_text, thread_messages
-from tests.e2e import agents_stack
-from tests.e2e.agents_stack import (
-    MEMORIES,
-    Stack,
-    langgraph_dev,
-    preferences,
-    services,
-    wait_for_memory,
-)
+from runstack.agent_server import PRODUCT_CONFIG, shipped_auth_handler
+from runstack.threads import FLAGSHIP_REQUEST, start_analysis
+from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.memory import MEMORIES, preferences, wait_for_memory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
@@ -55,27 +49,22 @@ def active_suppliers(stack: Stack, n: int) -> list[str]:
     return [s["name_zh"] for s in items if s.get("name_zh")][:n]
 
 
+def with_auth() -> dict[str, Any]:
+    """The product's ``langgraph.json`` with the shipped auth handler switched on (the
+    handler sits beside the server's ``http.app``, wherever that package lives)."""
+    config: dict[str, Any] = json.loads(PRODUCT_CONFIG.read_text(encoding="utf-8"))
+    config["auth"] = {"path": shipped_auth_handler()}
+    config["http"] = {**config["http"], "enable_custom_route_auth": True}
+    return config
+
+
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    original = agents_stack._config
-
-    def with_auth(folder: Path) -> Path:
-        path = original(folder)
-        config = json.loads(path.read_text(encoding="utf-8"))
-        config["auth"] = {"path": str(agents_stack.ROOT / "server/auth.py") + ":auth"}
-        config["http"] = {**config.get("http", {}), "enable_custom_route_auth": True}
-        path.write_text(json.dumps(config), encoding="utf-8")
-        return path
-
-    mp = pytest.MonkeyPatch()
-    mp.setattr(agents_stack, "_config", with_auth)
-    try:
-        with services() as running:
-            running.env["AGENT_AUTH_TOKENS"] = ",".join(f"{u}:{t}" for u, t in TOKENS.items())
-            running.env["AGENT_AUTH_SERVICE_TOKENS"] = ":".join(SERVICE)
-            yield running
-    finally:
-        mp.undo()
+    with services() as running:
+        running.config = with_auth()
+        running.env["AGENT_AUTH_TOKENS"] = ",".join(f"{u}:{t}" for u, t in TOKENS.items())
+        running.env["AGENT_AUTH_SERVICE_TOKENS"] = ":".join(SERVICE)
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -207,12 +196,7 @@ async def test_the_background_analyst_works_for_the_caller(stack: Stack, agent: 
     alice = client_for(agent, TOKENS["alice"])
     service = client_for(agent, SERVICE[1])
     try:
-        thread_id = (await alice.threads.create())["thread_id"]
-        prompt: Any = {"messages": [{"role": "user", "content": REQUEST}]}
-        await alice.runs.wait(thread_id, "orchestrator", input=prompt, context={"user_id": "bob"})
-        found = TASK_ID.search(message_text((await thread_messages(alice, thread_id))[-1]))
-        assert found, "the orchestrator did not start the analyst"
-        task_id = found.group(1)
+        task_id = (await start_analysis(alice, FLAGSHIP_REQUEST, {"user_id": "bob"})).task_id
 
         deadline, reports = time.monotonic() + 300, []
         while time.monotonic() < deadline and not reports:

@@ -47,8 +47,7 @@ async def hello(client: LangGraphClient, user: str) -> str:
 
 async def test_sync_restore_restart_and_artifacts(stack: Stack) -> None:
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             thread = await hello(client, "alice")
             ws = stack.workspace(thread)
             assert (ws / "skills/main/skill-management/SKILL.md").is_file()
@@ -72,16 +71,11 @@ async def test_sync_restore_restart_and_artifacts(stack: Stack) -> None:
                 for bad in ("analysis/../../x", ".skills-sync.json", "skills/main/x"):
                     refused = await http.get(f"/artifacts/{thread}/{bad}")
                     assert refused.status_code in (400, 404), (bad, refused.text)
-        finally:
-            await client.aclose()
 
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             again = await hello(client, "alice")
             assert (stack.workspace(again) / path).read_text(encoding="utf-8") == SKILL
-        finally:
-            await client.aclose()
 
 
 async def say(client: LangGraphClient, thread_id: str, text: str, user: str) -> str:
@@ -103,8 +97,7 @@ async def test_a_skill_sent_in_chat_is_assigned_restored_and_removed(stack: Stac
     )
     path = "skills/procurement/lead-time-guard/SKILL.md"
     with langgraph_dev(stack) as agent:
-        client = get_client(url=agent.url, timeout=120)
-        try:
+        async with get_client(url=agent.url, timeout=120) as client:
             first = (await client.threads.create())["thread_id"]
             done = await say(client, first, f"请把这个技能分配给分析师：\n```\n{skill}```", "carol")
             assert "assigned to analyst" in done, done
@@ -125,5 +118,3 @@ async def test_a_skill_sent_in_chat_is_assigned_restored_and_removed(stack: Stac
             found = await client.store.search_items(["files", "persisted-skills"], limit=50)
             assert not [i for i in found["items"] if "lead-time-guard" in i["key"]]
             assert not (stack.workspace(second) / path).exists()
-        finally:
-            await client.aclose()

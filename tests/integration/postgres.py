@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.integration.procs import HOST, free_port
+from runstack.processes import HOST, free_port
 
 DATABASE = "erp"
 ROLE = "erp"

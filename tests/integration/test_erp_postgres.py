@@ -21,10 +21,10 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
+from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 from sim.erp.models import Base, PurchaseOrder
 from tests.concurrency import all_at_once
 from tests.integration.postgres import PostgresMissing, postgres_server
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from runstack.processes import HOST, ROOT, free_port, start_service
 from tests.concurrency import all_at_once
-from tests.integration.procs import HOST, ROOT, free_port, start_service
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
 from mcp_erp import TOOL_NAMES
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 

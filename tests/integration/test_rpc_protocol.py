@@ -15,8 +15,9 @@ import httpx
 import pytest
 import websockets
 
+from runstack.processes import ServiceHandle
+from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
-from tests.integration.procs import ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -25,13 +26,7 @@ MAX = 4096
 
 @pytest.fixture(scope="module")
 def adapter() -> Iterator[ServiceHandle]:
-    port = free_port()
-    env = {
-        "RPC_PORT": str(port),
-        "LANGGRAPH_URL": f"http://127.0.0.1:{free_port()}",
-        "MAX_MESSAGE_SIZE": str(MAX),
-    }
-    with start_service("rpc_adapter", env, port) as svc:
+    with standalone_adapter({"MAX_MESSAGE_SIZE": str(MAX)}) as svc:
         yield svc
 
 

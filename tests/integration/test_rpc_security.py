@@ -8,8 +8,9 @@ import httpx
 import pytest
 import websockets
 
+from runstack.processes import ServiceHandle
+from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
-from tests.integration.procs import ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -19,15 +20,12 @@ IN_FLIGHT = 8
 
 @pytest.fixture(scope="module")
 def adapter() -> Iterator[ServiceHandle]:
-    port = free_port()
     env = {
-        "RPC_PORT": str(port),
-        "LANGGRAPH_URL": f"http://127.0.0.1:{free_port()}",
         "RPC_TOKEN": TOKEN,
         "RPC_ALLOWED_ORIGINS": "localhost,https://cad.example.com",
         "RPC_MAX_IN_FLIGHT": str(IN_FLIGHT),
     }
-    with start_service("rpc_adapter", env, port) as svc:
+    with standalone_adapter(env) as svc:
         yield svc
 
 

@@ -13,15 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts.services import SERVICES
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from runstack.processes import ROOT, free_port
+from runstack.services import SERVICES
 
 
 def _stack(
@@ -42,7 +35,7 @@ def _stack(
 def stack_env(tmp_path: Path) -> dict[str, str]:
     env = {**os.environ, "DATA_DIR": str(tmp_path / "data")}
     for svc in SERVICES:
-        env[svc.port_env] = str(_free_port())
+        env[svc.port_env] = str(free_port())
     return env
 
 

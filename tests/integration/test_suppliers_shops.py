@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,36 +18,34 @@ import yaml
 
 from graphs.tools.web.fetcher import FetchResult, fetch_markdown
 from graphs.tools.web.settings import WebSettings
-from scripts.gen_url_mapping import DEFAULT_OUT, build_mapping, fetch_catalog, render
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle
+from runstack.services import run_services
 
 pytestmark = pytest.mark.integration
 
 SLOW = 1.5  # seconds the slow shop (denso) takes per quote page
 BROWSER = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36"}
+URL_MAP = ROOT / "skills/procurement/supplier-price-urls/data/url_mapping.yaml"
 
 
 @pytest.fixture(scope="module")
 def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("shops")
-    port = free_port()
     env = {
         "DATA_DIR": str(data),
-        "SIM_SUPPLIERS_PORT": str(port),
         "SIM_SUPPLIERS_SLOW_SECONDS": str(SLOW),
         "SIM_SUPPLIERS_RETRY_AFTER": "1",
     }
-    with start_service("sim.suppliers", env, port, log_dir=data) as handle:
-        yield handle
+    with run_services(["sim-suppliers"], env, log_dir=data) as running:
+        yield running["sim-suppliers"]
 
 
 @pytest.fixture(scope="module")
 def tame_shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("tame-shops")
-    port = free_port()
-    env = {"DATA_DIR": str(data), "SIM_SUPPLIERS_PORT": str(port), "SIM_SUPPLIERS_MISBEHAVE": "off"}
-    with start_service("sim.suppliers", env, port, log_dir=data) as handle:
-        yield handle
+    env = {"DATA_DIR": str(data), "SIM_SUPPLIERS_MISBEHAVE": "off"}
+    with run_services(["sim-suppliers"], env, log_dir=data) as running:
+        yield running["sim-suppliers"]
 
 
 @pytest.fixture(scope="module")
@@ -259,11 +260,23 @@ def test_misbehaviour_can_be_switched_off(tame_shops: ServiceHandle) -> None:
     assert "charset=utf-8" in torch.headers["content-type"]
 
 
+def gen_url_mapping(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m scripts.gen_url_mapping --out <out> *args``, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "scripts.gen_url_mapping", "--out", str(out), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
 async def test_url_map_covers_every_pair_and_every_url_answers(
-    tame_shops: ServiceHandle,
+    tame_shops: ServiceHandle, tmp_path: Path
 ) -> None:
-    catalog = await fetch_catalog(from_url=tame_shops.url)
-    mapping = build_mapping(catalog)
+    out = tmp_path / "url_mapping.yaml"
+    made = await asyncio.to_thread(gen_url_mapping, out, "--from-url", tame_shops.url)
+    assert made.returncode == 0, made.stdout + made.stderr
+    mapping = yaml.safe_load(out.read_text(encoding="utf-8"))
+    async with httpx.AsyncClient(timeout=10) as http:
+        catalog = (await http.get(f"{tame_shops.url}/catalog.json")).json()
     pairs = {(p["sku"], s["supplier_code"]) for s in catalog["shops"] for p in s["parts"]}
     mapped = {(sku, code) for sku, p in mapping["parts"].items() for code in p["quotes"]}
     assert mapped == pairs
@@ -278,11 +291,21 @@ async def test_url_map_covers_every_pair_and_every_url_answers(
     assert bad == []
 
 
-async def test_committed_url_map_is_current_for_the_default_base_url() -> None:
-    catalog = await fetch_catalog(base_url="http://127.0.0.1:8300")
-    text = render(build_mapping(catalog))
-    assert DEFAULT_OUT.read_text(encoding="utf-8") == text
+def test_committed_url_map_is_current_for_the_default_base_url(tmp_path: Path) -> None:
+    # The generator starts shops of its own on a free port and moves their URLs to the
+    # base URL the map is committed for.
+    out = tmp_path / "url_mapping.yaml"
+    made = gen_url_mapping(out, "--base-url", "http://127.0.0.1:8300")
+    assert made.returncode == 0, made.stdout + made.stderr
+    text = out.read_text(encoding="utf-8")
+    assert URL_MAP.read_text(encoding="utf-8") == text
     loaded = yaml.safe_load(text)
     assert loaded["parts"]["SP-NGK-IU7"]["quotes"]["NGK"] == (
         "http://127.0.0.1:8300/ngk/products/SP-NGK-IU7/price"
     )
+    # --check compares without writing: a stale copy fails and is left as it was.
+    stale = text.replace("SP-NGK-IU7", "SP-NGK-XXX", 1)
+    out.write_text(stale, encoding="utf-8")
+    checked = gen_url_mapping(out, "--check", "--base-url", "http://127.0.0.1:8300")
+    assert checked.returncode == 1 and "out of date" in checked.stderr
+    assert out.read_text(encoding="utf-8") == stale

@@ -9,7 +9,7 @@ import io
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,8 @@ from fastmcp.client.transports import StdioTransport
 from PIL import Image
 
 from graphs.tools.visualization import make_generate_visualization
-from tests.integration.procs import ROOT, ServiceHandle, free_port, start_service
+from runstack.processes import ROOT, ServiceHandle, free_port
+from runstack.services import run_services
 from viz_gateway.examples import EXAMPLES
 
 pytestmark = pytest.mark.integration
@@ -29,21 +30,9 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("viz-data")
-    port = free_port()
-    env = {
-        "DATA_DIR": str(data),
-        "VIZ_PORT": str(port),
-        "VIZ_UPSTREAM_URL": "",
-        "VIZ_RENDER_WORKERS": "1",
-    }
-    with start_service("viz_gateway", env, port, timeout=60, log_dir=data) as handle:
-        yield handle
-
-
-@pytest.fixture
-async def mcp(gateway: ServiceHandle) -> AsyncIterator[Client[Any]]:
-    async with Client(f"{gateway.url}/mcp", timeout=60) as client:
-        yield client
+    env = {"DATA_DIR": str(data), "VIZ_UPSTREAM_URL": "", "VIZ_RENDER_WORKERS": "1"}
+    with run_services(["viz-gateway"], env, log_dir=data) as running:
+        yield running["viz-gateway"]
 
 
 def decode(content: bytes) -> Image.Image:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -22,7 +22,8 @@ from PIL import Image
 from starlette.requests import Request
 from starlette.responses import Response
 
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ServiceHandle, free_port
+from runstack.services import run_services
 from viz_gateway.examples import EXAMPLES
 
 pytestmark = pytest.mark.integration
@@ -126,22 +127,14 @@ def standin() -> Iterator[StandIn]:
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory, standin: StandIn) -> Iterator[ServiceHandle]:
     data = tmp_path_factory.mktemp("viz-upstream")
-    port = free_port()
     env = {
         "DATA_DIR": str(data),
-        "VIZ_PORT": str(port),
         "VIZ_UPSTREAM_URL": f"{standin.url}/mcp",
         "VIZ_UPSTREAM_TIMEOUT": "10",
         "VIZ_RENDER_WORKERS": "1",
     }
-    with start_service("viz_gateway", env, port, timeout=60, log_dir=data) as handle:
-        yield handle
-
-
-@pytest.fixture
-async def mcp(gateway: ServiceHandle) -> AsyncIterator[Client[Any]]:
-    async with Client(f"{gateway.url}/mcp", timeout=60) as client:
-        yield client
+    with run_services(["viz-gateway"], env, log_dir=data) as running:
+        yield running["viz-gateway"]
 
 
 async def fetch(url: str) -> bytes:

@@ -25,7 +25,7 @@ from graphs.tools.web.fetcher import fetch_markdown
 from graphs.tools.web.settings import WebSettings
 from graphs.tools.web.tool import fetch_url
 from graphs.tools.web_search import WebSearchSettings, run_search, web_search
-from tests.integration.procs import ServiceHandle, free_port, start_service
+from runstack.processes import ServiceHandle, free_port, start_service
 
 pytestmark = pytest.mark.integration
 

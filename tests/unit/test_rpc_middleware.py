@@ -13,7 +13,7 @@ from langgraph.types import Command
 
 from core.client_tools import CLIENT_TOOL_INTERRUPT
 from graphs.middleware.client_tools import ClientToolsMiddleware, client_tool_specs
-from tests.e2e.rpc_fixtures.graph import ScriptedChatModel, add_numbers
+from runstack.echo_graph import ScriptedChatModel, add_numbers
 
 BOM = {
     "name": "fetch_bom_tool",

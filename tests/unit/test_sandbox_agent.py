@@ -6,18 +6,13 @@ Driven by a scripted chat model, as deepagents' own tests are.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from deepagents import create_deep_agent
 from deepagents.backends import CompositeBackend, StateBackend
-from langchain_core.language_models import LanguageModelInput
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
 
 from graphs.sandbox import (
     BubblewrapSandbox,
@@ -28,6 +23,7 @@ from graphs.sandbox import (
 )
 from graphs.sandbox.errors import SandboxConfigError
 from tests.blocking import no_blocking_calls
+from tests.unit.test_mw_support import ScriptedChatModel
 
 # scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
 check_bubblewrap()
@@ -38,19 +34,6 @@ SCRIPT = (
     'json.dump({"cheapest": df.loc[df.price.idxmin(), "supplier"]}, '
     'open("/data/analysis_result.json", "w")); print("saved")\''
 )
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """GenericFakeChatModel that accepts tools (and ignores them)."""
-
-    def bind_tools(
-        self,
-        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self
 
 
 def scripted(*tool_calls: dict[str, Any]) -> ScriptedChatModel:

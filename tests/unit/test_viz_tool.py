@@ -45,6 +45,16 @@ def call(args: dict[str, Any]) -> dict[str, Any]:
     return {"name": "generate_visualization", "args": args, "id": "call-1", "type": "tool_call"}
 
 
+class Down:
+    """Stands in for the MCP client of a chart server that is not there."""
+
+    async def __aenter__(self) -> Any:
+        raise httpx.ConnectError("All connection attempts failed")
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
 def test_description_is_compact_and_covers_every_type() -> None:
     tokens = count_tokens_approximately([HumanMessage(GENERATE_VISUALIZATION_DESCRIPTION)])
     assert tokens <= 850, tokens
@@ -173,14 +183,6 @@ async def test_tool_list_is_fetched_once_and_again_after_an_outage(
         assert msg.status == "success"
     assert gateway.list_calls == 1
     working = visualization._VizServer._client
-
-    class Down:
-        async def __aenter__(self) -> Any:
-            raise httpx.ConnectError("All connection attempts failed")
-
-        async def __aexit__(self, *exc: Any) -> None:
-            return None
-
     monkeypatch.setattr(visualization._VizServer, "_client", lambda self: Down())
     msg = await tool.ainvoke(
         call({"chart_type": "pie", "chart_config": EXAMPLES["generate_pie_chart"]})
@@ -195,13 +197,6 @@ async def test_tool_list_is_fetched_once_and_again_after_an_outage(
 
 
 async def test_server_down_names_the_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Down:
-        async def __aenter__(self) -> Any:
-            raise httpx.ConnectError("All connection attempts failed")
-
-        async def __aexit__(self, *exc: Any) -> None:
-            return None
-
     monkeypatch.setattr(visualization._VizServer, "_client", lambda self: Down())
     tool = make_generate_visualization("http://charts.internal:1122/mcp")
     msg = await tool.ainvoke(call({"chart_type": "bar", "chart_config": {"data": []}}))

@@ -1,19 +1,23 @@
 """The stack's services: how each starts, which port it takes, how it says it is healthy.
 
-The launcher (``scripts/stack``), the integration-test fixtures and the demo all
-read this one table, so a service added here is started everywhere. Ports come
-from the environment (``SIM_ERP_PORT``, ...) with the defaults of DESIGN section 3;
-``wiring`` derives the URLs one service needs to reach another from the ports
-actually chosen, so a stack on random free ports is still wired together.
+The launcher (``scripts/stack``), the benchmarks, the tests and the demo all read this
+one table, so a service added here is started everywhere. Ports come from the
+environment (``SIM_ERP_PORT``, ...) with the defaults of DESIGN section 3; ``wiring``
+derives the URLs one service needs to reach another from the ports actually chosen, so
+a stack on random free ports is still wired together (``run_services`` does that).
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from runstack.processes import HOST, ServiceHandle, free_port, start_service
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,16 @@ SERVICES: tuple[Service, ...] = (
 )
 
 
-def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
+def service(name: str) -> Service:
+    """The entry of :data:`SERVICES` called ``name``; ``KeyError`` naming the known ones."""
+    for svc in SERVICES:
+        if svc.name == name:
+            return svc
+    msg = f"unknown service {name!r}; known: {', '.join(s.name for s in SERVICES)}"
+    raise KeyError(msg)
+
+
+def wiring(ports: Mapping[str, int], host: str = HOST) -> dict[str, str]:
     """Environment variables that point services at each other, from the chosen ports."""
     env: dict[str, str] = {}
     for svc in SERVICES:
@@ -103,13 +116,55 @@ def wiring(ports: Mapping[str, int], host: str = "127.0.0.1") -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def run_services(
+    names: Iterable[str],
+    env: Mapping[str, str],
+    *,
+    log_dir: Path | None = None,
+    timeout: float = 60,
+) -> Iterator[dict[str, ServiceHandle]]:
+    """Start the named services (not the Agent Server: see :mod:`runstack.agent_server`) on
+    free loopback ports, wired to each other, with ``env`` over the current environment
+    and over the wiring; yield their handles by name once every one is healthy; stop them
+    all afterwards. A service that exits or stays unhealthy for ``timeout`` seconds
+    raises ``RuntimeError`` with its log tail."""
+    chosen = [service(name) for name in names]
+    for svc in chosen:
+        if svc.argv is not None:
+            msg = f"{svc.name} is not a python -m service; start it with runstack.agent_server"
+            raise ValueError(msg)
+    ports = {svc.name: free_port() for svc in chosen}
+    child_env = {**wiring(ports), **env}
+    with contextlib.ExitStack() as stack:
+        handles = {
+            svc.name: stack.enter_context(
+                start_service(
+                    svc.module,
+                    child_env,
+                    ports[svc.name],
+                    svc.health_path,
+                    args=svc.args,
+                    log_dir=log_dir,
+                    wait=False,
+                )
+            )
+            for svc in chosen
+        }
+        # Started side by side, then waited for: the slowest start sets the pace, not the sum.
+        for svc in chosen:
+            handles[svc.name].wait_healthy(svc.health_path, timeout)
+        yield handles
+
+
 def agent_server_auth(config: Path = Path("langgraph.json")) -> tuple[str | None, dict[str, str]]:
     """``(auth handler path or None, headers for our own tools)`` of the Agent Server.
 
     With an auth handler in ``langgraph.json``, the launcher's readiness probe and the
-    demo identify themselves with the first service account of ``server.auth``
-    (``AGENT_AUTH_SERVICE_TOKENS``), which may act for the demo's buyer; with none
-    configured they send nothing and the server will refuse them.
+    demo identify themselves with the first service account of that handler's
+    ``AuthSettings`` (the shipped handler's ``AGENT_AUTH_SERVICE_TOKENS``), which may act
+    for the demo's buyer; with none configured, or a handler without ``AuthSettings``,
+    they send nothing and the server will refuse them.
     """
     try:
         auth = json.loads(config.read_text(encoding="utf-8")).get("auth")
@@ -118,10 +173,23 @@ def agent_server_auth(config: Path = Path("langgraph.json")) -> tuple[str | None
     path = auth.get("path") if isinstance(auth, dict) else None
     if not isinstance(path, str):
         return None, {}
-    from server.auth import AuthSettings
-
+    settings = getattr(_handler_module(path), "AuthSettings", None)
+    if settings is None:
+        return path, {}
     try:
-        services = [a for a in AuthSettings().accounts() if a.service]
+        services = [a for a in settings().accounts() if a.service]
     except ValueError:
         return path, {}
     return path, ({"Authorization": f"Bearer {services[0].token}"} if services else {})
+
+
+def _handler_module(path: str) -> object | None:
+    """The module of a ``./pkg/module.py:attr`` handler path, imported by its dotted name
+    (the server imports it from the same checkout), or None when that fails."""
+    file = path.split(":", 1)[0].removeprefix("./")
+    if not file.endswith(".py") or file.startswith(("/", "..")):
+        return None
+    try:
+        return importlib.import_module(file.removesuffix(".py").replace("/", "."))
+    except ImportError:
+        return None

@@ -1,7 +1,10 @@
-"""A test-only agent for the JSON-RPC adapter's end-to-end tests: not a product graph.
+"""A stand-in agent for driving the JSON-RPC adapter with no model: not a product graph.
 
-A scripted, deterministic chat model inside langchain's ``create_agent`` with the
-real ClientTools middleware. Its policy, applied to the last user message:
+The adapter's end-to-end tests and ``scripts/bench/bench_rpc`` serve it with
+:func:`langgraph_config` (graphs ``echo``, ``echo2`` and ``approval``, the adapter
+mounted as the server's ``http.app``). A scripted, deterministic chat model inside
+langchain's ``create_agent`` with the real ClientTools middleware. Its policy, applied
+to the last user message:
 
 - ``slow:<seconds>`` sleeps that long, then answers (agent-timeout tests);
 - every bound tool whose name appears in the text is called, all in one turn
@@ -13,10 +16,12 @@ After tool results it answers ``results: <name>[<status>]=<content>; ...``.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
@@ -35,6 +40,14 @@ from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from graphs.middleware.client_tools import ClientToolsMiddleware
+
+__all__ = [
+    "ScriptedChatModel",
+    "add_numbers",
+    "langgraph_config",
+    "make_approval_graph",
+    "make_graph",
+]
 
 
 @tool
@@ -65,7 +78,7 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "rpc-fixture-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
         return self.bind(tool_names=_tool_names(tools))
 
     def _decide(
@@ -82,8 +95,8 @@ class ScriptedChatModel(BaseChatModel):
             return AIMessage(content="results: " + "; ".join(parts)), 0.0
         last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
         text = _text(last) if last else ""
-        if m := re.search(r"slow:(\d+(?:\.\d+)?)", text):
-            return AIMessage(content=f"slow done after {m.group(1)}s"), float(m.group(1))
+        if slow := re.search(r"slow:(\d+(?:\.\d+)?)", text):
+            return AIMessage(content=f"slow done after {slow.group(1)}s"), float(slow.group(1))
         called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\b", text)]
         if called:
             args: dict[str, Any] = {"query": text}
@@ -193,3 +206,22 @@ async def make_approval_graph() -> Any:
         ],
         name="rpc-fixture-approval",
     )
+
+
+def langgraph_config() -> dict[str, Any]:
+    """A ``langgraph.json`` (as a dict, absolute paths) serving this module's graphs with the
+    JSON-RPC adapter mounted as the server's ``http.app``."""
+    graph = Path(__file__).resolve()
+    spec = importlib.util.find_spec("rpc_adapter.app")
+    if spec is None or spec.origin is None:
+        msg = "rpc_adapter.app is not importable here"
+        raise RuntimeError(msg)
+    return {
+        "dependencies": ["."],
+        "graphs": {
+            "echo": f"{graph}:make_graph",
+            "echo2": f"{graph}:make_graph",
+            "approval": f"{graph}:make_approval_graph",
+        },
+        "http": {"app": f"{spec.origin}:app"},
+    }

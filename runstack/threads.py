@@ -1,0 +1,130 @@
+"""The agents' threads as a LangGraph SDK client reads them: the demo, the benchmarks and
+the end-to-end tests start analyses and wait for their results with these.
+
+A background analysis (DESIGN section 4): the orchestrator answers at once with the
+analyst's ``task_id``; the analyst works on its own thread (``parent_thread_id`` in its
+metadata); when it finishes, deepagents wakes the orchestrator with a notification
+message and the orchestrator's last answer names the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langgraph_sdk.client import LangGraphClient
+
+__all__ = [
+    "FLAGSHIP_REQUEST",
+    "REPORT",
+    "TASK_ID",
+    "Analysis",
+    "analyst_thread",
+    "interrupts",
+    "message_text",
+    "poll",
+    "start_analysis",
+    "thread_messages",
+    "woken_answer",
+]
+
+FLAGSHIP_REQUEST = "帮我对摩托车火花塞做供应商比价分析"
+"""The main job's request: a spark-plug supplier comparison."""
+TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
+"""How the orchestrator names the background task it started."""
+REPORT = re.compile(r"/analysis/report_\d{8}\.md")
+"""A report's path in the analyst's sandbox."""
+NOTIFICATION = "deepagents_notification"
+"""The ``additional_kwargs`` key of the message that wakes the orchestrator."""
+
+T = TypeVar("T")
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a thread message (a string, or the text of its content blocks)."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return str(content or "")
+
+
+async def thread_messages(client: LangGraphClient, thread_id: str) -> list[dict[str, Any]]:
+    """The messages of a thread's current state (none yet: an empty list)."""
+    state: Any = await client.threads.get_state(thread_id)
+    return list((state.get("values") or {}).get("messages") or [])
+
+
+def interrupts(thread: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The pending interrupts of a thread (``client.threads.get``), in task order."""
+    return [i for items in (thread.get("interrupts") or {}).values() for i in items]
+
+
+async def poll(
+    check: Callable[[], Awaitable[T | None]], within_s: float, what: str, every: float = 0.5
+) -> T:
+    """The first truthy result of ``check``, called every ``every`` seconds; ``TimeoutError``
+    naming ``what`` after ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        found = await check()
+        if found:
+            return found
+        await asyncio.sleep(every)
+    msg = f"timed out after {within_s:g} s waiting for {what}"
+    raise TimeoutError(msg)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A background analysis the orchestrator has just started."""
+
+    thread_id: str
+    task_id: str
+    answer: str
+    answered_in: float
+
+
+async def start_analysis(
+    client: LangGraphClient,
+    request: str,
+    context: Mapping[str, Any],
+    *,
+    metadata: Mapping[str, Any] | None = None,
+) -> Analysis:
+    """Ask the orchestrator ``request`` on a new thread and wait for its first answer;
+    ``RuntimeError`` with that answer when it names no background task."""
+    thread: Any = await client.threads.create(metadata=dict(metadata or {}))
+    started = time.monotonic()
+    prompt: Any = {"messages": [{"role": "user", "content": request}]}
+    await client.runs.wait(thread["thread_id"], "orchestrator", input=prompt, context=dict(context))
+    answered_in = time.monotonic() - started
+    answer = message_text((await thread_messages(client, thread["thread_id"]))[-1])
+    found = TASK_ID.search(answer)
+    if not found:
+        msg = f"the orchestrator did not start a background analysis: {answer[:300]}"
+        raise RuntimeError(msg)
+    return Analysis(thread["thread_id"], found.group(1), answer, answered_in)
+
+
+async def analyst_thread(client: LangGraphClient, parent_id: str) -> dict[str, Any] | None:
+    """The analyst's thread started from ``parent_id``, or None while there is none."""
+    found: Any = await client.threads.search(metadata={"parent_thread_id": parent_id})
+    return dict(found[0]) if found else None
+
+
+async def woken_answer(
+    client: LangGraphClient, parent_id: str, *, naming: re.Pattern[str] | None = None
+) -> str | None:
+    """The orchestrator's last answer once the analyst has woken it (and, with ``naming``,
+    once that answer matches it), else None."""
+    messages = await thread_messages(client, parent_id)
+    notified = any(NOTIFICATION in (m.get("additional_kwargs") or {}) for m in messages)
+    last = messages[-1] if messages else {}
+    if not notified or last.get("type") != "ai":
+        return None
+    text = message_text(last)
+    return text if naming is None or naming.search(text) else None
