@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Coroutine
@@ -31,10 +32,11 @@ from typing import Any, TypeVar
 
 from deepagents.backends.protocol import ExecuteResponse, SandboxBackendProtocol
 
+from graphs.sandbox import beneath
 from graphs.sandbox.errors import SandboxUnavailableError
 from graphs.sandbox.output import TIMEOUT_EXIT_CODE, OutputCapture
 from graphs.sandbox.settings import SandboxSettings
-from graphs.sandbox.workspace import WorkspaceFiles, workspace_path
+from graphs.sandbox.workspace import WorkspaceFiles, root_fd, workspace_path
 
 logger = logging.getLogger(__name__)
 
@@ -263,42 +265,67 @@ def _sandbox_env(path_env: str) -> list[str]:
     return args
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
+def _remove_at(dir_fd: int, name: str) -> None:
+    """Remove ``name`` of ``dir_fd`` whatever it is; a folder's links are removed, not followed."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(name, dir_fd=dir_fd)
     else:
-        path.unlink(missing_ok=True)
+        os.unlink(name, dir_fd=dir_fd)
 
 
-def _ensure_dir(root: Path, abs_path: str) -> None:
-    """Make ``root/abs_path`` a real directory, replacing symlinks a script left."""
-    current = root
-    for part in Path(abs_path).parts[1:]:
-        current = current / part
-        if current.is_symlink() or (current.exists() and not current.is_dir()):
-            _remove(current)
-        current.mkdir(exist_ok=True)
+def _ensure_dir(root: int, parts: list[str]) -> int:
+    """Make ``parts`` real folders beneath ``root`` (replacing links a script left); its fd."""
+    cur = os.dup(root)
+    try:
+        for name in parts:
+            try:
+                st = os.stat(name, dir_fd=cur, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode):
+                    _remove_at(cur, name)
+            except FileNotFoundError:
+                pass
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=cur)
+            nxt = beneath.open_beneath(cur, [name], os.O_RDONLY | os.O_DIRECTORY)
+            os.close(cur)
+            cur = nxt
+        return cur
+    except BaseException:
+        os.close(cur)
+        raise
 
 
 def _prepare_mount_points(root: Path, mounts: RuntimeMounts) -> None:
     """Repair the workspace's mount points before bubblewrap uses them.
 
     Code in an earlier run could have replaced a mount point (or a folder above
-    one) with a symlink; bubblewrap would follow it on the host while setting up.
+    one) with a symlink; bubblewrap would follow it while setting up. Every step
+    goes through descriptors, never following a link.
     """
-    for d in [*mounts.dirs, "/proc", "/dev", "/tmp"]:
-        _ensure_dir(root, d)
-    for f in mounts.files:
-        _ensure_dir(root, str(Path(f).parent))
-        target = root / f.lstrip("/")
-        if target.is_symlink() or target.is_dir():
-            _remove(target)
-    # bubblewrap (0.8) refuses to create a symlink that already exists, even
-    # one it left itself, so the links are removed before every run.
-    for link, _target in mounts.links:
-        path = root / link.lstrip("/")
-        if path.exists() or path.is_symlink():
-            _remove(path)
+    with root_fd(root) as rfd:
+        for d in [*mounts.dirs, "/proc", "/dev", "/tmp"]:
+            os.close(_ensure_dir(rfd, beneath.split_parts(d)))
+        # A file mount point may stay a file; a link or folder in its place goes.
+        # bubblewrap (0.8) refuses to create a symlink that already exists, even
+        # one it left itself, so the links are removed before every run.
+        for path, keep_files in [
+            *((f, True) for f in mounts.files),
+            *((ln, False) for ln, _ in mounts.links),
+        ]:
+            parts = beneath.split_parts(path)
+            fd = _ensure_dir(rfd, parts[:-1])
+            try:
+                st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+                if not (keep_files and stat.S_ISREG(st.st_mode)):
+                    _remove_at(fd, parts[-1])
+            except FileNotFoundError:
+                pass
+            finally:
+                os.close(fd)
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
