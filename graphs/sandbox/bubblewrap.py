@@ -7,8 +7,11 @@ tools call ``/data/analysis_result.json``. On top of it bubblewrap mounts, read-
 files of ``/etc``, and the Python installation running this process (its base
 prefix and its virtualenv, at their host paths, so ``python3`` has numpy and
 pandas). There is no network, no host ``$HOME``, a private ``/tmp`` and
-``/proc``, a clean environment, an unprivileged uid, and limits on CPU time,
-address space, file size, wall time and output.
+``/dev/shm`` (size-limited tmpfs), a read-only ``/dev``, a private ``/proc``, a clean
+environment (bubblewrap itself, the sandbox's PID 1, gets the same one), an
+unprivileged uid, and limits for the whole sandbox on processes, memory, CPU time,
+wall time and workspace disk (:mod:`graphs.sandbox.limits`), on top of per-process
+limits on CPU time, address space, file size and processes, and a cap on output.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import json
 import logging
 import os
 import re
@@ -34,6 +38,7 @@ from deepagents.backends.protocol import ExecuteResponse, SandboxBackendProtocol
 
 from graphs.sandbox import beneath
 from graphs.sandbox.errors import SandboxUnavailableError
+from graphs.sandbox.limits import MB, CommandLimits, require_cgroups
 from graphs.sandbox.output import TIMEOUT_EXIT_CODE, OutputCapture
 from graphs.sandbox.settings import SandboxSettings
 from graphs.sandbox.workspace import WorkspaceFiles, root_fd, workspace_path
@@ -53,11 +58,14 @@ _MEMORY_HINTS = re.compile(r"MemoryError|Cannot allocate memory|bad_alloc|out of
 # Set limits with the shell's ulimit, then replace the wrapper with the
 # command's shell. Hard limits cannot be raised again from inside. The CPU hard
 # limit sits one second above the soft one so the kernel sends SIGXCPU (which we
-# can name) before SIGKILL (which we cannot tell from other kills).
+# can name) before SIGKILL (which we cannot tell from other kills). ulimit -u
+# counts the processes of the sandbox's own user namespace (Linux 5.14+), so it
+# caps this sandbox alone; the kernel exempts real root, hence the pids cgroup or
+# the watchdog (graphs.sandbox.limits).
 _LIMITS_WRAPPER = (
-    'ulimit -S -t "$1" && ulimit -H -t "$(($1 + 1))" && ulimit -v "$2" && ulimit -f "$3" || '
-    '{ echo "[sandbox] could not set resource limits" >&2; exit 125; }; '
-    'shift 3; exec /bin/bash -c "$1"'
+    'ulimit -S -t "$1" && ulimit -H -t "$(($1 + 1))" && ulimit -v "$2" && ulimit -f "$3" '
+    '&& ulimit -u "$4" || { echo "[sandbox] could not set resource limits" >&2; exit 125; }; '
+    'shift 4; exec /bin/bash -c "$1"'
 )
 
 T = TypeVar("T")
@@ -240,8 +248,9 @@ def runtime_mounts(extra_ro_binds: tuple[Path, ...] = ()) -> RuntimeMounts:
     )
 
 
-def _sandbox_env(path_env: str) -> list[str]:
-    env = {
+def sandbox_env(path_env: str) -> dict[str, str]:
+    """The whole environment inside the sandbox (and of bubblewrap, its PID 1)."""
+    return {
         "PATH": path_env,
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
@@ -259,6 +268,9 @@ def _sandbox_env(path_env: str) -> list[str]:
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": "/tmp",
     }
+
+
+def _env_args(env: dict[str, str]) -> list[str]:
     args: list[str] = []
     for key, value in env.items():
         args += ["--setenv", key, value]
@@ -360,37 +372,63 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         """Serve ``workspace`` (created if missing) and check that bubblewrap works.
 
         Raises:
-            SandboxUnavailableError: bubblewrap is missing or cannot run here.
+            SandboxUnavailableError: bubblewrap is missing or cannot run here, or
+                ``SANDBOX_CGROUPS=required`` and no cgroup v2 can be used.
         """
         self.settings = settings or SandboxSettings()
         self._bwrap = check_bubblewrap(self.settings.bwrap_path)
+        require_cgroups(self.settings)  # also finds out once what this host allows
         self._mounts = runtime_mounts(tuple(self.settings.extra_ro_binds))
-        super().__init__(Path(workspace).resolve(), reserved=self._mounts.reserved)
+        super().__init__(
+            Path(workspace).resolve(),
+            reserved=self._mounts.reserved,
+            quota_bytes=self.settings.disk_mb * MB,
+        )
 
     @property
     def id(self) -> str:
         """Identifies the workspace: ``bwrap-<folder name>``."""
         return f"bwrap-{self.root.name}"
 
-    def command_argv(self, command: str, *, cpu_s: int) -> list[str]:
-        """The full bubblewrap command line that runs ``command`` (for logs and tests)."""
+    def command_argv(
+        self,
+        command: str,
+        *,
+        cpu_s: int,
+        file_kb: int | None = None,
+        info_fd: int | None = None,
+    ) -> list[str]:
+        """The full bubblewrap command line that runs ``command`` (for logs and tests).
+
+        ``file_kb`` overrides the per-file size limit (the disk quota left);
+        ``info_fd`` is where bubblewrap writes the sandbox's PID and namespaces.
+        """
         s = self.settings
+        shm = str(s.tmp_mb * MB)
         return [
             *_isolation_args(self._bwrap),
-            *_sandbox_env(self._mounts.path_env),
+            *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+            *_env_args(sandbox_env(self._mounts.path_env)),
             "--bind",
             str(self.root),
             "/",
             # The private /tmp first: a runtime (venv) that lives under /tmp on the host
             # (a checkout in /tmp, as CI's may be) is bound on top of it, not hidden by it.
             "--size",
-            str(s.tmp_mb * 1024 * 1024),
+            shm,
             "--tmpfs",
             "/tmp",
             *self._mounts.args,
             "--proc",
             "/proc",
             "--dev",
+            "/dev",
+            # /dev is an unlimited tmpfs: only /dev/shm (sized) stays writable.
+            "--size",
+            shm,
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
             "/dev",
             "--chdir",
             "/",
@@ -400,7 +438,8 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             "sandbox",
             str(cpu_s),
             str(s.memory_mb * 1024),
-            str(s.max_file_mb * 1024),
+            str(file_kb if file_kb is not None else s.max_file_mb * 1024),
+            str(s.max_processes),
             command,
         ]
 
@@ -430,7 +469,9 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         Returns combined stdout and stderr (head and tail kept within
         ``max_output_bytes``, ``truncated`` set when bytes were dropped), and the
         exit code: 124 when the wall-time limit killed the command, 152 for the
-        CPU-time limit; the output then ends with a ``[sandbox]`` line saying so.
+        CPU-time limit, 153 for the file size limit or the disk quota, 137 when the
+        whole sandbox was killed at its memory or process limit; the output then
+        ends with a ``[sandbox]`` line saying which limit it was.
 
         Raises:
             ValueError: ``timeout`` is not positive or above ``max_timeout_s``.
@@ -446,20 +487,44 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             await asyncio.sleep(0.02)
         try:
             await asyncio.to_thread(_prepare_mount_points, self.root, self._mounts)
-            return await self._run(self.command_argv(command, cpu_s=cpu_s), wall_s, cpu_s)
+            limits = await CommandLimits.prepare(self.settings, self.root, cpu_s=cpu_s)
+            try:
+                return await self._run(command, wall_s, limits)
+            finally:
+                await limits.close()
         finally:
             self._busy.release()
 
-    async def _run(self, argv: list[str], wall_s: int, cpu_s: int) -> ExecuteResponse:
+    async def _start(self, command: str, limits: CommandLimits) -> asyncio.subprocess.Process:
+        info_r, info_w = os.pipe()
+        try:
+            argv = self.command_argv(
+                command, cpu_s=limits.cpu_s, file_kb=limits.file_size_kb, info_fd=info_w
+            )
+            proc = await asyncio.create_subprocess_exec(
+                *limits.wrap(argv),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(info_w,),
+                cwd="/",  # no host working directory in its PWD
+                # bubblewrap becomes the sandbox's PID 1, whose environment any process
+                # inside can read (/proc/1/environ): give it the sandbox's own.
+                env=sandbox_env(self._mounts.path_env),
+            )
+        finally:
+            os.close(info_w)
+        try:
+            info = await asyncio.to_thread(_read_info, info_r)
+        finally:
+            os.close(info_r)
+        limits.watch(proc.pid, info)
+        return proc
+
+    async def _run(self, command: str, wall_s: int, limits: CommandLimits) -> ExecuteResponse:
         capture = OutputCapture(self.settings.max_output_bytes)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-        )
+        proc = await self._start(command, limits)
         timed_out = False
         try:
             async with asyncio.timeout(wall_s):
@@ -480,31 +545,53 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         if code < 0:  # bwrap itself died of a signal
             code = 128 - code
         output = capture.text()
-        notes: list[str] = []
+        code, notes = await limits.outcome(code, output)
         if timed_out:
             code = TIMEOUT_EXIT_CODE
-            notes.append(
+            notes.insert(
+                0,
                 f"[sandbox] Command killed: wall-time limit of {wall_s} s exceeded. "
-                "Make the script faster or pass a larger timeout."
+                "Make the script faster or pass a larger timeout.",
             )
-        elif code == 128 + signal.SIGXCPU:
-            notes.append(f"[sandbox] Command killed: CPU-time limit of {cpu_s} s exceeded.")
-        elif code == 128 + signal.SIGXFSZ:
-            notes.append(
-                "[sandbox] Command killed: it wrote a file larger than "
-                f"{self.settings.max_file_mb} MB."
-            )
-        elif code != 0 and _MEMORY_HINTS.search(output):
-            notes.append(
-                "[sandbox] The command ran out of memory: the limit is "
-                f"{self.settings.memory_mb} MB."
-            )
+        elif not notes and (note := self._exit_note(code, output, limits)):
+            notes.append(note)
         if notes:
             output = f"{output.rstrip()}\n{chr(10).join(notes)}".lstrip("\n")
         logger.debug("sandbox %s: exit %s, %s output bytes", self.id, code, capture.total)
         return ExecuteResponse(
             output=output or "<no output>", exit_code=code, truncated=capture.truncated
         )
+
+    def _exit_note(self, code: int, output: str, limits: CommandLimits) -> str | None:
+        """What a per-process limit did to the command, from its exit code or output."""
+        if code == 128 + signal.SIGXCPU:
+            return f"[sandbox] Command killed: CPU-time limit of {limits.cpu_s} s exceeded."
+        if code == 128 + signal.SIGXFSZ:
+            return (
+                "[sandbox] Command killed: it wrote a file larger than "
+                f"{limits.file_size_kb // 1024} MB (the per-file limit, or the room left in "
+                "the workspace's disk quota)."
+            )
+        if code != 0 and _MEMORY_HINTS.search(output):
+            return (
+                "[sandbox] The command ran out of memory: the limit is "
+                f"{self.settings.memory_mb} MB (per process, and for the whole sandbox)."
+            )
+        return None
+
+
+def _read_info(fd: int) -> dict[str, int] | None:
+    """bubblewrap's ``--info-fd`` JSON (sandbox PID, namespaces); None if it wrote none."""
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+        if data.rstrip().endswith(b"}"):
+            break
+    try:
+        found = json.loads(data)
+    except ValueError:
+        return None
+    return {k: v for k, v in found.items() if isinstance(v, int)}
 
 
 def make_bubblewrap_sandbox(
