@@ -79,9 +79,29 @@ def require_cgroups(settings: SandboxSettings) -> None:
         msg = (
             f"SANDBOX_CGROUPS=required, but no cgroup v2 can be used: {support.reason}. "
             "Delegate one (systemd: Delegate=yes) and set SANDBOX_CGROUP_PARENT, or set "
-            "SANDBOX_CGROUPS=auto to rely on the watchdog."
+            "SANDBOX_CGROUPS=auto (a cgroup v1 pids cap where there is one, and the watchdog)."
         )
         raise SandboxUnavailableError(msg)
+
+
+def limits_summary(settings: SandboxSettings) -> str:
+    """One line saying what holds each limit of the whole sandbox on this host (for ops)."""
+    support = cgroup_support(settings.cgroup_parent, settings.cgroups)
+    if support.kind == "v2":
+        how = f"cgroup v2 under {support.parent} (pids, memory); watchdog for CPU and disk"
+    elif support.kind == "v1-pids":
+        how = (
+            f"cgroup v1 pids under {support.parent}; watchdog for memory, CPU and disk "
+            f"(no cgroup v2: {support.reason})"
+        )
+    else:
+        nproc = "RLIMIT_NPROC and " if os.geteuid() != 0 else ""
+        how = f"{nproc}watchdog for processes, memory, CPU and disk ({support.reason})"
+    cpu = f"{settings.cpu_s} s CPU" if settings.cpu_s else "CPU up to the wall time"
+    return (
+        f"{settings.max_processes} processes, {settings.memory_mb} MB memory, {cpu}, "
+        f"{settings.disk_mb} MB disk per workspace; {how}"
+    )
 
 
 @dataclass

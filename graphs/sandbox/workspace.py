@@ -309,11 +309,17 @@ class WorkspaceFiles(FilesystemBackend):
                 raise OSError(errno.EINVAL, "not a regular file", key)
             return fh.read()
 
-    def _check_quota(self, growth: int) -> None:
-        if self.quota_bytes is None or growth <= 0:
-            return
-        used = workspace_usage(self.cwd)
-        if used + growth > self.quota_bytes:
+    def _check_quota(self, growth: int, used: int | None = None) -> int | None:
+        """Refuse ``growth`` more bytes past the quota; the usage after it (None: no quota).
+
+        ``used``: the usage already measured in this batch of writes (one walk, not one
+        per file).
+        """
+        if self.quota_bytes is None:
+            return None
+        if used is None:
+            used = workspace_usage(self.cwd)
+        if growth > 0 and used + growth > self.quota_bytes:
             mb = 1024 * 1024
             msg = (
                 f"the workspace's disk quota of {self.quota_bytes // mb} MB would be exceeded "
@@ -321,14 +327,16 @@ class WorkspaceFiles(FilesystemBackend):
                 "you no longer need"
             )
             raise OSError(errno.EDQUOT, msg)
+        return used + max(growth, 0)
 
-    def _write_bytes(self, key: str, data: bytes) -> None:
+    def _write_bytes(self, key: str, data: bytes, used: int | None = None) -> int | None:
+        """Write ``data`` to ``key``; returns the workspace usage after it (see _check_quota)."""
         with self._parent(key, create=True) as (dir_fd, name):
             try:
                 old = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_size
             except FileNotFoundError:
                 old = 0
-            self._check_quota(len(data) - old)
+            used = self._check_quota(len(data) - old, used)
             flags = _WRITE_FLAGS | os.O_NOFOLLOW | os.O_CLOEXEC
             try:
                 fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
@@ -338,6 +346,7 @@ class WorkspaceFiles(FilesystemBackend):
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
                     raise OSError(errno.EINVAL, "not a regular file", key)
                 fh.write(data)
+        return used
 
     def ls(self, path: str) -> LsResult:
         """List a workspace folder; at ``/`` the runtime's mount points are hidden."""
@@ -503,10 +512,11 @@ class WorkspaceFiles(FilesystemBackend):
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write several files into the workspace."""
         responses: list[FileUploadResponse] = []
+        used: int | None = None
         for path, content in files:
             try:
                 with self._busy:
-                    self._write_bytes(path, content)
+                    used = self._write_bytes(path, content, used)
                 responses.append(FileUploadResponse(path=path))
             except OSError as exc:
                 responses.append(FileUploadResponse(path=path, error=_error_code(exc)))

@@ -172,3 +172,17 @@ def test_the_command_cgroup_caps_processes_in_the_kernel() -> None:
         cg.kill()
         cg.remove()
     assert not cg.path.exists()
+
+
+def test_the_check_command_says_what_holds_the_limits(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphs.sandbox.__main__ import main as sandbox_cli
+
+    monkeypatch.setenv("SANDBOX_CGROUPS", "off")
+    monkeypatch.setenv("SANDBOX_MAX_PROCESSES", "48")
+
+    assert sandbox_cli(["check"]) == 0
+    out = capsys.readouterr().out
+    assert "sandbox limits: 48 processes, 1024 MB memory, CPU up to the wall time" in out
+    assert "watchdog for processes, memory, CPU and disk (disabled by SANDBOX_CGROUPS=off)" in out

@@ -21,8 +21,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from graphs.artifacts_app import ArtifactSettings, artifact_routes
-from graphs.sandbox import WorkspaceFiles, workspace_path
-from graphs.sandbox import beneath
+from graphs.sandbox import WorkspaceFiles, beneath, workspace_path
 
 SWAP_SECONDS = 4.0
 HOST_SECRET = "HOST-SECRET-7f3a"
