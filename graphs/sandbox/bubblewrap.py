@@ -29,6 +29,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -513,10 +514,17 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
                 # inside can read (/proc/1/environ): give it the sandbox's own.
                 env=sandbox_env(self._mounts.path_env),
             )
+        except BaseException:
+            os.close(info_r)
+            raise
         finally:
             os.close(info_w)
         try:
-            info = await asyncio.to_thread(_read_info, info_r)
+            info = await _read_info(info_r)
+        except BaseException:  # cancelled while starting: the command must not outlive it
+            _kill_group(proc)
+            await asyncio.shield(proc.wait())
+            raise
         finally:
             os.close(info_r)
         limits.watch(proc.pid, info)
@@ -580,13 +588,24 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         return None
 
 
-def _read_info(fd: int) -> dict[str, int] | None:
-    """bubblewrap's ``--info-fd`` JSON (sandbox PID, namespaces); None if it wrote none."""
+async def _read_info(fd: int, *, timeout_s: float = 10.0) -> dict[str, int] | None:
+    """bubblewrap's ``--info-fd`` JSON (sandbox PID, namespaces); None if it wrote none.
+
+    Read without blocking and without a thread: it comes within milliseconds, or
+    bubblewrap failed and closed the pipe.
+    """
+    os.set_blocking(fd, False)
     data = b""
-    while chunk := os.read(fd, 4096):
-        data += chunk
-        if data.rstrip().endswith(b"}"):
+    deadline = time.monotonic() + timeout_s
+    while not data.rstrip().endswith(b"}") and time.monotonic() < deadline:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            await asyncio.sleep(0.002)
+            continue
+        if not chunk:
             break
+        data += chunk
     try:
         found = json.loads(data)
     except ValueError:
