@@ -213,8 +213,12 @@ class WorkspaceFiles(FilesystemBackend):
     ) -> None:
         """Serve files under ``root`` (created with the standard folders if missing)."""
         root.mkdir(parents=True, exist_ok=True)
-        for name in STANDARD_DIRS:
-            (root / name).mkdir(exist_ok=True)
+        with root_fd(root) as fd:
+            for name in STANDARD_DIRS:
+                # Relative to the root's descriptor: a link a script left there is left
+                # alone (and refused by every tool), never followed.
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o755, dir_fd=fd)
         super().__init__(root_dir=root, virtual_mode=True)
         self.reserved: frozenset[str] = frozenset(reserved)
         self.quota_bytes = quota_bytes

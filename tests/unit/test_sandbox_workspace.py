@@ -131,6 +131,19 @@ def test_links_inside_the_workspace_are_not_followed_either(files: WorkspaceFile
     assert (files.root / "data" / "real.txt").is_file()
 
 
+def test_a_standard_folder_swapped_for_a_link_is_not_followed_on_start(
+    files: WorkspaceFiles, tmp_path: Path
+) -> None:
+    (files.root / "data").rmdir()
+    (files.root / "data").symlink_to(tmp_path / "elsewhere")  # dangling, outside
+
+    again = WorkspaceFiles(files.root, reserved=RESERVED)
+
+    assert not (tmp_path / "elsewhere").exists()
+    res = again.write("/data/x.txt", "x")
+    assert res.error is not None and "symbolic link" in res.error
+
+
 def test_a_fifo_is_refused_without_hanging(files: WorkspaceFiles) -> None:
     # A FIFO planted under a file's name would block an open for reading forever.
     os.mkfifo(files.root / "data" / "pipe.csv")
