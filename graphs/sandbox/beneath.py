@@ -160,7 +160,12 @@ def open_beneath(root_fd: int, parts: Sequence[str], flags: int, mode: int = 0o6
     if not parts:
         return os.open(".", flags | os.O_CLOEXEC, dir_fd=root_fd)
     if _USE_OPENAT2 and openat2_available():
-        return _openat2(root_fd, "/".join(parts), flags | os.O_NOFOLLOW, mode)
+        try:
+            return _openat2(root_fd, "/".join(parts), flags | os.O_NOFOLLOW, mode)
+        except NotADirectoryError:
+            # A link where a folder is expected gives ENOTDIR, not ELOOP: the walk
+            # (as safe) tells which it is.
+            pass
     return _walk_open(root_fd, parts, flags, mode)
 
 
