@@ -21,15 +21,16 @@ import mimetypes
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from graphs.sandbox import SandboxSettings, workspace_path
+from graphs.sandbox import OpenedFile, SandboxSettings, open_workspace_file, workspace_path
 from graphs.tools.artifacts import check_artifact_path
 
 __all__ = ["ArtifactSettings", "ThreadLookup", "app", "artifact_routes", "thread_metadata"]
@@ -93,14 +94,6 @@ def _loopback(request: Request) -> bool:
     return host in ("127.0.0.1", "::1", "localhost", "testclient")
 
 
-def _resolve(root: Path, rel: str) -> Path | None:
-    # Blocking (resolve follows symlinks): called in a worker thread.
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root.resolve()) or not target.is_file():
-        return None
-    return target
-
-
 async def thread_owner(
     metadata: dict[str, Any] | None,
     headers: dict[str, str],
@@ -128,6 +121,13 @@ async def thread_owner(
             return None
         metadata = await lookup(str(parent), headers)
     return None
+
+
+def _attachment(opened: OpenedFile) -> str:
+    quoted = quote(opened.name)
+    if quoted == opened.name:
+        return f'attachment; filename="{opened.name}"'
+    return f"attachment; filename*=utf-8''{quoted}"
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -167,13 +167,17 @@ def artifact_routes(
             return _error(404, "No such artifact (unknown thread, or not yours).")
         base = sandboxes_dir or SandboxSettings().sandboxes_dir
         root = workspace_path(base, thread_id)
-        target = await asyncio.to_thread(_resolve, root, path.lstrip("/"))
-        if target is None:
+        try:
+            # Race-free: no symlink followed, and the file is streamed from the
+            # descriptor opened here, never opened again by name.
+            opened = await asyncio.to_thread(open_workspace_file, root, path)
+        except OSError:
             return _error(404, f"No file {path} in this thread's workspace.")
-        media_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        if target.suffix == ".md":
+        media_type = mimetypes.guess_type(opened.name)[0] or "application/octet-stream"
+        if opened.name.endswith(".md"):
             media_type = "text/markdown; charset=utf-8"
-        return FileResponse(target, media_type=media_type, filename=target.name)
+        headers = {"content-length": str(opened.size), "content-disposition": _attachment(opened)}
+        return StreamingResponse(opened.chunks(), media_type=media_type, headers=headers)
 
     return [Route("/artifacts/{thread_id}/{path:path}", serve, methods=["GET"])]
 

@@ -21,13 +21,21 @@ from graphs.sandbox.factory import ThreadSandboxBackend, current_thread_id, make
 from graphs.sandbox.opensandbox import OpenSandboxBackend
 from graphs.sandbox.prompts import SANDBOX_PROMPT, sandbox_prompt
 from graphs.sandbox.settings import SandboxSettings
-from graphs.sandbox.workspace import WorkspaceFiles, safe_thread_id, workspace_path
+from graphs.sandbox.workspace import (
+    OpenedFile,
+    WorkspaceFiles,
+    open_workspace_file,
+    safe_thread_id,
+    workspace_path,
+    workspace_usage,
+)
 
 __all__ = [
     "SANDBOX_PROMPT",
     "BubblewrapInfo",
     "BubblewrapSandbox",
     "OpenSandboxBackend",
+    "OpenedFile",
     "SandboxConfigError",
     "SandboxSettings",
     "SandboxUnavailableError",
@@ -38,7 +46,9 @@ __all__ = [
     "current_thread_id",
     "make_bubblewrap_sandbox",
     "make_sandbox_backend",
+    "open_workspace_file",
     "safe_thread_id",
     "sandbox_prompt",
     "workspace_path",
+    "workspace_usage",
 ]

@@ -11,6 +11,7 @@ import sys
 
 from graphs.sandbox.bubblewrap import check_bubblewrap
 from graphs.sandbox.errors import SandboxConfigError, SandboxUnavailableError
+from graphs.sandbox.limits import limits_summary, require_cgroups
 from graphs.sandbox.settings import SandboxSettings
 
 
@@ -28,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sandbox: opensandbox at {settings.opensandbox_domain} (SDK installed)")
         else:
             info = check_bubblewrap(settings.bwrap_path)
+            require_cgroups(settings)
             print(f"sandbox: {info}, workspaces in {settings.sandboxes_dir}")
+            print(f"sandbox limits: {limits_summary(settings)}")
     except (SandboxUnavailableError, SandboxConfigError) as exc:
         print(f"sandbox: NOT available: {exc}", file=sys.stderr)
         return 1

@@ -7,8 +7,11 @@ tools call ``/data/analysis_result.json``. On top of it bubblewrap mounts, read-
 files of ``/etc``, and the Python installation running this process (its base
 prefix and its virtualenv, at their host paths, so ``python3`` has numpy and
 pandas). There is no network, no host ``$HOME``, a private ``/tmp`` and
-``/proc``, a clean environment, an unprivileged uid, and limits on CPU time,
-address space, file size, wall time and output.
+``/dev/shm`` (size-limited tmpfs), a read-only ``/dev``, a private ``/proc``, a clean
+environment (bubblewrap itself, the sandbox's PID 1, gets the same one), an
+unprivileged uid, and limits for the whole sandbox on processes, memory, CPU time,
+wall time and workspace disk (:mod:`graphs.sandbox.limits`), on top of per-process
+limits on CPU time, address space, file size and processes, and a cap on output.
 """
 
 from __future__ import annotations
@@ -17,13 +20,16 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import json
 import logging
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +37,12 @@ from typing import Any, TypeVar
 
 from deepagents.backends.protocol import ExecuteResponse, SandboxBackendProtocol
 
+from graphs.sandbox import beneath
 from graphs.sandbox.errors import SandboxUnavailableError
+from graphs.sandbox.limits import MB, CommandLimits, require_cgroups
 from graphs.sandbox.output import TIMEOUT_EXIT_CODE, OutputCapture
 from graphs.sandbox.settings import SandboxSettings
-from graphs.sandbox.workspace import WorkspaceFiles, workspace_path
+from graphs.sandbox.workspace import WorkspaceFiles, root_fd, workspace_path
 
 logger = logging.getLogger(__name__)
 
@@ -51,11 +59,14 @@ _MEMORY_HINTS = re.compile(r"MemoryError|Cannot allocate memory|bad_alloc|out of
 # Set limits with the shell's ulimit, then replace the wrapper with the
 # command's shell. Hard limits cannot be raised again from inside. The CPU hard
 # limit sits one second above the soft one so the kernel sends SIGXCPU (which we
-# can name) before SIGKILL (which we cannot tell from other kills).
+# can name) before SIGKILL (which we cannot tell from other kills). ulimit -u
+# counts the processes of the sandbox's own user namespace (Linux 5.14+), so it
+# caps this sandbox alone; the kernel exempts real root, hence the pids cgroup or
+# the watchdog (graphs.sandbox.limits).
 _LIMITS_WRAPPER = (
-    'ulimit -S -t "$1" && ulimit -H -t "$(($1 + 1))" && ulimit -v "$2" && ulimit -f "$3" || '
-    '{ echo "[sandbox] could not set resource limits" >&2; exit 125; }; '
-    'shift 3; exec /bin/bash -c "$1"'
+    'ulimit -S -t "$1" && ulimit -H -t "$(($1 + 1))" && ulimit -v "$2" && ulimit -f "$3" '
+    '&& ulimit -u "$4" || { echo "[sandbox] could not set resource limits" >&2; exit 125; }; '
+    'shift 4; exec /bin/bash -c "$1"'
 )
 
 T = TypeVar("T")
@@ -238,8 +249,9 @@ def runtime_mounts(extra_ro_binds: tuple[Path, ...] = ()) -> RuntimeMounts:
     )
 
 
-def _sandbox_env(path_env: str) -> list[str]:
-    env = {
+def sandbox_env(path_env: str) -> dict[str, str]:
+    """The whole environment inside the sandbox (and of bubblewrap, its PID 1)."""
+    return {
         "PATH": path_env,
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
@@ -257,48 +269,76 @@ def _sandbox_env(path_env: str) -> list[str]:
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": "/tmp",
     }
+
+
+def _env_args(env: dict[str, str]) -> list[str]:
     args: list[str] = []
     for key, value in env.items():
         args += ["--setenv", key, value]
     return args
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
+def _remove_at(dir_fd: int, name: str) -> None:
+    """Remove ``name`` of ``dir_fd`` whatever it is; a folder's links are removed, not followed."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(name, dir_fd=dir_fd)
     else:
-        path.unlink(missing_ok=True)
+        os.unlink(name, dir_fd=dir_fd)
 
 
-def _ensure_dir(root: Path, abs_path: str) -> None:
-    """Make ``root/abs_path`` a real directory, replacing symlinks a script left."""
-    current = root
-    for part in Path(abs_path).parts[1:]:
-        current = current / part
-        if current.is_symlink() or (current.exists() and not current.is_dir()):
-            _remove(current)
-        current.mkdir(exist_ok=True)
+def _ensure_dir(root: int, parts: list[str]) -> int:
+    """Make ``parts`` real folders beneath ``root`` (replacing links a script left); its fd."""
+    cur = os.dup(root)
+    try:
+        for name in parts:
+            try:
+                st = os.stat(name, dir_fd=cur, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode):
+                    _remove_at(cur, name)
+            except FileNotFoundError:
+                pass
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=cur)
+            nxt = beneath.open_beneath(cur, [name], os.O_RDONLY | os.O_DIRECTORY)
+            os.close(cur)
+            cur = nxt
+        return cur
+    except BaseException:
+        os.close(cur)
+        raise
 
 
 def _prepare_mount_points(root: Path, mounts: RuntimeMounts) -> None:
     """Repair the workspace's mount points before bubblewrap uses them.
 
     Code in an earlier run could have replaced a mount point (or a folder above
-    one) with a symlink; bubblewrap would follow it on the host while setting up.
+    one) with a symlink; bubblewrap would follow it while setting up. Every step
+    goes through descriptors, never following a link.
     """
-    for d in [*mounts.dirs, "/proc", "/dev", "/tmp"]:
-        _ensure_dir(root, d)
-    for f in mounts.files:
-        _ensure_dir(root, str(Path(f).parent))
-        target = root / f.lstrip("/")
-        if target.is_symlink() or target.is_dir():
-            _remove(target)
-    # bubblewrap (0.8) refuses to create a symlink that already exists, even
-    # one it left itself, so the links are removed before every run.
-    for link, _target in mounts.links:
-        path = root / link.lstrip("/")
-        if path.exists() or path.is_symlink():
-            _remove(path)
+    with root_fd(root) as rfd:
+        for d in [*mounts.dirs, "/proc", "/dev", "/tmp"]:
+            os.close(_ensure_dir(rfd, beneath.split_parts(d)))
+        # A file mount point may stay a file; a link or folder in its place goes.
+        # bubblewrap (0.8) refuses to create a symlink that already exists, even
+        # one it left itself, so the links are removed before every run.
+        for path, keep_files in [
+            *((f, True) for f in mounts.files),
+            *((ln, False) for ln, _ in mounts.links),
+        ]:
+            parts = beneath.split_parts(path)
+            fd = _ensure_dir(rfd, parts[:-1])
+            try:
+                st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+                if not (keep_files and stat.S_ISREG(st.st_mode)):
+                    _remove_at(fd, parts[-1])
+            except FileNotFoundError:
+                pass
+            finally:
+                os.close(fd)
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
@@ -333,37 +373,63 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         """Serve ``workspace`` (created if missing) and check that bubblewrap works.
 
         Raises:
-            SandboxUnavailableError: bubblewrap is missing or cannot run here.
+            SandboxUnavailableError: bubblewrap is missing or cannot run here, or
+                ``SANDBOX_CGROUPS=required`` and no cgroup v2 can be used.
         """
         self.settings = settings or SandboxSettings()
         self._bwrap = check_bubblewrap(self.settings.bwrap_path)
+        require_cgroups(self.settings)  # also finds out once what this host allows
         self._mounts = runtime_mounts(tuple(self.settings.extra_ro_binds))
-        super().__init__(Path(workspace).resolve(), reserved=self._mounts.reserved)
+        super().__init__(
+            Path(workspace).resolve(),
+            reserved=self._mounts.reserved,
+            quota_bytes=self.settings.disk_mb * MB,
+        )
 
     @property
     def id(self) -> str:
         """Identifies the workspace: ``bwrap-<folder name>``."""
         return f"bwrap-{self.root.name}"
 
-    def command_argv(self, command: str, *, cpu_s: int) -> list[str]:
-        """The full bubblewrap command line that runs ``command`` (for logs and tests)."""
+    def command_argv(
+        self,
+        command: str,
+        *,
+        cpu_s: int,
+        file_kb: int | None = None,
+        info_fd: int | None = None,
+    ) -> list[str]:
+        """The full bubblewrap command line that runs ``command`` (for logs and tests).
+
+        ``file_kb`` overrides the per-file size limit (the disk quota left);
+        ``info_fd`` is where bubblewrap writes the sandbox's PID and namespaces.
+        """
         s = self.settings
+        shm = str(s.tmp_mb * MB)
         return [
             *_isolation_args(self._bwrap),
-            *_sandbox_env(self._mounts.path_env),
+            *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+            *_env_args(sandbox_env(self._mounts.path_env)),
             "--bind",
             str(self.root),
             "/",
             # The private /tmp first: a runtime (venv) that lives under /tmp on the host
             # (a checkout in /tmp, as CI's may be) is bound on top of it, not hidden by it.
             "--size",
-            str(s.tmp_mb * 1024 * 1024),
+            shm,
             "--tmpfs",
             "/tmp",
             *self._mounts.args,
             "--proc",
             "/proc",
             "--dev",
+            "/dev",
+            # /dev is an unlimited tmpfs: only /dev/shm (sized) stays writable.
+            "--size",
+            shm,
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
             "/dev",
             "--chdir",
             "/",
@@ -373,7 +439,8 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             "sandbox",
             str(cpu_s),
             str(s.memory_mb * 1024),
-            str(s.max_file_mb * 1024),
+            str(file_kb if file_kb is not None else s.max_file_mb * 1024),
+            str(s.max_processes),
             command,
         ]
 
@@ -403,7 +470,9 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         Returns combined stdout and stderr (head and tail kept within
         ``max_output_bytes``, ``truncated`` set when bytes were dropped), and the
         exit code: 124 when the wall-time limit killed the command, 152 for the
-        CPU-time limit; the output then ends with a ``[sandbox]`` line saying so.
+        CPU-time limit, 153 for the file size limit or the disk quota, 137 when the
+        whole sandbox was killed at its memory or process limit; the output then
+        ends with a ``[sandbox]`` line saying which limit it was.
 
         Raises:
             ValueError: ``timeout`` is not positive or above ``max_timeout_s``.
@@ -419,20 +488,51 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             await asyncio.sleep(0.02)
         try:
             await asyncio.to_thread(_prepare_mount_points, self.root, self._mounts)
-            return await self._run(self.command_argv(command, cpu_s=cpu_s), wall_s, cpu_s)
+            limits = await CommandLimits.prepare(self.settings, self.root, cpu_s=cpu_s)
+            try:
+                return await self._run(command, wall_s, limits)
+            finally:
+                await limits.close()
         finally:
             self._busy.release()
 
-    async def _run(self, argv: list[str], wall_s: int, cpu_s: int) -> ExecuteResponse:
+    async def _start(self, command: str, limits: CommandLimits) -> asyncio.subprocess.Process:
+        info_r, info_w = os.pipe()
+        try:
+            argv = self.command_argv(
+                command, cpu_s=limits.cpu_s, file_kb=limits.file_size_kb, info_fd=info_w
+            )
+            proc = await asyncio.create_subprocess_exec(
+                *limits.wrap(argv),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(info_w,),
+                cwd="/",  # no host working directory in its PWD
+                # bubblewrap becomes the sandbox's PID 1, whose environment any process
+                # inside can read (/proc/1/environ): give it the sandbox's own.
+                env=sandbox_env(self._mounts.path_env),
+            )
+        except BaseException:
+            os.close(info_r)
+            raise
+        finally:
+            os.close(info_w)
+        try:
+            info = await _read_info(info_r)
+        except BaseException:  # cancelled while starting: the command must not outlive it
+            _kill_group(proc)
+            await asyncio.shield(proc.wait())
+            raise
+        finally:
+            os.close(info_r)
+        limits.watch(proc.pid, info)
+        return proc
+
+    async def _run(self, command: str, wall_s: int, limits: CommandLimits) -> ExecuteResponse:
         capture = OutputCapture(self.settings.max_output_bytes)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-        )
+        proc = await self._start(command, limits)
         timed_out = False
         try:
             async with asyncio.timeout(wall_s):
@@ -453,31 +553,64 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         if code < 0:  # bwrap itself died of a signal
             code = 128 - code
         output = capture.text()
-        notes: list[str] = []
+        code, notes = await limits.outcome(code, output)
         if timed_out:
             code = TIMEOUT_EXIT_CODE
-            notes.append(
+            notes.insert(
+                0,
                 f"[sandbox] Command killed: wall-time limit of {wall_s} s exceeded. "
-                "Make the script faster or pass a larger timeout."
+                "Make the script faster or pass a larger timeout.",
             )
-        elif code == 128 + signal.SIGXCPU:
-            notes.append(f"[sandbox] Command killed: CPU-time limit of {cpu_s} s exceeded.")
-        elif code == 128 + signal.SIGXFSZ:
-            notes.append(
-                "[sandbox] Command killed: it wrote a file larger than "
-                f"{self.settings.max_file_mb} MB."
-            )
-        elif code != 0 and _MEMORY_HINTS.search(output):
-            notes.append(
-                "[sandbox] The command ran out of memory: the limit is "
-                f"{self.settings.memory_mb} MB."
-            )
+        elif not notes and (note := self._exit_note(code, output, limits)):
+            notes.append(note)
         if notes:
             output = f"{output.rstrip()}\n{chr(10).join(notes)}".lstrip("\n")
         logger.debug("sandbox %s: exit %s, %s output bytes", self.id, code, capture.total)
         return ExecuteResponse(
             output=output or "<no output>", exit_code=code, truncated=capture.truncated
         )
+
+    def _exit_note(self, code: int, output: str, limits: CommandLimits) -> str | None:
+        """What a per-process limit did to the command, from its exit code or output."""
+        if code == 128 + signal.SIGXCPU:
+            return f"[sandbox] Command killed: CPU-time limit of {limits.cpu_s} s exceeded."
+        if code == 128 + signal.SIGXFSZ:
+            return (
+                "[sandbox] Command killed: it wrote a file larger than "
+                f"{limits.file_size_kb // 1024} MB (the per-file limit, or the room left in "
+                "the workspace's disk quota)."
+            )
+        if code != 0 and _MEMORY_HINTS.search(output):
+            return (
+                "[sandbox] The command ran out of memory: the limit is "
+                f"{self.settings.memory_mb} MB (per process, and for the whole sandbox)."
+            )
+        return None
+
+
+async def _read_info(fd: int, *, timeout_s: float = 10.0) -> dict[str, int] | None:
+    """bubblewrap's ``--info-fd`` JSON (sandbox PID, namespaces); None if it wrote none.
+
+    Read without blocking and without a thread: it comes within milliseconds, or
+    bubblewrap failed and closed the pipe.
+    """
+    os.set_blocking(fd, False)
+    data = b""
+    deadline = time.monotonic() + timeout_s
+    while not data.rstrip().endswith(b"}") and time.monotonic() < deadline:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            await asyncio.sleep(0.002)
+            continue
+        if not chunk:
+            break
+        data += chunk
+    try:
+        found = json.loads(data)
+    except ValueError:
+        return None
+    return {k: v for k, v in found.items() if isinstance(v, int)}
 
 
 def make_bubblewrap_sandbox(

@@ -9,9 +9,10 @@ SANDBOX_PROMPT = """## Running code
 working directory is `/`, which holds the same files as the file tools: `/data/`,
 `/analysis/`, `/skills/`, `/AGENTS.md`. `python3` has numpy and pandas. There is
 no network: fetch data with the web tools first and save it under `/data/`.
-`/tmp` is private to each command. Per command: {timeout_s} s wall time,
-{cpu_s} s CPU, {memory_mb} MB memory, {max_output_kb} KB of output (write large
-results to files and read them back)."""
+`/tmp` is private to each command. Per command, all its processes together:
+{timeout_s} s wall time, {cpu_s} s CPU, {memory_mb} MB memory, {max_processes}
+processes, {max_output_kb} KB of output (write large results to files and read
+them back). The workspace holds at most {disk_mb} MB of files."""
 
 
 def sandbox_prompt(settings: SandboxSettings | None = None) -> str:
@@ -21,5 +22,7 @@ def sandbox_prompt(settings: SandboxSettings | None = None) -> str:
         timeout_s=s.timeout_s,
         cpu_s=s.cpu_s or s.timeout_s,
         memory_mb=s.memory_mb,
+        max_processes=s.max_processes,
         max_output_kb=s.max_output_bytes // 1000,
+        disk_mb=s.disk_mb,
     )

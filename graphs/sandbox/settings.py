@@ -32,12 +32,26 @@ class SandboxSettings(CommonSettings):
         default=600, ge=1, description="Largest per-command timeout a caller may ask for."
     )
     memory_mb: int = Field(
-        default=1024, ge=64, description="Address-space limit per process (ulimit -v)."
+        default=1024,
+        ge=64,
+        description="Memory of the whole sandbox: all its processes together with its /tmp and "
+        "/dev/shm (also each process's address-space limit, ulimit -v).",
     )
     cpu_s: int | None = Field(
         default=None,
         ge=1,
-        description="CPU seconds per process (ulimit -t); defaults to the command's wall time.",
+        description="CPU seconds of a command, all its processes together (and of each one, "
+        "ulimit -t); defaults to the command's wall time.",
+    )
+    max_processes: int = Field(
+        default=128,
+        ge=8,
+        description="Processes and threads alive at once in the whole sandbox.",
+    )
+    disk_mb: int = Field(
+        default=1024,
+        ge=1,
+        description="Disk quota of the thread's workspace (every file and folder in it).",
     )
     max_output_bytes: int = Field(
         default=100_000, ge=1_000, description="Output kept per command (head and tail)."
@@ -45,7 +59,19 @@ class SandboxSettings(CommonSettings):
     max_file_mb: int = Field(
         default=256, ge=1, description="Largest file a command may write (ulimit -f)."
     )
-    tmp_mb: int = Field(default=256, ge=1, description="Size of the private /tmp (tmpfs).")
+    tmp_mb: int = Field(
+        default=256, ge=1, description="Size of the private /tmp and of /dev/shm (each a tmpfs)."
+    )
+    cgroups: Literal["auto", "off", "required"] = Field(
+        default="auto",
+        description="auto: a cgroup v2 per command where the host delegates one (else the "
+        "watchdog holds the limits); required: refuse to start without cgroup v2; off: no cgroups.",
+    )
+    cgroup_parent: Path | None = Field(
+        default=None,
+        description="A cgroup v2 folder delegated to this server, for the commands' cgroups "
+        "(default: a procurement-sandboxes cgroup beside the server's own).",
+    )
     bwrap_path: str = Field(default="bwrap", description="The bubblewrap executable.")
     extra_ro_binds: list[Path] = Field(
         default_factory=list,

@@ -151,6 +151,32 @@ def test_symlink_out_of_the_workspace_is_not_followed(sandboxes: Path) -> None:
     assert r.status_code == 404 and "host secret" not in r.text
 
 
+def test_a_fifo_or_any_link_is_404_not_a_hang(sandboxes: Path) -> None:
+    ws = workspace_path(sandboxes, "t-alice")
+    os.mkfifo(ws / "data" / "pipe.csv")  # an open for reading would block forever
+    (ws / "data" / "alias.png").symlink_to("chart.png")  # a link, even one staying inside
+    client = _client(sandboxes)
+    for path in ("data/pipe.csv", "data/alias.png"):
+        r = client.get(f"/artifacts/t-alice/{path}", headers={"authorization": "User alice"})
+        assert r.status_code == 404, (path, r.text)
+
+
+def test_download_headers(sandboxes: Path) -> None:
+    ws = workspace_path(sandboxes, "t-alice")
+    (ws / "analysis" / "报告.md").write_text("# 报告\n")
+    client = _client(sandboxes)
+    alice = {"authorization": "User alice"}
+
+    r = client.get("/artifacts/t-alice/analysis/%E6%8A%A5%E5%91%8A.md", headers=alice)
+    png = client.get("/artifacts/t-alice/data/chart.png", headers=alice)
+
+    assert r.status_code == 200 and r.text == "# 报告\n"
+    assert r.headers["content-length"] == str(len("# 报告\n".encode()))
+    assert r.headers["content-disposition"] == "attachment; filename*=utf-8''%E6%8A%A5%E5%91%8A.md"
+    assert png.headers["content-type"] == "image/png"
+    assert png.headers["content-disposition"] == 'attachment; filename="chart.png"'
+
+
 def test_check_artifact_path() -> None:
     assert check_artifact_path("/analysis/report.md") is None
     assert check_artifact_path("/data/x/y.png") is None

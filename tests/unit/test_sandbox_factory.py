@@ -81,7 +81,13 @@ def test_sandbox_prompt_snapshot(tmp_path: Path) -> None:
     from graphs.sandbox import sandbox_prompt
 
     settings = SandboxSettings(
-        data_dir=tmp_path, timeout_s=60, cpu_s=None, memory_mb=1024, max_output_bytes=100_000
+        data_dir=tmp_path,
+        timeout_s=60,
+        cpu_s=None,
+        memory_mb=1024,
+        max_output_bytes=100_000,
+        max_processes=128,
+        disk_mb=1024,
     )
 
     text = sandbox_prompt(settings)
@@ -92,7 +98,8 @@ def test_sandbox_prompt_snapshot(tmp_path: Path) -> None:
         "working directory is `/`, which holds the same files as the file tools: `/data/`,\n"
         "`/analysis/`, `/skills/`, `/AGENTS.md`. `python3` has numpy and pandas. There is\n"
         "no network: fetch data with the web tools first and save it under `/data/`.\n"
-        "`/tmp` is private to each command. Per command: 60 s wall time,\n"
-        "60 s CPU, 1024 MB memory, 100 KB of output (write large\n"
-        "results to files and read them back)."
+        "`/tmp` is private to each command. Per command, all its processes together:\n"
+        "60 s wall time, 60 s CPU, 1024 MB memory, 128\n"
+        "processes, 100 KB of output (write large results to files and read\n"
+        "them back). The workspace holds at most 1024 MB of files."
     )

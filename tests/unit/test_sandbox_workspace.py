@@ -6,14 +6,28 @@ reserved names the sandbox's runtime mounts occupy.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from graphs.sandbox import WorkspaceFiles, safe_thread_id, workspace_path
+from graphs.sandbox import (
+    WorkspaceFiles,
+    beneath,
+    open_workspace_file,
+    safe_thread_id,
+    workspace_path,
+)
 from graphs.sandbox.errors import SandboxConfigError
 
 RESERVED = {"usr", "etc", "tmp", "proc", "dev", "bin", "work", "root"}
+
+
+@pytest.fixture(autouse=True, params=["openat2", "component-walk"])
+def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs with the kernel's openat2 and with the component-walk fallback."""
+    if request.param == "component-walk":
+        monkeypatch.setattr(beneath, "_USE_OPENAT2", False)
 
 
 @pytest.fixture
@@ -92,6 +106,69 @@ def test_symlinks_out_of_the_workspace_are_refused(files: WorkspaceFiles, tmp_pa
     assert not (outside / "new.txt").exists()
     assert not files.grep("TOP-SECRET", "/").matches
     assert files.download_files(["/data/secret-link.txt"])[0].content is None
+
+
+def test_links_inside_the_workspace_are_not_followed_either(files: WorkspaceFiles) -> None:
+    # Even a link that stays inside: the tools never follow one, so none can be
+    # swapped for one that leads out between a check and a use.
+    assert files.write("/data/real.txt", "real").error is None
+    (files.root / "data" / "alias.txt").symlink_to("real.txt")
+    (files.root / "linked").symlink_to("data")
+
+    for path in ("/data/alias.txt", "/linked/real.txt"):
+        res = files.read(path)
+        assert res.error is not None and "symbolic link" in res.error, res
+    assert files.write("/linked/new.txt", "x").error is not None
+    assert not (files.root / "data" / "new.txt").exists()
+    assert files.edit("/data/alias.txt", "real", "edited").error is not None
+    assert (files.root / "data" / "real.txt").read_text() == "real"
+    # Listings show real files and folders only.
+    assert [e["path"] for e in files.ls("/data").entries or []] == ["/data/real.txt"]
+    assert [m["path"] for m in files.glob("**/*.txt").matches or []] == ["/data/real.txt"]
+    assert [m["path"] for m in files.grep("real").matches or []] == ["/data/real.txt"]
+    # Deleting a link removes the link, not its target.
+    assert files.delete("/linked").error is None
+    assert (files.root / "data" / "real.txt").is_file()
+
+
+def test_a_standard_folder_swapped_for_a_link_is_not_followed_on_start(
+    files: WorkspaceFiles, tmp_path: Path
+) -> None:
+    (files.root / "data").rmdir()
+    (files.root / "data").symlink_to(tmp_path / "elsewhere")  # dangling, outside
+
+    again = WorkspaceFiles(files.root, reserved=RESERVED)
+
+    assert not (tmp_path / "elsewhere").exists()
+    res = again.write("/data/x.txt", "x")
+    assert res.error is not None and "symbolic link" in res.error
+
+
+def test_a_fifo_is_refused_without_hanging(files: WorkspaceFiles) -> None:
+    # A FIFO planted under a file's name would block an open for reading forever.
+    os.mkfifo(files.root / "data" / "pipe.csv")
+
+    assert files.read("/data/pipe.csv").error is not None
+    assert files.download_files(["/data/pipe.csv"])[0].error is not None
+    assert files.grep("x", "/data").matches == []
+    with pytest.raises(OSError):
+        open_workspace_file(files.root, "/data/pipe.csv")
+
+
+def test_open_workspace_file_reads_from_its_own_descriptor(files: WorkspaceFiles) -> None:
+    files.write("/data/report.md", "first version")
+    opened = open_workspace_file(files.root, "/data/report.md")
+    # Replaced by name after opening: the descriptor still reads what was opened.
+    (files.root / "data" / "report.md").unlink()
+    (files.root / "data" / "report.md").write_text("replaced")
+
+    assert (opened.name, opened.size) == ("report.md", len("first version"))
+    assert os.read(opened.fd, 100) == b"first version"
+    opened.close()
+    opened.close()  # idempotent
+    for bad in ("/data", "/data/missing.md", "/data/../../x"):
+        with pytest.raises(OSError):
+            open_workspace_file(files.root, bad)
 
 
 def test_deleting_the_workspace_root_is_refused(files: WorkspaceFiles) -> None:
