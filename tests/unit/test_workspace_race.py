@@ -20,8 +20,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from graphs.artifacts_app import ArtifactSettings, artifact_routes
 from graphs.sandbox import WorkspaceFiles, beneath, workspace_path
+from server.artifacts_app import ArtifactSettings, artifact_routes
 
 SWAP_SECONDS = 4.0
 HOST_SECRET = "HOST-SECRET-7f3a"
