@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 
 from graphs.offline.history import ToolResult, View
+from graphs.offline.lexicon import first_routing_word
 from graphs.offline.policies.base import Decision, say
-from graphs.offline.text import first_routing_word
 from graphs.tools.skills import front_matter, is_skill_name
 
 __all__ = ["AGENT_NAMES", "after_result", "skill_document", "start"]
@@ -184,8 +184,13 @@ def after_result(view: View, zh: bool) -> Decision:
         )
     body = "\n".join(r.body for r in turn)
     done = all(r.ok for r in turn)
+    head = (
+        say(zh, "你的技能：", "Your skills:")
+        if action == "list"
+        else say(zh, "技能操作完成：", "Done:")
+    )
     return Decision(
-        body
+        f"{head}\n{body}"
         if done
         else say(zh, f"技能操作没有全部成功：\n{body}", f"Not every step worked:\n{body}"),
         note=f"skill-{action or 'done'}",
