@@ -24,7 +24,8 @@ _ZH_SUFFIXES = (
 _EN_SUFFIXES = (
     "co", "co.", "inc", "inc.", "ltd", "ltd.", "corporation", "corp", "corp.", "group",
     "company", "limited", "llc", "gmbh", "& export", "import & export", "import", "export",
-    "supply chain", "trading", "sales", "components", "accessories",
+    "supply chain", "trading", "sales", "components", "accessories", "industrial", "industries",
+    "industry", "manufacturing", "technology",
 )  # fmt: skip
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 .&'/-]*")
 _SCRIPT_RUN = re.compile(r"[\u4e00-\u9fff]+|[A-Za-z0-9][A-Za-z0-9 .&'/-]*[A-Za-z0-9.]?")
@@ -58,11 +59,13 @@ def _en_stems(name: str) -> set[str]:
         words = words[:-cut]
         if words:
             variants.add(" ".join(words))
-    for n in range(1, len(words)):
+    # Its leading words stand for the company only once it has shed a company suffix:
+    # "Spark Plug Cap" is not "Spark".
+    for n in range(1, len(words) if len(variants) > 1 else 0):
         prefix = " ".join(words[:n])
         if len(prefix.replace(" ", "")) >= 4:
             variants.add(prefix)
-    if re.fullmatch(r"[A-Za-z][A-Za-z&'-]*", name):
+    if re.fullmatch(r"[A-Za-z][A-Za-z .&'-]*", name):
         variants.update({name + "s", name + "es"})
         if name.lower().endswith("y"):
             variants.add(name[:-1] + "ies")

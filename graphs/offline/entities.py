@@ -213,7 +213,7 @@ def _supplier_terms(supplier: Record) -> list[tuple[str, bool]]:
     code = str(supplier.get("code") or "")
     if code:
         # A short code is a name only in capitals ("DID", not "did").
-        terms.append((code, len(code) <= 4 or lexicon.known_word(code)))
+        terms.append((code, len(code) <= 3 or lexicon.known_word(code)))
     for name in name_variants(supplier.get("name_zh"), supplier.get("name_en")):
         single = " " not in name and not CJK.search(name)
         case = single and (len(name) < 5 or lexicon.known_word(name))
@@ -248,14 +248,26 @@ def _model_pattern(model: str) -> re.Pattern[str]:
     return re.compile(_boundary("".join(pieces)), re.I)
 
 
-def find_parts(text: str, parts: Sequence[Record]) -> list[Mention]:
-    """Parts whose SKU or model number ``text`` contains, best (longest) first."""
+_COUNTED = re.compile(r"\s*(?:个|件|只|套|条|片|副|支|盒|箱|根|台|对|pcs|pieces|units|sets)", re.I)
+
+
+def find_parts(text: str, parts: Sequence[Record], *, bare_numbers: bool = False) -> list[Mention]:
+    """Parts whose SKU or model number ``text`` contains, best (longest) first.
+
+    A model that is only digits ("520") counts only with ``bare_numbers`` and never where
+    the number counts items ("520 个").
+    """
     found: list[Mention] = []
     for part in parts:
         for term in (part.get("sku"), part.get("model")):
             if not term or len(str(term)) < 2:
                 continue
+            digits = str(term).isdigit()
+            if digits and not bare_numbers:
+                continue
             for hit in _model_pattern(str(term)).finditer(text):
+                if digits and _COUNTED.match(text, hit.end()):
+                    continue
                 found.append(Mention(part, hit.start(), hit.end(), str(term)))
     kept = _keep_longest(found)
     best: dict[int, Mention] = {}

@@ -112,7 +112,9 @@ def read(text: str) -> Reading:
         latest = intent in ORDER_INTENTS and order_no is None and lexicon.has(masked, "latest")
         return Reading(intent, order_no, latest, domain or intent != "out_of_scope")
 
-    if lexicon.has(text, "skills") and not order_no:
+    skill = lexicon.first(text, "skills")
+    analysis = lexicon.first(masked, "analysis")
+    if skill and not order_no and not (analysis and analysis.start < skill.start):
         return reading("skills")
     task = _task_question(text)
     if task is not None:

@@ -51,7 +51,8 @@ def is_chinese(text: str) -> bool:
         return False
     if _ZH_STRUCTURE.search(text):
         return True
-    return len(CJK.findall(text)) >= len(re.findall(r"[A-Za-z]{2,}", text))
+    runs = re.findall(r"[\u4e00-\u9fff]+", text)
+    return len(runs) >= len(re.findall(r"[A-Za-z][A-Za-z0-9]*", text))
 
 
 # --- numbers ----------------------------------------------------------------------------

@@ -84,7 +84,12 @@ def _intent(view: View) -> str | None:
         return None
     # As with the keyword classes, the earlier word wins: "compare suppliers using my skills"
     # is an analysis, "remove my skill from the analyst" is about skills.
-    routing = first_routing_word(view.request)
+    # An agent's name ("订单代理") is not an order word.
+    text = view.request
+    for names in AGENT_NAMES.values():
+        for name in names:
+            text = re.sub(re.escape(name), lambda m: " " * len(m.group(0)), text, flags=re.I)
+    routing = first_routing_word(text)
     if routing is not None and routing < skill_word.start():
         return None
     if _REMOVE_WORDS.search(view.request):

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.offline.entities import Grounding, Mention, supplier_marked
+from graphs.offline.entities import Grounding, Mention, find_parts, supplier_marked
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, ask, paged
 from graphs.offline.policies.order.outcome import after_commit
@@ -132,7 +132,9 @@ def _pick_part(facts: Facts, found: Grounding, sold: list[Record], choice: _Choi
         if exact:
             choice.part = exact[0]
             return
-    mentioned = [sold_ids[int(m.record["id"])] for m in found.parts if int(m.record.get("id", -1))
+    # The supplier's own list names parts a search for model-like words cannot (model "520").
+    hits = [*found.parts, *find_parts(facts.text, sold, bare_numbers=True)]
+    mentioned = [sold_ids[int(m.record["id"])] for m in hits if int(m.record.get("id", -1))
                  in sold_ids]  # fmt: skip
     if len({p["id"] for p in mentioned}) == 1:
         choice.part = mentioned[0]
