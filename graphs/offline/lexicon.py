@@ -67,7 +67,8 @@ GROUPS: dict[str, str] = {
         "延后", "延期", "提前", "加到", "减到", "增加到", "减少到",
     ) + "|" + _en(
         "chang*", "updat*", "modif*", "amend*", "bump*", "increas*", "reduc*", "decreas*",
-        "push back", "postpon*", "move the", "reschedul*", "adjust*", "set the",
+        "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
+        "bring forward",
     ),
     "cancel": _zh("取消", "撤销", "作废", "不要了", "撤单") + "|" + _en(
         "cancel*", "void", "withdraw*", "call off",
@@ -80,7 +81,8 @@ GROUPS: dict[str, str] = {
         "where's", "what was", "what is", "what's", "when did", "track*",
     ),
     "latest": _zh(
-        "上次", "上一次", "最近一次", "最近的", "最近", "上周", "上个月", "刚下的", "最新",
+        "上次", "上一次", "最近一次", "最近的", "最近", "上周", "上个月", "刚下的", "刚才",
+        "刚刚", "最新",
     ) + "|" + _en(
         "last", "latest", "most recent", "previous", "recent",
     ),
