@@ -182,7 +182,11 @@ async def _statement(http: httpx.AsyncClient, spec: dict[str, Any], text: str, b
 def _language(task: Task, attempt: Attempt) -> list[str]:
     # Chinese sentence structure: particles, measure words, the verbs of asking.
     structure = r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改取消比分析看做还有多少]"
-    chinese = bool(re.search(structure, task.turns[0]))
+    first = task.turns[0]
+    runs = re.findall(r"[\u4e00-\u9fff]+", first)
+    chinese = bool(runs) and (
+        bool(re.search(structure, first)) or len(runs) >= len(re.findall(r"[A-Za-z]\w*", first))
+    )
     text = attempt.final
     problems = []
     if sum(text.count(m) for m in _MARKS) > 1:
