@@ -39,6 +39,7 @@ __all__ = [
     "find_parts",
     "find_suppliers",
     "ground",
+    "not_negated",
     "supplier_marked",
     "unknown_words",
 ]
@@ -150,21 +151,23 @@ def _fuzzy_latin(
     allowed = _latin_tolerance(term)
     if not allowed:
         return []
-    target = " ".join(re.split(r"[\s\-]+", term.lower()))
-    size = len(target.split())
+    target = "".join(re.split(r"[\s\-]+", term.lower()))
+    size = len(re.split(r"[\s\-]+", term.strip()))
     words = list(_LATIN_WORD.finditer(text))
     out = []
-    for i in range(len(words) - size + 1):
-        window = words[i : i + size]
-        start, end = window[0].start(), window[-1].end()
-        if _covered(taken, start, end):
-            continue
-        if any(lexicon.known_word(w.group(0)) for w in window):
-            continue
-        said = " ".join(w.group(0).lower() for w in window)
-        forms = {said, said[:-1] if said.endswith("s") else said, said[:-2]}
-        if min(DamerauLevenshtein.distance(f, target) for f in forms) <= allowed:
-            out.append(Mention(record, start, end, text[start:end], exact=False))
+    # Windows one word shorter or longer too: "handle bar grips" for "Handlebar Grip".
+    for width in {max(1, size - 1), size, size + 1}:
+        for i in range(len(words) - width + 1):
+            window = words[i : i + width]
+            start, end = window[0].start(), window[-1].end()
+            if _covered(taken, start, end):
+                continue
+            if any(lexicon.known_word(w.group(0)) for w in window):
+                continue
+            said = "".join(w.group(0).lower() for w in window)
+            forms = {said, said[:-1] if said.endswith("s") else said, said[:-2]}
+            if min(DamerauLevenshtein.distance(f, target) for f in forms) <= allowed:
+                out.append(Mention(record, start, end, text[start:end], exact=False))
     return out
 
 
@@ -202,6 +205,34 @@ def find_categories(text: str, categories: Sequence[Record]) -> list[Mention]:
             else:
                 fuzzy += _fuzzy_latin(text, category, term, taken)
     return _one_per_record(kept + _keep_longest(fuzzy))
+
+
+def head_nouns(category: Record) -> set[str]:
+    """The head of each English name (compounds are head-final: "Handlebar Grip" → grip) and
+    the last two characters of each Chinese name (空气滤清器 → 清器 is not a word, so the
+    last three: 滤清器)."""
+    heads: set[str] = set()
+    for term in category_terms(category):
+        if CJK.search(term):
+            if len(term) >= 4:
+                heads.add(term[-3:])
+        else:
+            words = re.split(r"[\s\-]+", term.lower())
+            if len(words) > 1 and len(words[-1]) >= 4:
+                heads.add(words[-1])
+    return heads
+
+
+def by_head_noun(words: Sequence[str], categories: Sequence[Record]) -> list[Record]:
+    """Categories whose head noun is one of ``words`` (the request's unknown words)."""
+    stems = {w.lower().removesuffix("es") if w.lower().endswith("ches") else w.lower().rstrip("s")
+             for w in words}  # fmt: skip
+    out = []
+    for c in categories:
+        heads = head_nouns(c)
+        if any(h in stems or any(h in w for w in words if CJK.search(w)) for h in heads):
+            out.append(c)
+    return out
 
 
 # --- suppliers ----------------------------------------------------------------------------
@@ -319,6 +350,21 @@ class Grounding:
         return bool(self.categories or self.suppliers or self.parts)
 
 
+def not_negated(text: str, mentions: list[Mention]) -> list[Mention]:
+    """Mentions the buyer did not rule out ("不要 M8-R", "not the M8-R")."""
+    negators = lexicon.find(text, "negator")
+    kept = []
+    for m in mentions:
+        ruled_out = any(
+            n.end <= m.start and len(text[n.end : m.start].strip().split()) <= 1
+            and len(text[n.end : m.start].strip()) <= 4
+            for n in negators
+        )  # fmt: skip
+        if not ruled_out:
+            kept.append(m)
+    return kept
+
+
 def ground(
     text: str,
     *,
@@ -327,11 +373,11 @@ def ground(
     parts: Sequence[Record] = (),
 ) -> Grounding:
     """Categories, suppliers and parts ``text`` names, and the words the ERP does not know."""
-    part_hits = find_parts(text, parts)
+    part_hits = not_negated(text, find_parts(text, parts))
     models = token_spans(text)
     found = Grounding(
         categories=find_categories(text, categories),
-        suppliers=find_suppliers(text, suppliers, skip=models),
+        suppliers=not_negated(text, find_suppliers(text, suppliers, skip=models)),
         parts=part_hits,
     )
     spans = [(m.start, m.end) for m in (*found.categories, *found.suppliers, *part_hits)]

@@ -124,7 +124,9 @@ def read(text: str) -> Reading:
     ordering = lexicon.has(masked, "order_verb") and has_quantity(masked)
     if lexicon.has(masked, "inventory") and not ordering:
         return reading("inventory")
-    if lexicon.has(masked, "analysis"):
+    if lexicon.has(masked, "analysis") or (
+        lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")
+    ):
         return Reading("analysis", None, False, domain)
     operation = _order_operation(masked)
     if operation is not None:

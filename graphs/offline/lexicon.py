@@ -58,6 +58,10 @@ GROUPS: dict[str, str] = {
     ) + "|" + _en(
         "order", "orders", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
+    ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
+    # A question about prices is a comparison unless the request is placing an order.
+    "price": _zh("价格", "价钱", "报价", "多少钱", "单价") + "|" + _en(
+        "price", "prices", "quote", "quotes", "quotation*", "cost", "costs",
     ),
     "order_noun": _zh("订单", "单子", "采购单", r"(?<![下])单(?![位价据])") + "|" + _en(
         "order", "orders", "po", "pos", "purchase order*",

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from graphs.names import CJK, name_variants
-from graphs.offline.entities import Grounding, category_terms
+from graphs.offline.entities import Grounding, by_head_noun, category_terms
 from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, say
@@ -87,11 +87,16 @@ def _brands(found: Grounding) -> tuple[list[str], list[str]]:
     return codes, names
 
 
-def _categories(found: Grounding, erp: ErpData) -> list[Record]:
+def categories_named(found: Grounding, erp: ErpData) -> list[Record]:
+    """The categories a request names: by name, through its parts, or by a head noun that
+    only one category has ("grips" → Handlebar Grip)."""
     cats = [m.record for m in found.categories]
     if not cats:
         codes = {str(m.record.get("category_code")) for m in found.parts}
         cats = [c for code in sorted(codes) if (c := erp.category(code)) is not None]
+    if not cats:
+        heads = by_head_noun(found.unknown, erp.categories)
+        cats = heads if len(heads) == 1 else []
     return cats
 
 
@@ -120,14 +125,14 @@ def analysis(view: View, reading: Reading, zh: bool, text: str | None = None) ->
     if isinstance(erp, Decision):
         return erp
     found = erp.ground(text)
-    cats = _categories(found, erp)
+    cats = categories_named(found, erp)
     if cats:
         if not view.has_tool("start_async_task"):
             return Decision(replies.out_of_scope(zh), note="no-analyst")
         return _start(view, zh, cats, found, text)
-    if not (reading.domain or found.anything):
-        return Decision(replies.out_of_scope(zh), note="out-of-scope")
     options = candidates(found, erp.categories)
+    if not (reading.domain or found.anything or options):
+        return Decision(replies.out_of_scope(zh), note="out-of-scope")
     return Decision(
         replies.ask_category(zh, found.unknown, options, erp.categories),
         note="ask:category",

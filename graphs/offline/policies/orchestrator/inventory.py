@@ -13,6 +13,7 @@ from typing import Any
 from graphs.offline.entities import Grounding
 from graphs.offline.history import View
 from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator.analysis import categories_named
 from graphs.offline.policies.orchestrator.erp import ErpData, paged, read_erp
 from graphs.offline.text import model_tokens
 
@@ -110,7 +111,8 @@ def inventory(view: View, zh: bool) -> Decision:
 
 
 def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decision:
-    codes: list[str | None] = [m.code for m in found.categories] or [None]
+    named = categories_named(found, erp)
+    codes: list[str | None] = [str(c["code"]) for c in named] or [None]
     calls = []
     results: list[tuple[str | None, list[Record]]] = []
     for code in codes:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.offline.entities import Grounding, Mention, find_parts, supplier_marked
+from graphs.offline.entities import Grounding, Mention, find_parts, not_negated, supplier_marked
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, ask, paged
 from graphs.offline.policies.order.outcome import after_commit
@@ -133,7 +133,7 @@ def _pick_part(facts: Facts, found: Grounding, sold: list[Record], choice: _Choi
             choice.part = exact[0]
             return
     # The supplier's own list names parts a search for model-like words cannot (model "520").
-    hits = [*found.parts, *find_parts(facts.text, sold, bare_numbers=True)]
+    hits = [*found.parts, *not_negated(facts.text, find_parts(facts.text, sold, bare_numbers=True))]
     mentioned = [sold_ids[int(m.record["id"])] for m in hits if int(m.record.get("id", -1))
                  in sold_ids]  # fmt: skip
     if len({p["id"] for p in mentioned}) == 1:
@@ -150,7 +150,8 @@ def _pick_part(facts: Facts, found: Grounding, sold: list[Record], choice: _Choi
         choice.part = pool[0]
         return
     choice.missing.append("part")
-    choice.options = [_pname(facts, p) for p in (pool or sold)[:_OPTIONS]]
+    unique = list({int(p["id"]): p for p in (pool or sold)}.values())
+    choice.options = [_pname(facts, p) for p in unique[:_OPTIONS]]
 
 
 def _not_supplied(facts: Facts, supplier: Record, found: Grounding) -> Decision:

@@ -72,7 +72,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         name = (who.get("name_zh") if facts.zh else who.get("name_en")) if who else ""
         none = facts.say(
             f"ERP 中没有找到{name}的订单。",
-            f"I found no orders{' with ' + name if name else ''} in the ERP.",
+            f"I found no orders{' with ' + name if name else ''} in the ERP. ",
         )
         if not asking:  # a question about orders that do not exist has its answer
             return Decision(none, note="none-found")
