@@ -41,9 +41,11 @@ def _zh(*words: str) -> str:
 GROUPS: dict[str, str] = {
     # --- what the buyer wants done --------------------------------------------------------
     "analysis": _zh(
-        "分析", "对比", "比较", "比一下", "比一比", "比下", "比价", "报告", "建议", "评估",
+        "分析", "对比", "比较", "推荐", "哪个好", "哪家好", "比一下", "比一比", "比下", "比价",
+        "报告", "建议", "评估",
         "行情", "筛选", "选型", "走势", "趋势", "涨价", "降价", "哪家", "哪个供应商", "哪个厂家",
-        "便宜", "划算", "性价比", "最合适", "合适", "最低", "最优", "优惠", "比较好",
+        "便宜", "划算", "性价比", "最合适", "合适", "最低", "最优", "优惠", "比较好", "涨了",
+        "跌了", "涨幅", "降了",
         r"价格怎么样", r"报价.{0,4}(?:最低|对比|比较)",
     ) + "|" + _en(
         "analy*", "compar*", "benchmark*", "report", "reports", "recommend*", "evaluat*",
@@ -53,7 +55,8 @@ GROUPS: dict[str, str] = {
         "vs", "versus", "prices move", "price trend", "pricing",
     ),
     "order_verb": _zh(
-        r"下.{0,3}?单", r"下(?=\s*[\d一二两三四五六七八九十百千-])", "订购", "订货", "订", "采购",
+        r"下.{0,3}?单", r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",
+        r"(?<![还只需])要(?=\s*[\d一二两三四五六七八九十百千])", "订购", "订货", "订", "采购",
         "购买", "买", "进货", "要货",
     ) + "|" + _en(
         "order", "orders", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
@@ -93,8 +96,10 @@ GROUPS: dict[str, str] = {
     "inventory": _zh(
         "库存", "缺货", "补货", "快没了", "没货", "还剩", "还有多少", "剩多少", "剩下多少",
         "存货", "预警", "低于安全", "断货", "现货",
+        "够用", "够不够", "够吗",
     ) + "|" + _en(
-        "alert", "alerts", "stock", "stocks", "inventory", "running low", "run low", "run out",
+        "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
+        "running low", "run low", "run out",
         "running out", "reorder*", "below safety", "warehouse", "on hand", "shortage*",
         "how many",
     ),
@@ -114,10 +119,10 @@ GROUPS: dict[str, str] = {
     ),
     "small_talk": _zh(
         "你好", "您好", "在吗", "谢谢", "多谢", "辛苦", "早上好", "早安", "下午好", "晚上好",
-        "你是谁", "哈喽", "再见", "拜拜",
+        "你是谁", "哈喽", "再见", "拜拜", "早", "你能干什么", "你能做什么", "你会什么", "能做什么",
     ) + "|" + _en(
         "hi", "hello", "hey", "thanks", "thank you", "thx", "good morning", "good afternoon",
-        "good evening", "who are you", "bye", "goodbye",
+        "good evening", "who are you", "bye", "goodbye", "what can you do", "help",
     ),
     "skills": _zh("技能") + "|" + _en("skill", "skills", "skill.md"),
     # --- words that place a request in purchasing (without them: out of scope) ------------
