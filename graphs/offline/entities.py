@@ -263,6 +263,12 @@ def find_suppliers(
             for m in _exact(text, supplier, term, plural=False, case=case):
                 if not _covered(skip, m.start, m.end):
                     found.append(m)
+    # A typo in a one-word name ("Brmebo", "Pirreli"): long names only, where no name is.
+    taken = [*skip, *((m.start, m.end) for m in found)]
+    for supplier in suppliers:
+        for term, _case in _supplier_terms(supplier):
+            if " " not in term and not CJK.search(term) and len(term) >= 6:
+                found += _fuzzy_latin(text, supplier, term, taken)
     return _one_per_record(_keep_longest(found))
 
 
