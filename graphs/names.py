@@ -43,9 +43,12 @@ def _zh_stems(name: str) -> set[str]:
                 stem = stem[: -len(suffix)]
                 variants.add(stem)
                 stripped = True
-    # A Chinese company name leads with a two-character place, then its trade name.
+    # A Chinese company name leads with a two-character place, then its trade name, then
+    # what it does (苏州 清泉 泵业): the trade name alone names it too.
     if len(stem) >= 4 and stem != name:
         variants.update({stem[:2], stem[2:]})
+        if len(stem) >= 6:
+            variants.add(stem[2:4])
     return {v for v in variants if len(v) >= 2 and v not in _ZH_SUFFIXES}
 
 
