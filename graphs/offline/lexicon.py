@@ -63,8 +63,9 @@ GROUPS: dict[str, str] = {
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
     ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
     # A question about prices is a comparison unless the request is placing an order.
-    "price": _zh("价格", "价钱", "报价", "多少钱", "单价") + "|" + _en(
-        "price", "prices", "quote", "quotes", "quotation*", "cost", "costs",
+    "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少") + "|" + _en(
+        "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
+        "spend", "spent",
     ),
     "order_noun": _zh("订单", "单子", "采购单", r"(?<![下])单(?![位价据])") + "|" + _en(
         "order", "orders", "po", "pos", "purchase order*",
@@ -82,10 +83,12 @@ GROUPS: dict[str, str] = {
     ),
     "lookup": _zh(
         "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",
+        "哪些订单", "未完成", "没到货",
         "是什么", "什么时候", "多少钱",
     ) + "|" + _en(
         "status", "look up", "lookup", "find", "show me", "show", "arrived", "arrive", "where is",
-        "where's", "what was", "what is", "what's", "when did", "track*",
+        "where's", "what was", "what is", "what's", "when did", "track*", "which orders",
+        "open orders", "any orders", "still open", "outstanding", "pending",
     ),
     "latest": _zh(
         "上次", "上一次", "最近一次", "最近的", "最近", "上周", "上个月", "刚下的", "刚才",
@@ -110,7 +113,8 @@ GROUPS: dict[str, str] = {
         "进度", "好了没", "好了吗", "好没好", "做完", "完成了", "完了吗", "怎么样了", "状态如何",
         "状态怎么样", "到哪一步", "出来了吗",
     ) + "|" + _en(
-        "done", "finished", "ready", "progress", "status", "coming along", "going",
+        "done", "finished", "ready", "progress", "status", "coming along", "going", "updates",
+        "update on", "news",
     ),
     "stop": _zh(
         "取消", "停止", "停掉", "停下", "终止", "不用做了", "不做了", "不要了", "算了", "别做了",

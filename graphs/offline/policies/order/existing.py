@@ -79,6 +79,11 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         return _ask_order(facts, [], none)
     if latest or len(items) == 1:
         return items[0]
+    if not asking:  # a question about several orders is answered with the list
+        lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
+        return Decision(
+            facts.say("最近的订单：\n", "Recent orders:\n") + "\n".join(lines), note="listed"
+        )
     return _ask_order(facts, items)
 
 
