@@ -19,7 +19,7 @@ from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator import replies
 from graphs.offline.policies.orchestrator.erp import ErpData, read_erp
 from graphs.offline.scope import Scope
-from graphs.offline.text import find_window_months
+from graphs.offline.text import find_window_months, is_chinese
 from graphs.prompts import DELEGATION_TEMPLATE
 
 __all__ = ["analysis", "delegation"]
@@ -30,7 +30,7 @@ Record = dict[str, Any]
 
 def delegation(view: View, *, analysis: bool, scope: str, body: str | None = None) -> str:
     """The delegation message (DESIGN section 4's sections) for the analyst or order agent."""
-    zh = _zh(view)
+    zh = is_chinese(view.request)
     goal = (
         say(zh, "按 5 个阶段完成供应商比价 / 采购分析并写报告",
             "Run the 5-stage procurement analysis and write the report")
@@ -51,12 +51,6 @@ def delegation(view: View, *, analysis: bool, scope: str, body: str | None = Non
         goal=goal, preferences=say(zh, "无", "none"), body=(body or view.request).strip(),
         scope=scope, output=output,
     )  # fmt: skip
-
-
-def _zh(view: View) -> bool:
-    from graphs.offline.text import is_chinese
-
-    return is_chinese(view.request)
 
 
 def _overlap(word: str, term: str) -> bool:
