@@ -43,9 +43,13 @@ def _by_number(facts: Facts, order_no: str) -> Record | Decision:
 
 
 def _recent_query(found: Grounding) -> dict[str, Any]:
+    """The order search for a description: by its supplier and / or its one part."""
     query: dict[str, Any] = {"size": _RECENT}
     if found.suppliers:
         query["supplier_id"] = found.suppliers[0].record["id"]
+    ids = {m.record.get("id") for m in found.parts}
+    if len(ids) == 1:
+        query["part_id"] = ids.pop()
     return query
 
 
@@ -55,7 +59,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     if step is not None:
         return step
     latest = read(facts.body).latest
-    if not found.suppliers and not latest:
+    if not found.suppliers and not found.parts and not latest:
         return _ask_order(facts, [])
     query = _recent_query(found)
     done = [r for r in facts.view.called("order_search_details") if r.args == query]
