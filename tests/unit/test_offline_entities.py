@@ -6,7 +6,8 @@ from __future__ import annotations
 from graphs.offline.entities import by_head_noun, ground
 
 CATEGORIES = [
-    {"code": "WP", "name_zh": "水泵", "name_en": "Water Pump", "aliases": ["抽水泵", "coolant pump"]},
+    {"code": "WP", "name_zh": "水泵", "name_en": "Water Pump",
+     "aliases": ["抽水泵", "coolant pump"]},
     {"code": "RD", "name_zh": "散热器", "name_en": "Radiator", "aliases": []},
     {"code": "FP", "name_zh": "燃油泵", "name_en": "Fuel Pump", "aliases": []},
 ]  # fmt: skip
