@@ -108,9 +108,15 @@ def _parse(raw: object, source: Path) -> list[ServerSpec]:
 
 
 def load_registry(
-    path: Path, *, fillers: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None
+    path: Path,
+    *,
+    fillers: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
+    client_factory: Callable[[str, float], Client[Any]] | None = None,
 ) -> McpRegistry:
-    """Read ``mcp_servers.yaml`` (no connection). Raises ``ValueError`` naming the file."""
+    """Read ``mcp_servers.yaml`` (no connection). Raises ``ValueError`` naming the file.
+
+    ``client_factory(server, timeout)`` replaces the transports (tests: in-memory servers).
+    """
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as e:
@@ -118,7 +124,9 @@ def load_registry(
         raise ValueError(msg) from e
     except yaml.YAMLError as e:
         raise _fail(path, f"not valid YAML: {e}") from e
-    return McpRegistry(_parse(raw, path), source=path, fillers=fillers)
+    return McpRegistry(
+        _parse(raw, path), source=path, fillers=fillers, client_factory=client_factory
+    )
 
 
 @dataclass

@@ -19,36 +19,90 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 _ZH_SUFFIXES = (
     "有限公司", "股份公司", "集团", "公司", "销售", "配件", "进出口", "工业", "贸易", "实业",
-    "科技", "摩配", "供应链", "股份",
+    "科技", "摩配", "供应链", "股份", "零部件", "摩托车", "摩托", "动力", "汽配", "制造", "商行",
 )  # fmt: skip
-_EN_SUFFIXES = (" co.", " co", " inc.", " inc", " ltd.", " ltd", " corporation", " group")
+_EN_SUFFIXES = (
+    "co", "co.", "inc", "inc.", "ltd", "ltd.", "corporation", "corp", "corp.", "group",
+    "company", "limited", "llc", "gmbh", "& export", "import & export", "import", "export",
+    "supply chain", "trading", "sales", "components", "accessories", "industrial", "industries",
+    "industry", "manufacturing", "technology",
+)  # fmt: skip
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 .&'/-]*")
+_SCRIPT_RUN = re.compile(r"[\u4e00-\u9fff]+|[A-Za-z0-9][A-Za-z0-9 .&'/-]*[A-Za-z0-9.]?")
+
+
+def _zh_stems(name: str) -> set[str]:
+    """天顶贸易有限公司 → 天顶贸易, 天顶; then its place and trade-name halves (宁波远航 → 远航)."""
+    variants = {name}
+    stem = name
+    stripped = True
+    while stripped:
+        stripped = False
+        for suffix in _ZH_SUFFIXES:
+            if stem.endswith(suffix) and len(stem) - len(suffix) >= 2:
+                stem = stem[: -len(suffix)]
+                variants.add(stem)
+                stripped = True
+    # A Chinese company name leads with a two-character place, then its trade name, then
+    # what it does (苏州 清泉 泵业): the trade name alone names it too.
+    if len(stem) >= 4 and stem != name:
+        variants.update({stem[:2], stem[2:]})
+        if len(stem) >= 6:
+            variants.add(stem[2:4])
+    return {v for v in variants if len(v) >= 2 and v not in _ZH_SUFFIXES}
+
+
+def _en_stems(name: str) -> set[str]:
+    """Chongqing Moto Parts Supply Chain → its leading words (Chongqing Moto Parts, ...)."""
+    variants = {name}
+    words = name.split()
+    while words and (" ".join(words[-2:]).lower() in _EN_SUFFIXES or words[-1].lower().strip(
+            ",") in _EN_SUFFIXES):  # fmt: skip
+        cut = 2 if " ".join(words[-2:]).lower() in _EN_SUFFIXES else 1
+        words = words[:-cut]
+        if words:
+            variants.add(" ".join(words))
+    # Its leading words stand for the company only once it has shed a company suffix:
+    # "Spark Plug Cap" is not "Spark".
+    for n in range(1, len(words) if len(variants) > 1 else 0):
+        prefix = " ".join(words[:n])
+        if len(prefix.replace(" ", "")) >= 4:
+            variants.add(prefix)
+    if re.fullmatch(r"[A-Za-z][A-Za-z .&'-]*", name):
+        variants.update({name + "s", name + "es"})
+        if name.lower().endswith("y"):
+            variants.add(name[:-1] + "ies")
+    return {v.strip() for v in variants if len(v.strip()) >= 2}
 
 
 def name_variants(*names: str | None) -> list[str]:
-    """The ways a buyer may write a name: itself, without company suffixes, simple plurals."""
+    """The ways a buyer may write a name: itself, its short forms, simple plurals.
+
+    Company names lose their legal and trade suffixes (天顶贸易有限公司 → 天顶; "Chongqing
+    Moto Parts Supply Chain" → "Chongqing Moto Parts", "Chongqing"); a Chinese name also
+    answers to its trade name without the leading place (宁波远航 → 远航); a name mixing
+    scripts ("大同工业 DID") answers to its Latin part, and to its Chinese part when that
+    is a company name itself.
+    """
     out: list[str] = []
     for raw in names:
         if not raw:
             continue
         name = raw.strip()
         variants = {name}
-        stem = name
-        stripped = True
-        while stripped:  # 天顶贸易有限公司 → 天顶贸易 → 天顶
-            stripped = False
-            for suffix in _ZH_SUFFIXES:
-                if stem.endswith(suffix) and len(stem) - len(suffix) >= 2:
-                    stem = stem[: -len(suffix)]
-                    variants.add(stem)
-                    stripped = True
-        low = name.lower()
-        for suffix in _EN_SUFFIXES:
-            if low.endswith(suffix) and len(name) - len(suffix) >= 3:
-                variants.add(name[: -len(suffix)])
-        if re.fullmatch(r"[A-Za-z][A-Za-z .&'-]*", name):
-            variants.update({name + "s", name + "es"})
-            if low.endswith("y"):
-                variants.add(name[:-1] + "ies")
+        runs = _SCRIPT_RUN.findall(name)
+        if len(runs) > 1:  # mixed scripts
+            for run in runs:
+                run = run.strip()
+                if CJK.search(run):
+                    if any(run.endswith(s) for s in _ZH_SUFFIXES):
+                        variants |= _zh_stems(run)
+                elif len(run) >= 2:
+                    variants |= _en_stems(run)
+        elif CJK.search(name):
+            variants |= _zh_stems(name)
+        elif _LATIN_NAME.fullmatch(name):
+            variants |= _en_stems(name)
         out.extend(v for v in variants if len(v) >= 2)
     return out
 
@@ -70,7 +124,9 @@ class Match:
 def _occurs(term: str, text: str) -> int:
     if CJK.search(term):
         return text.find(term)
-    m = re.search(r"(?<![A-Za-z0-9])" + re.escape(term) + r"(?![A-Za-z0-9])", text, re.I)
+    # A short code in capitals (DID, CST) is a name only as written: "did" is a verb.
+    flags = 0 if len(term) <= 3 and term.isupper() else re.I
+    m = re.search(r"(?<![A-Za-z0-9])" + re.escape(term) + r"(?![A-Za-z0-9])", text, flags)
     return m.start() if m else -1
 
 

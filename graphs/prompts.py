@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["ANALYST_PROMPT", "DELEGATION_TEMPLATE", "ORCHESTRATOR_PROMPT"]
 
 ORCHESTRATOR_PROMPT = """你是采购团队的 AI 助理（协调者）。\
-你理解用户的请求、分派任务、记住用户偏好；你自己从不调用 ERP 业务工具。
+你理解用户的请求、分派任务、记住用户偏好；ERP 你只读（核对名称、回答库存问题），从不改动。
 今天是 {today}。
 
 路由规则：
@@ -18,12 +18,17 @@ evaluate, market, quote comparison, shortlist）→ 用 start_async_task 启动�
 立即把 task_id 告诉用户；analyst 完成后你会被唤醒，再把报告位置和结论告诉用户。
 - 下单 / 创建订单 / 修改 / 更新 / 取消 / 订单状态（order, place/update/cancel an order, order \
 status）→ 用 task 交给 procurement-order 子代理（同步）。
+- 库存 / 安全库存 / 缺货（stock, inventory）→ 用 inventory_warning、part_query 自己回答。
+- 名称不确定（类别、供应商、零件）→ 先用 category_list / supplier_query / part_search 核对，\
+有多个候选就简短地问用户，绝不猜；与采购无关的请求 → 一句话说明你能做什么。
 - 问候、采购常识、技能管理 → 你自己回答（技能见 /skills/main/skill-management/）。
 
 委派消息格式：
 【任务目标】一句话
 【用户偏好】来自 /memories/{{user_id}}/preferences.md 的相关偏好（没有就写“无”）
 【分析需求正文】用户原话与补充的事实
+【分析范围】解析出的范围，一个 JSON（categories 类别代码、brands 品牌的供应商代码、\
+window_months、part），没有就写“无”
 【输出要求】报告、图表、结论与建议的要求
 
 用用户的语言回答，简洁；订单在提交前一定需要人工审批。"""
@@ -31,6 +36,7 @@ status）→ 用 task 交给 procurement-order 子代理（同步）。
 DELEGATION_TEMPLATE = """【任务目标】{goal}
 【用户偏好】{preferences}
 【分析需求正文】{body}
+【分析范围】{scope}
 【输出要求】{output}"""
 
 ANALYST_PROMPT = """你是采购分析师，在后台线程里工作，完成后把结构化摘要返回给协调者。

@@ -75,7 +75,8 @@ _CORE: tuple[Layer, ...] = (
 
 ORCHESTRATOR = AgentTable(
     name="orchestrator",
-    layers=(*_CORE, "memory_update", "limits", "client_tools", "current_date"),
+    # mcp_tools: the read-only ERP tools mcp_servers.yaml grants it (grounding, stock answers).
+    layers=("mcp_tools", *_CORE, "memory_update", "limits", "client_tools", "current_date"),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 ANALYST = AgentTable(
@@ -85,7 +86,7 @@ ANALYST = AgentTable(
 )
 PROCUREMENT_ORDER = AgentTable(
     name="procurement-order",
-    layers=("mcp_tools", *_CORE, "limits"),
+    layers=("mcp_tools", *_CORE, "limits", "current_date"),
     limits={"model_calls": 20, "tool_calls": 50},
 )
 TABLES: dict[AgentName, AgentTable] = {

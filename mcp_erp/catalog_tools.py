@@ -10,6 +10,11 @@ from mcp_erp.erp_client import erp_from, path_segment
 from mcp_erp.params import Page, PartId, Size, SupplierId, SupplierStatus, Text
 
 
+async def category_list(ctx: Context) -> dict[str, Any]:
+    """Every part category: code, Chinese and English names, unit, aliases, part count."""
+    return shapes.record(await erp_from(ctx).get("/categories"))
+
+
 async def supplier_query(
     ctx: Context,
     name: Annotated[Text, Field(description="Fuzzy: code, Chinese or English name.")] = "",

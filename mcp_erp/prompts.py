@@ -9,6 +9,10 @@ SERVER_INSTRUCTIONS = (
     "VERSION_CONFLICT, APPROVAL_REQUIRED, ERP_UNREACHABLE, ERP_TIMEOUT, ERP_ERROR) and a sentence."
 )
 
+CATEGORY_LIST = (
+    "Every part category with its code, Chinese and English names, unit, aliases (the other "
+    "names buyers use for it) and part count."
+)
 SUPPLIER_QUERY = (
     "Find suppliers by fuzzy name (code, Chinese or English), optionally by status; "
     "or one supplier by supplier_id."

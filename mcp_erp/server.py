@@ -1,4 +1,4 @@
-"""The ERP MCP server: eight typed tools proxying the ERP REST API, plus ``GET /health``."""
+"""The ERP MCP server: typed tools proxying the ERP REST API, plus ``GET /health``."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ _TOOLS: tuple[tuple[Callable[..., Any], str, ToolAnnotations], ...] = (
     (order_tools.order_update, prompts.ORDER_UPDATE, _UPDATE),
     (order_tools.order_search_details, prompts.ORDER_SEARCH_DETAILS, _READ),
     (catalog_tools.inventory_warning, prompts.INVENTORY_WARNING, _READ),
+    (catalog_tools.category_list, prompts.CATEGORY_LIST, _READ),
 )
 TOOL_NAMES: tuple[str, ...] = tuple(fn.__name__ for fn, _, _ in _TOOLS)
 

@@ -153,7 +153,7 @@ async def place_order(client: LangGraphClient, offer: dict[str, Any]) -> str:
     qty = max(200, int(row.get("min_order_qty") or 1))
     order_request = (
         f"给 {row.get('supplier_name_zh') or row['supplier_code']} 下单 {qty} 个 "
-        f"{part.get('model') or part['sku']}，下周五前到货"
+        f"{part['sku']}，下周五前到货"
     )
     order_thread = (await client.threads.create(metadata={"user_id": USER["user_id"]}))["thread_id"]
     _say(f"buyer → orchestrator: {order_request}")

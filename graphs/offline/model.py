@@ -4,8 +4,9 @@ It is a LangChain ``BaseChatModel``, so the graphs, middleware and tools are exa
 ones a real model drives. Each agent's graph names the policy (``orchestrator``,
 ``analyst``, ``procurement-order``, ``summary``, ``memory``); the policy reads the
 request and the real tool results in the conversation and returns the next tool
-calls or the final answer. Every message it produces is labelled, in
-``response_metadata`` and at the start of its text.
+calls or the final answer. Every message it produces is labelled: the full label in
+``response_metadata``, and one short mark at the start of its text in the buyer's
+language (〔离线〕 or [offline]), never repeated when a message quotes another.
 """
 
 from __future__ import annotations
@@ -26,18 +27,24 @@ from pydantic import Field
 
 from graphs.offline.history import View
 from graphs.offline.policies import Decision, decide
+from graphs.offline.policies.base import request_body
+from graphs.offline.text import is_chinese
 
-__all__ = ["LABEL", "OfflinePlanner", "PolicyName", "offline_label"]
+__all__ = ["LABEL", "MARKS", "OfflinePlanner", "PolicyName", "offline_label"]
 
 logger = logging.getLogger(__name__)
 
 PolicyName = Literal["orchestrator", "analyst", "procurement-order", "summary", "memory"]
 LABEL = "〔离线规划器 offline planner〕"
+MARKS = {True: "〔离线〕", False: "[offline]"}
+"""The visible mark, by whether the buyer writes Chinese."""
 
 
-def offline_label(text: str) -> str:
-    """``text`` with the visible offline label in front (once)."""
-    return text if text.startswith(LABEL) else f"{LABEL} {text}"
+def offline_label(text: str, *, zh: bool = True) -> str:
+    """``text`` with one offline mark in front, in the buyer's language (quoted marks removed)."""
+    for mark in (LABEL, *MARKS.values()):
+        text = text.replace(mark + " ", "").replace(mark, "")
+    return f"{MARKS[zh]} {text.strip()}"
 
 
 def _schema(tool: Any) -> tuple[str, dict[str, Any]]:
@@ -98,19 +105,22 @@ class OfflinePlanner(BaseChatModel):
         except Exception as e:  # a policy bug must not take the run down: say so instead
             logger.exception("offline planner policy %s failed", self.policy)
             decision = Decision(
-                text=f"离线规划器出错（{type(e).__name__}: {e}）。Offline planner error; "
-                "the run stops here.",
+                text=f"离线规划器出错（{type(e).__name__}: {e}），本次运行到此为止。"
+                if is_chinese(view.request)
+                else f"Offline planner error ({type(e).__name__}: {e}); the run stops here.",
                 note="error",
             )
         tool_calls = [
             {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:20]}", "type": "tool_call"}
             for name, args in decision.calls
         ]
+        zh = is_chinese(request_body(view.request)) if view.request else True
         return AIMessage(
-            content=offline_label(decision.text),
+            content=offline_label(decision.text, zh=zh),
             tool_calls=tool_calls,
             response_metadata={
                 "offline_planner": True,
+                "offline_label": LABEL,
                 "policy": self.policy,
                 "step": decision.note,
                 "model_name": "offline-planner",

@@ -1,80 +1,243 @@
-"""Reading a buyer's words without a model: intent classes, quantities, dates, order numbers.
+"""Reading numbers, dates and references out of a buyer's words: quantities (with their
+sign and fractions, Chinese and English number words), delivery dates (absolute and
+relative: 下周五, 两周内, 月底, "end of the month", "Dec 20"), history windows (近 6 个月,
+"last quarter"), order numbers, model-number-like tokens, and the reply language.
 
 Everything here is general; names (suppliers, parts, categories) are matched against the
-ERP's own answers by :mod:`graphs.names`, never against a list of phrases.
+ERP's own answers by :mod:`graphs.offline.entities`, never against a list of phrases.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
 from graphs.names import CJK
 
 __all__ = [
-    "Intent",
-    "classify",
+    "Quantity",
     "find_date",
     "find_order_no",
     "find_quantity",
+    "find_window_months",
+    "has_quantity",
     "is_chinese",
+    "model_tokens",
+    "read_quantity",
+    "today_in",
 ]
 
-Intent = Literal["analysis", "order", "greeting", "other"]
+# --- language ---------------------------------------------------------------------------
 
-# DESIGN section 4's routing classes, Chinese and English.
-_ANALYSIS = (
-    "分析", "对比", "比较", "报告", "建议", "评估", "行情", "比价", "筛选", "选型",
-    r"\banaly[sz]", r"\bcompar", r"\breport", r"\brecommend", r"\bevaluat", r"\bassess",
-    r"\bmarket", r"\bbenchmark", r"\bshortlist", r"\bscreen", r"\bprice comparison",
-)  # fmt: skip
-_ORDER = (
-    "下单", "创建订单", "订单", "采购单", "订购", "修改", "更新", "取消", "订单状态",
-    "改成", "改为",
-    r"\bplace (an |the |a )?order", r"\border\b", r"\borders\b", r"\bpurchase order", r"\bbuy\b",
-    r"\bcancel", r"\bupdate", r"\bmodify", r"\bchange\b", r"\bstatus\b", r"\bPO\d",
-)  # fmt: skip
-_GREETING = (
-    "你好", "您好", "在吗", "你是谁", "谢谢", "早上好", "晚上好", "哈喽",
-    r"^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening))\b", r"\bwho are you",
-)  # fmt: skip
+# Characters that only Chinese sentence structure uses (particles, measure words, verbs of
+# asking): a message with English words around them is still Chinese.
+_ZH_STRUCTURE = re.compile(
+    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改取消比分析看做还有多少]"
+)
 
 
 def is_chinese(text: str) -> bool:
-    """Whether to answer in Chinese: the text has any CJK ideograph."""
-    return bool(CJK.search(text))
+    """Whether to answer in Chinese: its sentence structure is Chinese.
+
+    Chinese when it has Chinese function words or more Chinese characters than English
+    words; "order 500 IU7 from 重庆摩配" (an English sentence naming a Chinese company)
+    is English, "帮我 compare 一下 brake pads 的价格" Chinese.
+    """
+    if not CJK.search(text):
+        return False
+    if _ZH_STRUCTURE.search(text):
+        return True
+    runs = re.findall(r"[\u4e00-\u9fff]+", text)
+    return len(runs) >= len(re.findall(r"[A-Za-z][A-Za-z0-9]*", text))
 
 
-def _first_hit(text: str, patterns: Sequence[str]) -> int | None:
-    best: int | None = None
-    for p in patterns:
-        m = re.search(p, text, re.I)
-        if m and (best is None or m.start() < best):
-            best = m.start()
-    return best
+# --- numbers ----------------------------------------------------------------------------
+
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+              "七": 7, "八": 8, "九": 9}  # fmt: skip
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_EN_SMALL = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "a couple": 2, "a dozen": 12, "dozen": 12,
+}  # fmt: skip
+_EN_SCALE = {"hundred": 100, "thousand": 1000}
+_EN_NUMBER = re.compile(
+    r"(?<![a-z])((?:" + "|".join(sorted(_EN_SMALL, key=len, reverse=True)) + "|"
+    + "|".join(_EN_SCALE) + r")(?:[\s-]+(?:and\s+)?(?:"
+    + "|".join(sorted(_EN_SMALL, key=len, reverse=True)) + "|" + "|".join(_EN_SCALE)
+    + r"))*)(?![a-z])",
+    re.I,
+)  # fmt: skip
 
 
-def first_routing_word(text: str) -> int | None:
-    """Where the earliest analysis or order keyword starts in ``text`` (None: neither)."""
-    hits = [h for h in (_first_hit(text, _ANALYSIS), _first_hit(text, _ORDER)) if h is not None]
-    return min(hits) if hits else None
+def zh_number(text: str) -> int | None:
+    """A Chinese numeral (两百, 一千五百, 三十) as an int, or None."""
+    if not text or not _ZH_NUMBER.fullmatch(text):
+        return None
+    total, section, digit = 0, 0, None
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch == "万":
+            total += (section + (digit or 0)) * 10000
+            section, digit = 0, None
+        else:
+            section += (digit if digit is not None else 1) * _ZH_UNITS[ch]
+            digit = None
+    return total + section + (digit or 0)
 
 
-def classify(text: str) -> Intent:
-    """The request's class by DESIGN's keyword classes; when two match, the earlier word wins."""
-    analysis, order = _first_hit(text, _ANALYSIS), _first_hit(text, _ORDER)
-    if analysis is not None and (order is None or analysis <= order):
-        return "analysis"
-    if order is not None:
-        return "order"
-    if _first_hit(text, _GREETING) is not None:
-        return "greeting"
-    return "other"
+def en_number(text: str) -> int | None:
+    """An English number in words ("thirty", "two hundred", "a thousand"), or None."""
+    words = re.split(r"[\s-]+", text.lower().replace(" and ", " "))
+    total, current, seen = 0, 0, False
+    i = 0
+    while i < len(words):
+        pair = " ".join(words[i : i + 2])
+        if pair in _EN_SMALL:
+            current += _EN_SMALL[pair]
+            i += 2
+            seen = True
+            continue
+        word = words[i]
+        if word in _EN_SMALL:
+            current += _EN_SMALL[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word == "thousand":
+            total += max(current, 1) * 1000
+            current = 0
+        elif word:
+            return None
+        seen = True
+        i += 1
+    return total + current if seen else None
 
 
-_ORDER_NO = re.compile(r"\b(PO[-_]?\d{6,}[-\d]*)\b", re.I)
+# --- quantities -------------------------------------------------------------------------
+
+_ORDER_NO = re.compile(r"(?<![A-Za-z0-9])(PO[-_]?\d{6,}[-\d]*)(?![A-Za-z0-9])", re.I)
+_UNITS = (
+    r"个|件|只|套|条|片|副|支|盒|箱|根|台|对|pcs|pc|pieces|piece|units|unit|sets|set|pairs|pair"
+)
+_NUM = r"-?\d[\d,]*(?:\.\d+)?"
+_UNIT_AFTER = rf"(?:\s*(?:{_UNITS})(?![a-z]))"
+_QTY_PATTERNS = (
+    re.compile(rf"(?:数量|qty|quantity)\s*(?:[:：=为是]|of|to)?\s*({_NUM})", re.I),
+    re.compile(
+        rf"(?:改成|改为|调整为|变成|加到|减到|增加到|减少到|\bto)\s*({_NUM}){_UNIT_AFTER}?", re.I
+    ),
+    re.compile(rf"({_NUM}){_UNIT_AFTER}", re.I),
+    re.compile(
+        rf"(?:下|订|买|采购|购买|\border|\bbuy|\bpurchase|\bget me|\bneed)\s*({_NUM})", re.I
+    ),
+)
+_DATEISH = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|\d+\s*天|\d+\s*days?|"
+    r"\d+\s*周|\d+\s*weeks?|\d+\s*个?月|\d+\s*months?|\d+\s*(?:号|日)|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?",
+    re.I,
+)
+
+Problem = Literal["negative", "zero", "fraction"]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A quantity as the buyer wrote it: its value when it is a whole positive number,
+    else what is wrong with it."""
+
+    value: int | None
+    raw: str
+    problem: Problem | None = None
+
+
+def _judge(raw: str) -> Quantity:
+    number = raw.replace(",", "")
+    try:
+        value = float(number)
+    except ValueError:
+        return Quantity(None, raw)
+    if value < 0:
+        return Quantity(None, raw, "negative")
+    if value == 0:
+        return Quantity(None, raw, "zero")
+    if value != int(value):
+        return Quantity(None, raw, "fraction")
+    return Quantity(int(value), raw)
+
+
+def _cleaned(text: str, exclude: Iterable[str]) -> str:
+    cleaned = _ORDER_NO.sub(" ", text)
+    for token in sorted((t for t in exclude if t), key=len, reverse=True):
+        cleaned = re.sub(
+            r"(?<![A-Za-z0-9])" + re.escape(token) + r"(?![A-Za-z0-9])", " ", cleaned, flags=re.I
+        )
+    return _DATEISH.sub(" ", cleaned)
+
+
+def _words_to_digits(text: str) -> str:
+    """Chinese and English number words before a unit written as digits (两百条 → 200条)."""
+
+    def zh(m: re.Match[str]) -> str:
+        value = zh_number(m.group(1))
+        return f"{value}{m.group(2)}" if value is not None else m.group(0)
+
+    text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
+    text = re.sub(
+        r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
+        lambda m: str(zh_number(m.group(1)) or m.group(1)),
+        text,
+    )
+
+    def en(m: re.Match[str]) -> str:
+        value = en_number(m.group(1))
+        return (
+            str(value)
+            if value is not None and m.group(1).lower() not in ("a", "an")
+            else (m.group(0))
+        )
+
+    return _EN_NUMBER.sub(en, text)
+
+
+def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
+    """The quantity the buyer asked for, or None when the text gives none.
+
+    A number with a unit (``200 个``, ``200 pcs``, ``两百条``, "thirty"), after 数量 / qty,
+    after 改成 / "to", or right after an ordering verb; else a lone number that is not part
+    of a date, an order number or a model number (``exclude``). Negative, zero and
+    fractional quantities come back with their problem, never as a positive number.
+    """
+    cleaned = _cleaned(_words_to_digits(text), exclude)
+    for pattern in _QTY_PATTERNS:
+        m = pattern.search(cleaned)
+        if m:
+            return _judge(m.group(1))
+    lone = [
+        m.group(0) for m in re.finditer(r"(?<![\w.\-/])-?\d[\d,]*(?:\.\d+)?(?![\w.\-/])", cleaned)
+    ]
+    return _judge(lone[0]) if len(lone) == 1 else None
+
+
+def find_quantity(text: str, *, exclude: Iterable[str] = ()) -> int | None:
+    """A whole positive quantity the buyer asked for, or ``None``."""
+    found = read_quantity(text, exclude=exclude)
+    return found.value if found is not None else None
+
+
+def has_quantity(text: str) -> bool:
+    """Whether the text states a number of items (with a unit, or after an ordering verb)."""
+    cleaned = _cleaned(_words_to_digits(text), ())
+    return any(p.search(cleaned) for p in _QTY_PATTERNS[2:])
 
 
 def find_order_no(text: str) -> str | None:
@@ -83,91 +246,151 @@ def find_order_no(text: str) -> str | None:
     return m.group(1).upper() if m else None
 
 
-_UNITS = (
-    r"个|件|只|套|条|片|副|支|盒|箱|根|台|对|pcs|pc|pieces|piece|units|unit|sets|set|pairs|pair"
-)
-_QTY_PATTERNS = (
-    re.compile(r"(?:数量|qty|quantity)\s*(?:[:：=为是]|of|to)?\s*(\d[\d,]*)", re.I),
-    re.compile(r"(?:改成|改为|调整为|变成|to)\s*(\d[\d,]*)\s*(?:" + _UNITS + r")?", re.I),
-    re.compile(r"(\d[\d,]*)\s*(?:" + _UNITS + r")(?![a-z])", re.I),
-)
-_DATEISH = re.compile(
-    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|\d+\s*天|\d+\s*days?|\d+\s*周",
-    re.I,
+_MODEL_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9.\-/])[A-Za-z0-9][A-Za-z0-9.\-/]*[A-Za-z0-9](?![A-Za-z0-9])"
 )
 
 
-def find_quantity(text: str, *, exclude: Iterable[str] = ()) -> int | None:
-    """A whole quantity the buyer asked for, or ``None``.
+def model_tokens(text: str) -> list[str]:
+    """Words that look like part or model numbers: letters and digits mixed (IU7, KN-189,
+    C8HSA), or digits joined by punctuation (2.75-18, 428-116L); not order numbers,
+    plain numbers, dates or quantities."""
+    out: list[str] = []
+    for m in _MODEL_TOKEN.finditer(_ORDER_NO.sub(" ", text)):
+        token = m.group(0)
+        has_digit = any(c.isdigit() for c in token)
+        has_alpha = any(c.isalpha() for c in token)
+        joined = bool(re.search(r"\d[-/]\d|\d\.\d+-", token))
+        if not has_digit or (not has_alpha and not joined):
+            continue
+        if re.fullmatch(r"\d+(?:st|nd|rd|th|pcs|pc|x)", token, re.I):
+            continue
+        if token not in out:
+            out.append(token)
+    return out
 
-    A number with a unit (``200 个``, ``200 pcs``), after 数量/qty, or after 改成/to;
-    else a lone integer that is not part of a date, an order number or a part model.
-    """
-    cleaned = _ORDER_NO.sub(" ", text)
-    for token in exclude:
-        if token:
-            cleaned = re.sub(re.escape(token), " ", cleaned, flags=re.I)
-    cleaned = _DATEISH.sub(" ", cleaned)
-    for pattern in _QTY_PATTERNS:
-        m = pattern.search(cleaned)
-        if m:
-            value = int(m.group(1).replace(",", ""))
-            if value > 0:
-                return value
-    lone = [
-        int(m.group(0))
-        for m in re.finditer(r"(?<![\w.\-/])\d{1,7}(?![\w.\-/])", cleaned)
-        if int(m.group(0)) > 0
-    ]
-    return lone[0] if len(lone) == 1 else None
 
+# --- dates ------------------------------------------------------------------------------
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS_EN = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3,
     "friday": 4, "saturday": 5, "sunday": 6,
 }  # fmt: skip
+_MONTHS_EN = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+_TODAY = re.compile(r"(?:今天是|今天|[Tt]oday is)\s*(\d{4}-\d{2}-\d{2})")
 
 
-def find_date(text: str, today: date) -> date | None:
-    """A delivery date in the text (absolute or relative to ``today``), or ``None``."""
+def today_in(text: str) -> date:
+    """The date a prompt says today is (the CurrentDate middleware writes it), else today."""
+    m = _TODAY.search(text)
+    if m:
+        try:
+            return date.fromisoformat(m.group(1))
+        except ValueError:
+            pass
+    return date.today()
+
+
+def _on_or_after(d: date, today: date) -> date:
+    return d if d >= today else date(d.year + 1, d.month, d.day)
+
+
+def _absolute(text: str, today: date) -> date | None:
     m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", text)
     if m:
-        try:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        except ValueError:
-            return None
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     m = re.search(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", text)
     if m:
-        try:
-            d = date(today.year, int(m.group(1)), int(m.group(2)))
-        except ValueError:
-            return None
-        return d if d >= today else date(today.year + 1, d.month, d.day)
-    monday = today - timedelta(days=today.weekday())
-    m = re.search(r"(下下|下|本|这|)\s*(?:周|星期|礼拜)([一二三四五六日天])", text)
+        return _on_or_after(date(today.year, int(m.group(1)), int(m.group(2))), today)
+    m = re.search(
+        r"\b(" + "|".join(_MONTHS_EN) + r")[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b", text, re.I
+    )
     if m:
-        offset = {"下下": 14, "下": 7}.get(m.group(1), 0)
+        month = _MONTHS_EN[m.group(1).lower()[:3]]
+        return _on_or_after(date(today.year, month, int(m.group(2))), today)
+    m = re.search(r"(?<![\d月.])(\d{1,2})\s*[号日](?:前|之前|以前|到)", text)
+    if m:
+        d = date(today.year, today.month, int(m.group(1)))
+        return d if d >= today else _next_month(d)
+    return None
+
+
+def _next_month(d: date) -> date:
+    year, month = (d.year + 1, 1) if d.month == 12 else (d.year, d.month + 1)
+    return date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
+
+
+def _weekday(text: str, today: date) -> date | None:
+    monday = today - timedelta(days=today.weekday())
+    m = re.search(r"(下下|下个|下|本|这|)\s*(?:周|星期|礼拜)([一二三四五六日天])", text)
+    if m:
+        offset = {"下下": 14, "下": 7, "下个": 7}.get(m.group(1), 0)
         d = monday + timedelta(days=offset + _WEEKDAYS_ZH[m.group(2)])
         return d if d > today else d + timedelta(days=7)
     m = re.search(r"\b(next|this|by|on)?\s*(" + "|".join(_WEEKDAYS_EN) + r")\b", text, re.I)
     if m:
-        weekday = _WEEKDAYS_EN[m.group(2).lower()]
         offset = 7 if (m.group(1) or "").lower() == "next" else 0
-        d = monday + timedelta(days=offset + weekday)
+        d = monday + timedelta(days=offset + _WEEKDAYS_EN[m.group(2).lower()])
         return d if d > today else d + timedelta(days=7)
-    if "后天" in text or "day after tomorrow" in text.lower():
+    return None
+
+
+def _relative(text: str, today: date) -> date | None:
+    low = text.lower()
+    if "后天" in text or "day after tomorrow" in low:
         return today + timedelta(days=2)
-    if "明天" in text or re.search(r"\btomorrow\b", text, re.I):
+    if "明天" in text or re.search(r"\btomorrow\b", low):
         return today + timedelta(days=1)
-    m = re.search(r"(\d+)\s*天(?:内|后|之内|以内)", text) or re.search(
-        r"\b(?:in|within)\s+(\d+)\s+days?\b", text, re.I
+    if re.search(r"月底|月末|本月底|end of (?:the |this )?month", low):
+        return date(today.year, today.month, calendar.monthrange(today.year, today.month)[1])
+    if re.search(r"下个?月底|end of next month", low):
+        d = _next_month(date(today.year, today.month, 1))
+        return date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
+    digits = _words_to_digits(
+        re.sub(
+            r"([零〇一二两三四五六七八九十])(?=\s*[天周])",
+            lambda m: str(zh_number(m.group(1))),
+            text,
+        )
+    )
+    m = re.search(r"(\d+)\s*天(?:内|后|之内|以内)", digits) or re.search(
+        r"\b(?:in|within)\s+(\d+)\s+days?\b", digits, re.I
     )
     if m:
         return today + timedelta(days=int(m.group(1)))
-    m = re.search(r"(\d+)\s*周(?:内|后|之内|以内)", text) or re.search(
-        r"\b(?:in|within)\s+(\d+)\s+weeks?\b", text, re.I
+    m = re.search(r"(\d+)\s*(?:个)?(?:周|星期|礼拜)(?:内|后|之内|以内)", digits) or re.search(
+        r"\b(?:in|within)\s+(\d+)\s+weeks?\b", digits, re.I
     )
     if m:
         return today + timedelta(weeks=int(m.group(1)))
+    return None
+
+
+def find_date(text: str, today: date) -> date | None:
+    """A delivery date in the text (absolute or relative to ``today``), or ``None``."""
+    try:
+        return _absolute(text, today) or _weekday(text, today) or _relative(text, today)
+    except ValueError:  # 2月30日: no such day
+        return None
+
+
+def find_window_months(text: str) -> int | None:
+    """The history window an analysis is limited to, in months (近 6 个月, last quarter)."""
+    digits = re.sub(
+        r"([零〇一二两三四五六七八九十]+)(?=\s*个?月)", lambda m: str(zh_number(m.group(1))), text
+    )
+    digits = _words_to_digits(digits)
+    m = re.search(r"(?:近|最近|过去|前|这)\s*(\d+)\s*个?月", digits) or re.search(
+        r"\b(?:last|past|previous|over the last|over the past)\s+(\d+)\s+months?\b", digits, re.I
+    )
+    if m:
+        return int(m.group(1))
+    if re.search(r"半年|half a year|six months|\b6 months\b", digits, re.I):
+        return 6
+    if re.search(r"上个?季度|本季度|近一个季度|last quarter|past quarter|previous quarter", digits,
+                 re.I):  # fmt: skip
+        return 3
+    if re.search(r"近一年|过去一年|去年|last year|past year|past 12 months", digits, re.I):
+        return 12
     return None

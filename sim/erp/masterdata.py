@@ -8,6 +8,7 @@ database.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -30,6 +31,22 @@ _PART_FIELDS = (
     ("name_en", 4.0),
 )
 _SUPPLIER_FIELDS = (("code", 10.0), ("name_zh", 6.0), ("name_en", 6.0))
+# A category's other names (火嘴 for 火花塞) count a little less than its own names.
+_ALIAS_WEIGHT = 4.5
+_IS_LATIN_END = re.compile(r"[A-Za-z]$")
+
+
+def _category_names(categories: tuple[CategoryView, ...]) -> dict[str, str]:
+    """Every name a category answers to (code, names, aliases, English plurals) → its code."""
+    names: dict[str, str] = {}
+    for c in categories:
+        for name in (c["code"], c["name_zh"], c["name_en"], *c["aliases"]):
+            names.setdefault(compact(name), c["code"])
+            # "Brake Pads" as well as "Brake Pad".
+            if not _IS_LATIN_END.search(name):
+                continue
+            names.setdefault(compact(name) + "s", c["code"])
+    return names
 
 
 @dataclass(frozen=True)
@@ -67,6 +84,7 @@ class MasterData:
                 name_zh=c.name_zh,
                 name_en=c.name_en,
                 unit=c.unit,
+                aliases=[str(a) for a in c.aliases or []],
                 part_count=counts.get(c.id, 0),
             )
             for c in session.scalars(select(Category).order_by(Category.id))
@@ -77,12 +95,8 @@ class MasterData:
         ).all():
             if part_id in active_set:
                 by_supplier.setdefault(supplier_id, set()).add(part_id)
-        names: dict[str, str] = {}
-        for c in categories:
-            for name in (c["code"], c["name_zh"], c["name_en"]):
-                names[compact(name)] = c["code"]
-            # "Brake Pads" as well as "Brake Pad".
-            names[compact(c["name_en"]) + "s"] = c["code"]
+        names = _category_names(categories)
+        aliases = {c["code"]: " ".join(c["aliases"]) for c in categories}
         return cls(
             categories=categories,
             suppliers=suppliers,
@@ -90,7 +104,11 @@ class MasterData:
             active_part_ids=active,
             part_ids_by_supplier={k: tuple(sorted(v)) for k, v in by_supplier.items()},
             part_index=SearchIndex(
-                (p["id"], [(str(p[f]), w) for f, w in _PART_FIELDS])  # type: ignore[literal-required]
+                (
+                    p["id"],
+                    [(str(p[f]), w) for f, w in _PART_FIELDS]  # type: ignore[literal-required]
+                    + [(aliases.get(p["category_code"], ""), _ALIAS_WEIGHT)],
+                )
                 for p in (parts[i] for i in active)
             ),
             supplier_index=SearchIndex(

@@ -59,6 +59,8 @@ class Category(Base):
     name_zh: Mapped[str] = mapped_column(String(64))
     name_en: Mapped[str] = mapped_column(String(64))
     unit: Mapped[str] = mapped_column(String(16))
+    # Other names buyers use for it (colloquial, spelling variants), as an ERP keyword field.
+    aliases: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
 class Supplier(Base):

@@ -104,7 +104,15 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
         (
             Category,
             [
-                _columns(c, "code", "name_zh", "name_en", "unit", id=cat_ids[c.code])
+                _columns(
+                    c,
+                    "code",
+                    "name_zh",
+                    "name_en",
+                    "unit",
+                    id=cat_ids[c.code],
+                    aliases=list(c.aliases),
+                )
                 for c in catalog.categories
             ],
         ),

@@ -22,12 +22,13 @@ from sim.erp.models import (
 
 
 class CategoryView(TypedDict):
-    """A category with how many active parts it holds."""
+    """A category with its other names and how many active parts it holds."""
 
     code: str
     name_zh: str
     name_en: str
     unit: str
+    aliases: list[str]
     part_count: int
 
 

@@ -21,11 +21,11 @@ ORDER_PROMPT = yaml.safe_load((SUBAGENTS_DIR / "procurement_order.yaml").read_te
 ]
 
 SNAPSHOTS = {
-    "ORCHESTRATOR_PROMPT": (prompts.ORCHESTRATOR_PROMPT, "df8cacec026aad85", 1200),
+    "ORCHESTRATOR_PROMPT": (prompts.ORCHESTRATOR_PROMPT, "47565e66955f4ce0", 1200),
     "ANALYST_PROMPT": (prompts.ANALYST_PROMPT, "b9cbe1ac8ce899c4", 1200),
-    "DELEGATION_TEMPLATE": (prompts.DELEGATION_TEMPLATE, "d35134ab04483c54", 200),
+    "DELEGATION_TEMPLATE": (prompts.DELEGATION_TEMPLATE, "889e8314a08be61b", 200),
     "REQUEST_ORDER_INFO_DESCRIPTION": (REQUEST_ORDER_INFO_DESCRIPTION, "d6d72456daf4c736", 400),
-    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "2cca70a8ea00921b", 1000),
+    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "4194eef19367d006", 1000),
 }
 
 
@@ -44,5 +44,11 @@ def test_prompts_format_with_todays_date() -> None:
     assert "/memories/{user_id}/preferences.md" in prompts.ORCHESTRATOR_PROMPT.format(today=today)
     analyst = prompts.ANALYST_PROMPT.format(today=today, sites="http://shops.example")
     assert "/reports/{user_id}/" in analyst and "http://shops.example" in analyst
-    for section in ("【任务目标】", "【用户偏好】", "【分析需求正文】", "【输出要求】"):
+    for section in (
+        "【任务目标】",
+        "【用户偏好】",
+        "【分析需求正文】",
+        "【分析范围】",
+        "【输出要求】",
+    ):
         assert section in prompts.DELEGATION_TEMPLATE

@@ -1,4 +1,4 @@
-"""The eight ERP tools through FastMCP's in-memory client, against the real ERP app.
+"""The ERP tools through FastMCP's in-memory client, against the real ERP app.
 
 The ERP (``sim.erp`` on a fresh copy of its seed) runs in-process behind
 tests/unit/erp_inprocess.py's transport: each tool's answer is checked against what
@@ -27,9 +27,10 @@ EXPECTED_TOOLS = [
     "order_update",
     "order_search_details",
     "inventory_warning",
+    "category_list",
 ]
 READS = {"supplier_query", "part_query", "part_search", "part_by_supplier"}
-READS |= {"order_search_details", "inventory_warning"}
+READS |= {"order_search_details", "inventory_warning", "category_list"}
 CATALOG = generate(SEED)
 
 
@@ -53,7 +54,7 @@ def last_sent(erp: InProcessErp) -> tuple[str, str, dict[str, list[str]]]:
     return sent.method, sent.path, sent.query
 
 
-async def test_exactly_the_eight_tools_with_their_hints(erp_mcp: Client[Any]) -> None:
+async def test_exactly_the_erp_tools_with_their_hints(erp_mcp: Client[Any]) -> None:
     tools = {t.name: t for t in await erp_mcp.list_tools()}
     assert sorted(tools) == sorted(EXPECTED_TOOLS)
     for name in READS:
@@ -89,6 +90,7 @@ async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[A
         "order_update": prompts.ORDER_UPDATE,
         "order_search_details": prompts.ORDER_SEARCH_DETAILS,
         "inventory_warning": prompts.INVENTORY_WARNING,
+        "category_list": prompts.CATEGORY_LIST,
     }
     assert prompts.PART_SEARCH == (
         "Fuzzy part search in Chinese or English over name, sku, model, brand and category; "
@@ -313,3 +315,20 @@ async def test_numeric_strings_are_accepted(erp_mcp: Client[Any], real_erp: InPr
     # Models often quote numbers; lenient validation turns "2" into 2 before the request.
     page = await call(erp_mcp, "part_by_supplier", supplier_id="2", size="1")
     assert page["size"] == 1 and last_sent(real_erp)[:2] == ("GET", "/parts/supplier/2")
+
+
+async def test_category_list_carries_the_aliases_search_understands(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    listed = await call(erp_mcp, "category_list")
+    by_code = {c["code"]: c for c in listed["items"]}
+    assert set(by_code) == {c.code for c in CATALOG.categories}
+    assert "火嘴" in by_code["SP"]["aliases"] and "tyre" in by_code["TY"]["aliases"]
+    # An alias names the category wherever the ERP takes a category, and finds its parts.
+    for alias, code in (("火嘴", "SP"), ("电瓶", "BT"), ("tyres", "TY"), ("碟盘", "BD")):
+        page = await call(erp_mcp, "part_query", category=alias, size=5)
+        assert page["items"] and {p["category_code"] for p in page["items"]} == {code}
+        found = await call(erp_mcp, "part_search", name=alias, limit=5)
+        assert found["items"] and found["items"][0]["category_code"] == code, alias
+    warned = await call(erp_mcp, "inventory_warning", category="刹车皮", size=100)
+    assert all(p["category_code"] == "BP" for p in warned["items"])

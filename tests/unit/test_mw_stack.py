@@ -71,13 +71,14 @@ def test_order_and_limits(tmp_path: Path) -> None:
     ]
     limits = [BilingualModelCallLimit, BilingualToolCallLimit]
     assert [type(m) for m in stack] == [
+        McpToolsMiddleware,  # its read-only ERP tools (grounding names, stock answers)
         *core,
         MemoryUpdate,
         *limits,
         ClientToolsMiddleware,
         CurrentDate,
     ]
-    assert stack[4].name == "SummarizationMiddleware"  # replaces deepagents' default in place
+    assert stack[5].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert (stack[-4].run_limit, stack[-3].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
     assert [type(m) for m in analyst] == [
@@ -89,8 +90,8 @@ def test_order_and_limits(tmp_path: Path) -> None:
     ]
     assert (analyst[-3].run_limit, analyst[-2].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
-    assert [type(m) for m in order] == [McpToolsMiddleware, *core, *limits]
-    assert (order[-2].run_limit, order[-1].run_limit) == (20, 50)
+    assert [type(m) for m in order] == [McpToolsMiddleware, *core, *limits, CurrentDate]
+    assert (order[-3].run_limit, order[-2].run_limit) == (20, 50)
     assert TABLES["procurement-order"].limits == {"model_calls": 20, "tool_calls": 50}
     # Our layers fail soft through the one base; the one that pins the user fails closed
     # (the limits only count and stop; compact_conversation is deepagents' own).

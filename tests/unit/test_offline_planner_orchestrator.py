@@ -1,4 +1,5 @@
-"""The orchestrator's offline policy: routing by keyword class, task ids, notifications."""
+"""The orchestrator's offline policy on a scripted ERP unlike the seed: routing by intent after
+grounding names in the ERP, questions instead of guesses, task ids, notifications."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from graphs.offline import LABEL, OfflinePlanner
-from tests.unit.test_offline_world import TOOL_NAMES, tools
+from graphs.offline import LABEL, MARKS, OfflinePlanner
+from graphs.offline.scope import read_scope
+from tests.unit.test_offline_world import TOOL_NAMES, World, converse, tools
 
 
 def step(messages: list) -> AIMessage:
@@ -16,66 +18,93 @@ def step(messages: list) -> AIMessage:
     reply = model.invoke(messages)
     assert isinstance(reply, AIMessage)
     assert reply.response_metadata["offline_planner"] is True
+    assert reply.response_metadata["offline_label"] == LABEL
     assert reply.response_metadata["policy"] == "orchestrator"
-    assert str(reply.content).startswith(LABEL)
     return reply
 
 
-@pytest.mark.parametrize(
-    "request_text",
-    [
-        "帮我对摩托车火花塞做供应商比价分析",
-        "评估一下刹车片的供应商",
-        "给我一份链条的行情报告",
-        "Compare suppliers for brake discs",
-        "Please analyse our battery suppliers and recommend one",
-    ],
-)
-def test_analysis_words_start_the_background_analyst(request_text: str) -> None:
-    reply = step([HumanMessage(content=request_text)])
-    [call] = reply.tool_calls
-    assert call["name"] == "start_async_task"
-    assert call["args"]["subagent_type"] == "analyst"
-    description = call["args"]["description"]
-    for section in ("【任务目标】", "【用户偏好】", "【分析需求正文】", "【输出要求】"):
-        assert section in description
-    assert request_text in description
+def calls(world: World, name: str) -> list[dict[str, Any]]:
+    return [args for n, args in world.calls if n == name]
 
 
 @pytest.mark.parametrize(
-    "request_text",
+    ("request_text", "category"),
     [
-        "给 NGK 下单 200 个火花塞，下周五前到货",
-        "把订单 PO20261200001 的数量改成 500",
-        "取消订单 PO20261200001",
-        "Place an order for 50 chains from DID",
-        "what's the status of PO20261200001?",
+        ("帮我对链轮做供应商比价分析", "SK"),
+        ("评估一下反光镜的供应商", "MR"),  # an alias the ERP keeps
+        ("给我一份牙盘的行情报告", "SK"),
+        ("Compare suppliers for sprockets", "SK"),
+        ("Please analyse our side mirror suppliers and recommend one", "MR"),
     ],
 )
-def test_order_words_go_to_the_order_agent(request_text: str) -> None:
-    reply = step([HumanMessage(content=request_text)])
-    [call] = reply.tool_calls
-    assert call["name"] == "task"
-    assert call["args"]["subagent_type"] == "procurement-order"
+def test_analysis_starts_the_analyst_with_the_erp_category(
+    request_text: str, category: str
+) -> None:
+    world = World()
+    messages = converse("orchestrator", request_text, world)
+    [start] = calls(world, "start_async_task")
+    assert start["subagent_type"] == "analyst"
+    for section in (
+        "【任务目标】",
+        "【用户偏好】",
+        "【分析需求正文】",
+        "【分析范围】",
+        "【输出要求】",
+    ):
+        assert section in start["description"]
+    assert request_text in start["description"]
+    assert read_scope(start["description"]).categories == [category]
+    assert "task_id" in str(messages[-1].content)
 
 
-@pytest.mark.parametrize("request_text", ["你好", "hello", "今天天气怎么样", "tell me a joke"])
-def test_other_requests_are_answered_with_the_offline_scope(request_text: str) -> None:
-    reply = step([HumanMessage(content=request_text)])
-    assert reply.tool_calls == []
-    assert ("离线模式" in str(reply.content)) or ("Offline mode" in str(reply.content))
+def test_several_categories_start_one_analysis_each() -> None:
+    world = World()
+    converse("orchestrator", "链轮和后视镜都比一下价", world)
+    scopes = [read_scope(a["description"]) for a in calls(world, "start_async_task")]
+    assert sorted(c for s in scopes for c in s.categories) == ["MR", "SK"]
 
 
-def test_the_task_id_is_returned_at_once() -> None:
-    first = step([HumanMessage(content="帮我对链条做供应商比价分析")])
-    launched = ToolMessage(
-        content="Launched async subagent. task_id: 0f7c2b9e-1234-4bcd-9def-0123456789ab",
-        tool_call_id=first.tool_calls[0]["id"] or "x",
-        name="start_async_task",
-    )
-    reply = step([HumanMessage(content="帮我对链条做供应商比价分析"), first, launched])
-    assert reply.tool_calls == []
-    assert "0f7c2b9e-1234-4bcd-9def-0123456789ab" in str(reply.content)
+@pytest.mark.parametrize("request_text", ["帮我分析一下挡风玻璃的供应商", "哪家供应商最便宜？"])
+def test_an_analysis_on_nothing_the_erp_knows_is_a_question(request_text: str) -> None:
+    world = World()
+    messages = converse("orchestrator", request_text, world)
+    assert calls(world, "start_async_task") == []
+    text = str(messages[-1].content)
+    assert "链轮" in text and "后视镜" in text  # the question names the ERP's categories
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["给 天顶贸易 下单 20 副后视镜 M8", "把订单 PO20261200001 的数量改成 500",
+     "取消订单 PO20261200001", "Place an order for 50 sprockets from Acme",
+     "what's the status of PO20261200001?"],
+)  # fmt: skip
+def test_order_operations_go_to_the_order_agent(request_text: str) -> None:
+    world = World()
+    converse("orchestrator", request_text, world)
+    [task] = calls(world, "task")
+    assert task["subagent_type"] == "procurement-order"
+    assert calls(world, "start_async_task") == []
+
+
+@pytest.mark.parametrize(
+    "request_text", ["帮我分析一下这段Python代码", "帮我订一张去北京的机票", "order me a pizza",
+                     "今天天气怎么样", "tell me a joke"],
+)  # fmt: skip
+def test_out_of_scope_is_one_sentence_and_starts_nothing(request_text: str) -> None:
+    world = World()
+    messages = converse("orchestrator", request_text, world)
+    assert calls(world, "start_async_task") == [] and calls(world, "task") == []
+    text = str(messages[-1].content)
+    assert ("采购助理" in text) or ("purchasing assistant" in text)
+    assert text.count("\n") == 0  # one sentence, not the capability menu
+
+
+def test_the_mark_is_once_and_in_the_buyers_language() -> None:
+    english = step([HumanMessage(content="hello there")])
+    assert str(english.content).startswith(MARKS[False]) and LABEL not in str(english.content)
+    chinese = step([HumanMessage(content="你好")])
+    assert str(chinese.content).startswith(MARKS[True])
 
 
 def test_a_task_notification_is_reported_to_the_user() -> None:
@@ -89,9 +118,20 @@ def test_a_task_notification_is_reported_to_the_user() -> None:
                                         "status": "success"}
         },
     )  # fmt: skip
-    reply = step([HumanMessage(content="帮我对链条做供应商比价分析"), note])
+    reply = step([HumanMessage(content="帮我对链轮做供应商比价分析"), note])
     assert reply.tool_calls == []
     assert "t-1" in str(reply.content) and "/analysis/report_20261202.md" in str(reply.content)
+    assert sum(str(reply.content).count(m) for m in MARKS.values()) == 1
+
+
+def test_an_analysis_that_ended_without_a_report_is_not_called_finished() -> None:
+    note = HumanMessage(
+        content="<result>没能从请求中识别出 ERP 的零件类别。</result>",
+        additional_kwargs={"deepagents_notification": {"task_id": "t-2", "status": "success"}},
+    )
+    reply = step([HumanMessage(content="帮我对链轮做供应商比价分析"), note])
+    text = str(reply.content)
+    assert "已完成" not in text and "没有完成" in text and "t-2" in text
 
 
 def test_the_order_agents_answer_is_relayed() -> None:
@@ -111,7 +151,7 @@ def _with_tasks(*task_ids: str) -> list[Any]:
     """A thread in which the orchestrator started one background analysis per id."""
     history: list[Any] = []
     for i, task_id in enumerate(task_ids):
-        request = HumanMessage(content="帮我对链条做供应商比价分析")
+        request = HumanMessage(content="帮我对链轮做供应商比价分析")
         launch = {"name": "start_async_task", "args": {}, "id": f"c{i}", "type": "tool_call"}
         call = AIMessage(content="", tool_calls=[launch])
         done = ToolMessage(content=f"Launched async subagent. task_id: {task_id}",
@@ -149,5 +189,6 @@ def test_cancelling_an_order_or_without_a_task_is_not_a_task_cancel() -> None:
     with_task = _with_tasks(TASK)
     [order] = cancel_step([*with_task, HumanMessage(content="取消订单 PO20261200001")]).tool_calls
     assert order["name"] == "task"  # the order agent cancels orders
-    [fresh] = cancel_step([HumanMessage(content="取消这个分析")]).tool_calls
-    assert fresh["name"] != "cancel_async_task"  # nothing is running in this thread
+    fresh = cancel_step([HumanMessage(content="取消这个分析")])
+    assert fresh.tool_calls == []  # nothing is running in this thread: it says so
+    assert "没有正在运行" in str(fresh.content)

@@ -21,7 +21,7 @@ from graphs.offline.policies.skills import named_agents, skill_document
 from graphs.sandbox import check_bubblewrap
 from graphs.tools.skills import make_assign_skill
 from tests.unit.test_mw_support import agent, make_env, thread
-from tests.unit.test_offline_world import TOOL_NAMES, tools
+from tests.unit.test_offline_world import TOOL_NAMES, World, converse, tools
 
 check_bubblewrap()  # scripts/setup installs it; its absence is a failure, never a skip
 
@@ -131,11 +131,12 @@ def test_listing_skills_and_leaving_other_requests_alone() -> None:
     assert LISTING in str(final.content)
     # Skills mentioned after an analysis word: still an analysis; before it, about skills.
     for text in (
-        "用比价技能帮我对火花塞做供应商比价分析",
-        "Show me a price comparison using skills",
+        "用比价技能帮我对链轮做供应商比价分析",
+        "Show me a sprocket price comparison using skills",
     ):
-        [call] = step([HumanMessage(text)]).tool_calls
-        assert call["name"] == "start_async_task", text
+        world = World()
+        converse("orchestrator", text, world, tools_extra=["assign_skill"])
+        assert [n for n, _ in world.calls if n == "start_async_task"], text
     [call] = step([HumanMessage("把 moq-checker 技能从分析师移除")]).tool_calls
     assert call["args"] == {"action": "list"}
     # Front matter without a description is not a skill document.

@@ -7,7 +7,7 @@ import json
 from langchain_core.messages import HumanMessage
 
 from graphs.messages import parse_json
-from graphs.offline import LABEL, OfflinePlanner
+from graphs.offline import LABEL, MARKS, OfflinePlanner
 
 
 def test_summary_is_a_bounded_labelled_digest_keeping_the_requests() -> None:
@@ -16,7 +16,8 @@ def test_summary_is_a_bounded_labelled_digest_keeping_the_requests() -> None:
     )
     reply = OfflinePlanner(policy="summary").invoke([HumanMessage(content=history)])
     text = str(reply.content)
-    assert text.startswith(LABEL) and reply.response_metadata["policy"] == "summary"
+    assert text.startswith(MARKS[True]) and reply.response_metadata["policy"] == "summary"
+    assert reply.response_metadata["offline_label"] == LABEL
     assert "帮我对链条做供应商比价分析" in text
     assert len(text) < 3000
 

@@ -52,6 +52,13 @@ def offer(
     }  # fmt: skip
 
 
+CATEGORIES: list[dict[str, Any]] = [
+    {"code": "SK", "name_zh": "链轮", "name_en": "Sprocket", "unit": "个", "aliases": ["牙盘"],
+     "part_count": 2},
+    {"code": "MR", "name_zh": "后视镜", "name_en": "Mirror", "unit": "副",
+     "aliases": ["反光镜", "side mirror"], "part_count": 1},
+]  # fmt: skip
+
 OFFERS = {
     101: [offer(101, SUPPLIERS[0], 2500), offer(101, SUPPLIERS[1], 2400)],
     102: [offer(102, SUPPLIERS[0], 3100)],
@@ -100,6 +107,16 @@ class World:
                                         "safety_stock": 10, "reorder_point": 12}}  # fmt: skip
                 return json.dumps(detail, ensure_ascii=False), "success"
             return json.dumps(self.page(PARTS, args), ensure_ascii=False), "success"
+        if name == "category_list":
+            return json.dumps({"items": CATEGORIES}, ensure_ascii=False), "success"
+        if name == "part_search":
+            key = str(args.get("name", "")).lower()
+            hits = [p for p in PARTS if any(key in str(p[f]).lower() for f in ("sku", "model"))]
+            return json.dumps({"items": hits, "total": len(hits)}, ensure_ascii=False), "success"
+        if name == "start_async_task":
+            return f"Launched async subagent. task_id: {uuid.uuid4()}", "success"
+        if name == "task":
+            return "订单代理：已处理。", "success"
         if name == "request_order_info":
             if not self.answers:
                 raise AssertionError(f"unexpected question: {args}")
@@ -120,8 +137,9 @@ class World:
             found = (
                 [o for o in self.orders if o["order_no"] == args.get("order_no")]
                 if args.get("order_no")
-                else list(self.orders)
-            )
+                else [o for o in reversed(self.orders)
+                      if args.get("supplier_id") in (None, o["supplier_id"])]
+            )  # fmt: skip
             return json.dumps(self.page(found, args), ensure_ascii=False), "success"
         return f"Error: no scripted answer for {name}", "error"
 
@@ -150,7 +168,7 @@ TOOL_NAMES = (
     "supplier_query", "part_query", "part_by_supplier", "part_search", "order_create",
     "order_update", "order_search_details", "request_order_info", "task", "start_async_task",
     "check_async_task", "ls", "read_file", "write_file", "grep", "execute", "fetch_url",
-    "generate_visualization",
+    "generate_visualization", "category_list", "inventory_warning",
 )  # fmt: skip
 
 
@@ -175,9 +193,11 @@ def converse(
     system: str = "",
     max_turns: int = 30,
     history: list[BaseMessage] | None = None,
+    tools_extra: Iterable[str] = (),
 ) -> list[BaseMessage]:
     """Run the planner against ``world`` until it answers without tool calls."""
-    model = OfflinePlanner(policy=policy).bind_tools(tools())  # type: ignore[arg-type]
+    bound = tools([*TOOL_NAMES, *tools_extra])
+    model = OfflinePlanner(policy=policy).bind_tools(bound)  # type: ignore[arg-type]
     messages: list[BaseMessage] = list(history or [])
     if system:
         from langchain_core.messages import SystemMessage

@@ -14,8 +14,8 @@ import re
 from graphs.messages import message_text, parse_json
 from graphs.names import display_name, match_names
 from graphs.offline.history import View
+from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
-from graphs.offline.text import classify
 
 __all__ = ["decide"]
 
@@ -34,7 +34,7 @@ def decide(view: View) -> Decision:
     conversation = conv_match.group(1) if conv_match else text
     users = _USER_LINE.findall(conversation)
     query = users[0].strip() if users else None
-    meaningful = query is not None and classify(query) in ("analysis", "order")
+    meaningful = query is not None and read(query).intent not in ("small_talk", "out_of_scope")
     suppliers: list[str] = []
     if meaningful:
         for m in match_names(conversation, records, ("code", "name_zh", "name_en")):

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 
 from graphs.offline.history import ToolResult, View
+from graphs.offline.lexicon import first_routing_word
 from graphs.offline.policies.base import Decision, say
-from graphs.offline.text import first_routing_word
 from graphs.tools.skills import front_matter, is_skill_name
 
 __all__ = ["AGENT_NAMES", "after_result", "skill_document", "start"]
@@ -84,7 +84,12 @@ def _intent(view: View) -> str | None:
         return None
     # As with the keyword classes, the earlier word wins: "compare suppliers using my skills"
     # is an analysis, "remove my skill from the analyst" is about skills.
-    routing = first_routing_word(view.request)
+    # An agent's name ("订单代理") is not an order word.
+    text = view.request
+    for names in AGENT_NAMES.values():
+        for name in names:
+            text = re.sub(re.escape(name), lambda m: " " * len(m.group(0)), text, flags=re.I)
+    routing = first_routing_word(text)
     if routing is not None and routing < skill_word.start():
         return None
     if _REMOVE_WORDS.search(view.request):
@@ -184,8 +189,13 @@ def after_result(view: View, zh: bool) -> Decision:
         )
     body = "\n".join(r.body for r in turn)
     done = all(r.ok for r in turn)
+    head = (
+        say(zh, "你的技能：", "Your skills:")
+        if action == "list"
+        else say(zh, "技能操作完成：", "Done:")
+    )
     return Decision(
-        body
+        f"{head}\n{body}"
         if done
         else say(zh, f"技能操作没有全部成功：\n{body}", f"Not every step worked:\n{body}"),
         note=f"skill-{action or 'done'}",

@@ -65,7 +65,20 @@ def _categories(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _focus_candidates(run: Run, in_category: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Narrow a category to the models, SKUs or brands the request names, if any."""
+    """Narrow a category to the part or brands of the scope, else to the models, SKUs or
+    brands the request names, if any."""
+    if run.scope.part:
+        chosen = [p for p in in_category if p.get("sku") == run.scope.part]
+        if chosen:
+            return chosen
+    if run.scope.brand_names:
+        wanted = {n.lower() for n in run.scope.brand_names}
+        branded = [
+            p for p in in_category
+            if str(p.get("brand", "")).lower() in wanted or str(p.get("brand_zh", "")) in wanted
+        ]  # fmt: skip
+        if branded:
+            return branded
     named = match_names(run.body, in_category, ("sku", "model"))
     if named:
         return [m.record for m in named]
@@ -181,6 +194,10 @@ def _category(run: Run) -> Decision | tuple[dict[str, Any], list[dict[str, Any]]
             note="catalogue",
         )
     categories = _categories(parts)
+    scoped = [c for c in categories if c["code"] in run.scope.categories]
+    if scoped:
+        category = scoped[0]
+        return category, [p for p in parts if p.get("category_code") == category["code"]]
     hits = match_names(run.body, categories, ("name_zh", "name_en"))
     if not hits:
         names = "、".join(f"{c['name_zh']}（{c['name_en']}）" for c in categories)
@@ -269,7 +286,8 @@ def _quotes(run: Run, part: dict[str, Any], fetches: Calls) -> list[dict[str, An
 
 def _collect(run: Run, focus: list[dict[str, Any]]) -> tuple[Calls, Calls, list[dict[str, Any]]]:
     """(quote fetches to make, order pages to read, the parts' data as collected so far)."""
-    since = (run.today - timedelta(days=365)).isoformat()
+    months = run.scope.window_months or 12
+    since = (run.today - timedelta(days=round(months * 365 / 12))).isoformat()
     fetches: Calls = []
     order_calls: Calls = []
     collected: list[dict[str, Any]] = []
@@ -318,8 +336,10 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
     if fetches or order_calls:
         return Decision(
             run.say(
-                f"抓取 {len(fetches)} 个供应商报价页，读取近 12 个月订单。",
-                f"Fetching {len(fetches)} quote pages and 12 months of orders.",
+                f"抓取 {len(fetches)} 个供应商报价页，"
+                f"读取近 {run.scope.window_months or 12} 个月订单。",
+                f"Fetching {len(fetches)} quote pages and {run.scope.window_months or 12} months "
+                "of orders.",
             ),
             [*fetches, *order_calls],
             note="fetch",

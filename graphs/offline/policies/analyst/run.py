@@ -8,7 +8,8 @@ from typing import Any
 
 from graphs.offline.history import ToolResult, View
 from graphs.offline.policies.base import request_body, say
-from graphs.offline.text import is_chinese
+from graphs.offline.scope import Scope, read_scope
+from graphs.offline.text import is_chinese, today_in
 
 __all__ = [
     "FX_TO_CNY", "INPUT", "MAX_DETAILS", "MAX_PARTS", "PAGE", "RESULT", "SANDBOX_SCRIPT",
@@ -37,7 +38,9 @@ class Run:
         self.view = view
         self.body = request_body(view.request)
         self.zh = is_chinese(self.body)
-        self.today = date.today()
+        self.today: date = today_in(view.system)
+        # What the orchestrator resolved (categories, brands, window, part), if it said.
+        self.scope: Scope = read_scope(view.request)
         m = _USER.search(view.system)
         self.user_id = m.group(1) if m else "anonymous"
 

@@ -1,0 +1,142 @@
+"""What a buyer's message asks for, read from its words alone (the ERP grounds it later).
+
+One intent per message, decided in an order that reflects how buyers talk:
+
+1. skills, and a question about a background task ("分析做完了吗", "cancel the analysis"):
+   a status or stop word with a task word outranks any order word;
+2. an order number: cancel, change or look it up;
+3. stock questions ("哪些零件低于安全库存", "how many IU7 do we have");
+4. analysis words (compare, 哪家便宜, price trend), after negation is applied, so
+   "不要下单，先比价" is an analysis;
+5. order operations: cancel / change / look up an order named by description ("上次给 NGK
+   的订单"), else a new order;
+6. small talk; anything else is out of scope.
+
+Whether an analysis or a new order is really about purchasing is settled against the
+ERP (:mod:`graphs.offline.entities`): ``domain`` says whether the message uses the
+purchasing vocabulary, so a request naming nothing the ERP knows can still be a
+purchasing question ("头盔哪家便宜" → which category?) rather than out of scope
+("分析一下这段代码").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from graphs.offline import lexicon
+from graphs.offline.entities import unknown_words
+from graphs.offline.text import find_order_no, has_quantity
+
+__all__ = ["Intent", "Reading", "read"]
+
+Intent = Literal[
+    "analysis",
+    "analysis_status",
+    "analysis_cancel",
+    "order_create",
+    "order_change",
+    "order_cancel",
+    "order_lookup",
+    "inventory",
+    "skills",
+    "small_talk",
+    "out_of_scope",
+]
+ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
+
+# Words a negator can take back ("不要下单", "don't compare").
+_NEGATABLE = ("order_verb", "order_noun", "analysis", "change", "cancel", "inventory")
+_ORDER_FIELDS = ("数量", "交期", "到货日期", "交货期", "交货日期", "到货时间", "quantity",
+                 "qty", "delivery date", "due date", "delivery")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The intent of one message and the facts about it that routing needs."""
+
+    intent: Intent
+    order_no: str | None = None
+    latest: bool = False  # "the last / latest order (with X)"
+    domain: bool = False  # uses the purchasing vocabulary
+
+
+def _task_question(text: str) -> Intent | None:
+    if not lexicon.has(text, "task") or find_order_no(text):
+        return None
+    if lexicon.has(text, "stop"):
+        return "analysis_cancel"
+    if lexicon.has(text, "status"):
+        return "analysis_status"
+    return None
+
+
+def _about_order_fields(text: str) -> bool:
+    low = text.lower()
+    return any(word in low for word in _ORDER_FIELDS)
+
+
+def _by_order_no(masked: str) -> Intent:
+    if lexicon.has(masked, "cancel"):
+        return "order_cancel"
+    if lexicon.has(masked, "change") or _about_order_fields(masked):
+        return "order_change"
+    return "order_lookup"
+
+
+def _order_operation(masked: str) -> Intent | None:
+    """Cancel / change / look up an existing order, or a new order, from the order words."""
+    noun = lexicon.has(masked, "order_noun")
+    verb = lexicon.has(masked, "order_verb")
+    latest = lexicon.has(masked, "latest") and (noun or verb)
+    if lexicon.has(masked, "cancel") and (noun or latest):
+        return "order_cancel"
+    if lexicon.has(masked, "change") and (noun or latest or _about_order_fields(masked)):
+        return "order_change"
+    if latest and lexicon.has(masked, "lookup"):
+        return "order_lookup"
+    if noun and lexicon.has(masked, "lookup") and not has_quantity(masked):
+        return "order_lookup"
+    if verb or noun:
+        return "order_create"
+    return None
+
+
+def read(text: str) -> Reading:
+    """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
+    masked = lexicon.mask(text, _NEGATABLE)
+    order_no = find_order_no(text)
+    domain = lexicon.has(masked, "domain") or lexicon.has(text, "inventory")
+
+    def reading(intent: Intent) -> Reading:
+        latest = intent in ORDER_INTENTS and order_no is None and lexicon.has(masked, "latest")
+        return Reading(intent, order_no, latest, domain or intent != "out_of_scope")
+
+    skill = lexicon.first(text, "skills")
+    analysis = lexicon.first(masked, "analysis")
+    if skill and not order_no and not (analysis and analysis.start < skill.start):
+        return reading("skills")
+    task = _task_question(text)
+    if task is not None:
+        return reading(task)
+    if order_no:
+        return reading(_by_order_no(masked))
+    ordering = lexicon.has(masked, "order_verb") and has_quantity(masked)
+    if lexicon.has(masked, "inventory") and not ordering:
+        return reading("inventory")
+    if lexicon.has(masked, "analysis") or (
+        lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")
+    ):
+        return Reading("analysis", None, False, domain)
+    operation = _order_operation(masked)
+    if operation is not None:
+        return Reading(
+            operation,
+            None,
+            operation != "order_create" and lexicon.has(masked, "latest"),
+            domain or operation != "order_create",
+        )
+    if lexicon.has(text, "small_talk") and not unknown_words(text, []):
+        # Only a greeting or thanks: "翻译一下这句话：good morning" asks for something else.
+        return reading("small_talk")
+    return Reading("out_of_scope", None, False, domain)

@@ -1,0 +1,273 @@
+"""Every word the offline planner routes by, in one place (DESIGN section 4, issue 13).
+
+Words are grouped by what they signal about a buyer's request, in Chinese and English:
+verbs with their inflections (compare / compares / compared / comparing), separable
+Chinese verbs (下单 / 下个单 / 下了一个单), the nouns of the purchasing domain, and the
+words that only frame a request (please, 帮我, 一下). Names of categories, suppliers and
+parts are not here: they come from the ERP at run time (:mod:`graphs.offline.entities`).
+
+Negation has a scope: a negator governs the verb right after it ("不要下单", "暂时不买",
+"don't place the order"), so "不要下单，先比价" asks for an analysis and no order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+__all__ = [
+    "GROUPS", "Hit", "clause_spans", "find", "first", "first_routing_word", "has", "known_word",
+    "mask", "strip_words",
+]  # fmt: skip
+
+
+def _en(*stems: str) -> str:
+    """English words as whole words; a stem ending in ``*`` takes any inflection."""
+    parts = []
+    for stem in stems:
+        body = re.escape(stem.rstrip("*")).replace(r"\ ", r"\s+")
+        parts.append(body + (r"[a-z]*" if stem.endswith("*") else ""))
+    return r"(?<![a-z0-9])(?:" + "|".join(parts) + r")(?![a-z0-9])"
+
+
+def _zh(*words: str) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+# Each group: a regular expression (matched case-insensitively on the text).
+# fmt: off
+GROUPS: dict[str, str] = {
+    # --- what the buyer wants done --------------------------------------------------------
+    "analysis": _zh(
+        "分析", "对比", "比较", "推荐", "哪个好", "哪家好", "比一下", "比一比", "比下", "比价",
+        "报告", "建议", "评估",
+        "行情", "筛选", "选型", "走势", "趋势", "涨价", "降价", "哪家", "哪个供应商", "哪个厂家",
+        "便宜", "划算", "性价比", "最合适", "合适", "最低", "最优", "优惠", "比较好", "涨了",
+        "跌了", "涨幅", "降了",
+        r"价格怎么样", r"报价.{0,4}(?:最低|对比|比较)",
+    ) + "|" + _en(
+        "analy*", "compar*", "benchmark*", "report", "reports", "recommend*", "evaluat*",
+        "assess*", "shortlist*", "market", "trend*", "cheap*", "best price", "best deal",
+        "who sells", "whos", "who's", "who is cheaper", "which supplier", "which vendor",
+        "which suppliers", "where to buy", "where to get", "price check", "price comparison",
+        "vs", "versus", "prices move", "price trend", "pricing",
+    ),
+    "order_verb": _zh(
+        r"下.{0,3}?单", r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",
+        r"(?<![还只需])要(?=\s*[\d一二两三四五六七八九十百千])", "订购", "订货", "订", "采购",
+        "购买", "买", "进货", "要货",
+    ) + "|" + _en(
+        "order", "orders", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
+        "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
+    ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
+    # A question about prices is a comparison unless the request is placing an order.
+    "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少") + "|" + _en(
+        "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
+        "spend", "spent",
+    ),
+    "order_noun": _zh("订单", "单子", "采购单", r"(?<![下])单(?![位价据])") + "|" + _en(
+        "order", "orders", "po", "pos", "purchase order*",
+    ),
+    "change": _zh(
+        "修改", "更改", "改成", "改为", "改到", "改一下", "改", "更新", "调整", "变更", "推迟",
+        "延后", "延期", "提前", "加到", "减到", "增加到", "减少到",
+    ) + "|" + _en(
+        "chang*", "updat*", "modif*", "amend*", "bump*", "increas*", "reduc*", "decreas*",
+        "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
+        "bring forward",
+    ),
+    "cancel": _zh("取消", "撤销", "作废", "不要了", "撤单") + "|" + _en(
+        "cancel*", "void", "withdraw*", "call off",
+    ),
+    "lookup": _zh(
+        "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",
+        "哪些订单", "未完成", "没到货",
+        "是什么", "什么时候", "多少钱",
+    ) + "|" + _en(
+        "status", "look up", "lookup", "find", "show me", "show", "arrived", "arrive", "where is",
+        "where's", "what was", "what is", "what's", "when did", "track*", "which orders",
+        "open orders", "any orders", "still open", "outstanding", "pending",
+    ),
+    "latest": _zh(
+        "上次", "上一次", "最近一次", "最近的", "最近", "上周", "上个月", "刚下的", "刚才",
+        "刚刚", "最新",
+    ) + "|" + _en(
+        "last", "latest", "most recent", "previous", "recent",
+    ),
+    "inventory": _zh(
+        "库存", "缺货", "补货", "快没了", "没货", "还剩", "还有多少", "剩多少", "剩下多少",
+        "存货", "预警", "低于安全", "断货", "现货",
+        "够用", "够不够", "够吗",
+    ) + "|" + _en(
+        "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
+        "running low", "run low", "run out",
+        "running out", "reorder*", "below safety", "warehouse", "on hand", "shortage*",
+        "how many",
+    ),
+    "task": _zh("分析", "报告", "比价", "任务", "对比") + "|" + _en(
+        "analysis", "analyses", "report", "comparison", "task", "job",
+    ),
+    "status": _zh(
+        "进度", "好了没", "好了吗", "好没好", "做完", "完成了", "完了吗", "怎么样了", "状态如何",
+        "状态怎么样", "到哪一步", "出来了吗",
+    ) + "|" + _en(
+        "done", "finished", "ready", "progress", "status", "coming along", "going", "updates",
+        "update on", "news",
+    ),
+    "stop": _zh(
+        "取消", "停止", "停掉", "停下", "终止", "不用做了", "不做了", "不要了", "算了", "别做了",
+    ) + "|" + _en(
+        "cancel*", "stop*", "abort*", "don't need it", "no longer need", "kill",
+    ),
+    "small_talk": _zh(
+        "你好", "您好", "在吗", "谢谢", "多谢", "辛苦", "早上好", "早安", "下午好", "晚上好",
+        "你是谁", "哈喽", "再见", "拜拜", "早", "你能干什么", "你能做什么", "你会什么", "能做什么",
+    ) + "|" + _en(
+        "hi", "hello", "hey", "thanks", "thank you", "thx", "good morning", "good afternoon",
+        "good evening", "who are you", "bye", "goodbye", "what can you do", "help",
+    ),
+    "skills": _zh("技能") + "|" + _en("skill", "skills", "skill.md"),
+    # --- words that place a request in purchasing (without them: out of scope) ------------
+    "domain": _zh(
+        "供应商", "供货", "厂家", "厂商", "价格", "价钱", "报价", "单价", "采购", "进货", "货源",
+        "零件", "配件", "物料", "备件", "订单", "库存", "比价", "哪家",
+    ) + "|" + _en(
+        "supplier*", "vendor*", "price*", "pricing", "quote*", "cost*", "purchas*", "procure*",
+        "parts", "spares", "po", "purchase order*", "who sells", "stock", "inventory",
+    ),
+    # --- words that only frame a request ---------------------------------------------------
+    "filler": _zh(
+        "帮我", "帮忙", "麻烦", "请问", "请", "给我", "我们", "我要", "我想", "一下", "一下子",
+        "看看", "看下", "看一下", "做个", "做一个", "出个", "出一份", "一份", "个", "一些", "点",
+        "些", "的", "了", "吗", "呢", "吧", "啊", "呀", "和", "与", "跟", "及", "都", "还", "再",
+        "先", "就", "也", "只", "现在", "目前", "今天", "一起", "下", "能", "可以", "需要", "要",
+        "想", "做", "给", "从", "向", "在", "找", "把", "对", "关于", "有", "哪些", "什么",
+        "多少", "怎么样", "如何", "是", "哪个", "各家", "各", "家", "这个", "那个", "这", "那",
+        "摩托车", "摩托", "东西", "货", "一", "两", "个单", "我", "你", "您", "他", "老板",
+        "所有", "全部", "每", "们", "卖", "得", "最", "更", "又", "质量", "好", "供", "价", "上",
+        "前", "到", "内", "后", "中",
+    ) + "|" + _en(
+        "please", "pls", "can", "could", "would", "you", "me", "us", "we", "our", "i", "a", "an",
+        "the", "some", "any", "for", "of", "on", "in", "at", "to", "from", "with", "by", "and",
+        "or", "is", "are", "do", "does", "have", "has", "it", "them", "this", "that", "these",
+        "those", "my", "your", "just", "only", "all", "across", "now", "moment", "currently",
+        "today", "again", "first", "yet", "for me", "need", "want", "like", "let", "know", "tell",
+        "give", "get", "make", "run", "there", "here", "what", "which", "who", "how", "much",
+        "many", "good", "best", "should", "use", "sets", "set", "pcs", "pieces", "units", "lot",
+        "stuff", "something", "things", "items", "motorcycle", "motorbike", "moto", "ones", "one",
+        "as", "soon", "possible", "up", "thing", "item", "kind", "sort",
+    )
+    + "|"
+    + _zh(
+        "有限公司", "股份公司", "公司", "集团", "摩配", "贸易", "供应链", "进出口", "实业",
+    ),
+    "negator": _zh(
+        "不要", "不用", "不必", "不想", "不需要", "无需", "先别", "别", "暂时不", "暂不", "先不",
+        "不打算", r"不(?=[买订下采])",
+    ) + "|" + _en(
+        "don't", "dont", "do not", "no", "not", "never", "hold off on", "hold off", "without",
+    ),
+}
+# fmt: on
+
+# How far a negator reaches: the verb right after it, a few characters or words away.
+_NEGATION_REACH_ZH = 3
+_NEGATION_REACH_EN = 4
+_CLAUSE = re.compile(r"[，,。.;；!！?？\n]|\s[-–—]\s|\bjust\b|\bbut\b|先|但是|只是", re.I)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One occurrence of a group's word: where it is and what it says."""
+
+    group: str
+    start: int
+    end: int
+    text: str
+
+
+@cache
+def _pattern(group: str) -> re.Pattern[str]:
+    return re.compile(GROUPS[group], re.I)
+
+
+def find(text: str, group: str) -> list[Hit]:
+    """Every occurrence of ``group``'s words in ``text``, in order."""
+    return [
+        Hit(group, m.start(), m.end(), m.group(0))
+        for m in _pattern(group).finditer(text)
+        if m.end() > m.start()
+    ]
+
+
+def first(text: str, group: str) -> Hit | None:
+    """The first occurrence of ``group``'s words, or None."""
+    hits = find(text, group)
+    return hits[0] if hits else None
+
+
+def has(text: str, *groups: str) -> bool:
+    """Whether any of ``groups`` occurs in ``text``."""
+    return any(_pattern(g).search(text) for g in groups)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """The clauses of ``text`` (split at punctuation and contrastive words) as spans."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _CLAUSE.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def _negated(text: str, hit: Hit, negators: list[Hit]) -> bool:
+    clause = next(((a, b) for a, b in clause_spans(text) if a <= hit.start < b), (0, len(text)))
+    for neg in negators:
+        if not (clause[0] <= neg.start and neg.end <= hit.start):
+            continue
+        gap = text[neg.end : hit.start]
+        if re.search(r"[a-z]", neg.text, re.I):
+            if len(re.findall(r"[A-Za-z0-9']+", gap)) <= _NEGATION_REACH_EN:
+                return True
+        elif len(gap.strip()) <= _NEGATION_REACH_ZH:
+            return True
+    return False
+
+
+def mask(text: str, groups: Iterable[str]) -> str:
+    """``text`` with the negated words of ``groups`` blanked out ("不要下单" → no order word).
+
+    Blanked with spaces of the same length, so positions stay valid.
+    """
+    negators = find(text, "negator")
+    if not negators:
+        return text
+    out = list(text)
+    for group in groups:
+        for hit in find(text, group):
+            if _negated(text, hit, negators):
+                out[hit.start : hit.end] = " " * (hit.end - hit.start)
+    return "".join(out)
+
+
+def strip_words(text: str, groups: Iterable[str]) -> str:
+    """``text`` with every word of ``groups`` replaced by a space (what is left is content)."""
+    for group in groups:
+        text = _pattern(group).sub(" ", text)
+    return text
+
+
+@cache
+def known_word(word: str) -> bool:
+    """Whether one word is a word of the lexicon (never a typo of a name, never content)."""
+    return any(_pattern(g).fullmatch(word) for g in GROUPS)
+
+
+def first_routing_word(text: str) -> int | None:
+    """Where the earliest analysis or order word starts in ``text`` (None: neither)."""
+    starts = [h.start for g in ("analysis", "order_verb") if (h := first(text, g)) is not None]
+    return min(starts) if starts else None

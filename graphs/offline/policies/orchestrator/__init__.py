@@ -1,0 +1,176 @@
+"""Orchestrator policy: read the request's intent, ground it in the ERP, then act or ask.
+
+- a task notification → how the background analysis ended (no report: not finished);
+- a client-lent tool the request asks for → that tool; a SKILL.md or a skills request →
+  ``assign_skill`` (:mod:`graphs.offline.policies.skills`);
+- "is the analysis done" / "cancel the analysis" → ``check_async_task`` /
+  ``cancel_async_task`` (or: no analysis runs here);
+- an analysis → the categories it names, from the ERP (:mod:`.analysis`), then one
+  ``start_async_task`` per category with its scope; none known → a question;
+- a stock question → answered here with read-only ERP tools (:mod:`.inventory`);
+- an order operation → ``task`` (procurement-order), a new order only once the request
+  names something the ERP knows or uses the purchasing vocabulary;
+- small talk → a short greeting; anything else → one sentence on what this assistant does.
+"""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from graphs.messages import is_notification, message_text
+from graphs.offline.client_tools import build_arguments, match_client_tool
+from graphs.offline.history import ToolResult, View
+from graphs.offline.intent import Reading, read
+from graphs.offline.policies import skills
+from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator import replies, tasks
+from graphs.offline.policies.orchestrator.analysis import analysis, delegation
+from graphs.offline.policies.orchestrator.erp import READS, read_erp
+from graphs.offline.policies.orchestrator.inventory import inventory
+from graphs.offline.text import is_chinese
+
+__all__ = ["decide"]
+
+ORDER_AGENT = "procurement-order"
+
+
+def _client_result(result: ToolResult, zh: bool) -> Decision:
+    if result.ok:
+        return Decision(
+            say(zh, f"客户端工具 {result.name} 的结果：\n{result.body}",
+                f"Result of your client tool {result.name}:\n{result.body}"),
+            note="client-tool-answer",
+        )  # fmt: skip
+    return Decision(
+        say(zh, f"客户端工具 {result.name} 调用失败：{result.body}",
+            f"Your client tool {result.name} failed: {result.body}"),
+        note="client-tool-error",
+    )  # fmt: skip
+
+
+def _client_call(view: View, zh: bool) -> Decision | None:
+    """Call the client tool the request asks for (once per request), if one fits."""
+    candidates = {n: s for n, s in view.client_tools.items() if not view.called(n)}
+    found = match_client_tool(view.request, candidates)
+    if found is None:
+        return None
+    args, missing = build_arguments(view.request, candidates[found.name]["parameters"])
+    if missing:
+        return Decision(
+            say(zh, f"要调用你的工具 {found.name}，还需要：{'、'.join(missing)}。请补充。",
+                f"To call your tool {found.name} I also need: {', '.join(missing)}."),
+            note="client-tool-missing-args",
+        )  # fmt: skip
+    return Decision(
+        say(zh, f"调用你的客户端工具 {found.name}。", f"Calling your client tool {found.name}."),
+        [(found.name, args)],
+        note="client-tool-call",
+    )
+
+
+def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision | None:
+    """The answer once a tool that ends a step came back (None: the flow goes on)."""
+    if last.name == "start_async_task":
+        return tasks.launched(view, zh)
+    if last.name == "task":
+        return Decision(last.content, note="relayed-subagent")
+    if last.name == skills.TOOL:
+        return skills.after_result(view, zh)
+    if last.name in view.client_tools:
+        return _client_result(last, zh)
+    if last.name in ("cancel_async_task", "check_async_task", "list_async_tasks"):
+        return tasks.after_task_tool(last, zh)
+    if last.name in READS:
+        return None
+    return Decision(last.content, note="relayed-tool")
+
+
+def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:
+    if not view.has_tool("task"):
+        return Decision(replies.out_of_scope(zh), note="no-order-agent")
+    scope = json.dumps({"intent": reading.intent}, ensure_ascii=False)
+    args = {"description": delegation(view, analysis=False, scope=scope),
+            "subagent_type": ORDER_AGENT}  # fmt: skip
+    return Decision(
+        say(
+            zh, "这是订单操作，交给订单代理。", "An order operation: handing it to the order agent."
+        ),
+        [("task", args)],
+        note="route-order",
+    )
+
+
+def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
+    """Delegate a new order once it is about purchasing (else: out of scope, 订机票)."""
+    if not reading.domain:
+        erp = read_erp(view, view.request, zh)
+        if isinstance(erp, Decision):
+            return erp
+        found = erp.ground(view.request)
+        if not found.anything and found.unknown:
+            return Decision(replies.out_of_scope(zh), note="out-of-scope")
+    return _to_order_agent(view, reading, zh)
+
+
+def _answering(view: View) -> str | None:
+    """The earlier request when this message answers the orchestrator's category question."""
+    before = view.messages[: view.request_index]
+    for i in range(len(before) - 1, -1, -1):
+        m = before[i]
+        if isinstance(m, AIMessage) and not m.tool_calls:
+            if m.response_metadata.get("step") != "ask:category":
+                return None
+            asked = [
+                h for h in before[:i] if isinstance(h, HumanMessage) and not is_notification(h)
+            ]
+            return message_text(asked[-1]) if asked else None
+        if isinstance(m, HumanMessage):
+            return None
+    return None
+
+
+def _route(view: View, reading: Reading, zh: bool) -> Decision:
+    earlier = _answering(view)
+    if earlier is not None and reading.intent in ("analysis", "out_of_scope", "small_talk"):
+        # The buyer named the category the last question asked for: the same analysis.
+        return analysis(view, reading, zh, text=f"{earlier}\n{view.request}")
+    match reading.intent:
+        case "analysis_status" | "analysis_cancel":
+            return tasks.task_question(view, reading.intent, zh)
+        case "analysis":
+            return analysis(view, reading, zh)
+        case "inventory":
+            return inventory(view, zh)
+        case "order_create":
+            return _new_order(view, reading, zh)
+        case "order_change" | "order_cancel" | "order_lookup":
+            return _to_order_agent(view, reading, zh)
+        case "small_talk":
+            return Decision(replies.greeting(zh, view.request), note="greeting")
+        case _:
+            return Decision(replies.out_of_scope(zh), note="out-of-scope")
+
+
+def decide(view: View) -> Decision:
+    """Next step of the orchestrator."""
+    zh = is_chinese(view.request) if view.request else True
+    event = view.notification()
+    if event is not None:
+        return tasks.on_notification(view, event, zh)
+    last = view.last_result()
+    if last is not None and getattr(view.last, "type", "") == "tool":
+        answer = _after_tool(view, last, zh)
+        if answer is not None:
+            return answer
+    client = _client_call(view, zh)
+    if client is not None:
+        return client
+    # Before the intents: a skill's own text may hold analysis or order words.
+    skill = skills.start(view, zh)
+    if skill is not None:
+        return skill
+    decision = _route(view, read(view.request), zh)
+    decision.note = decision.note or "orchestrator"
+    return decision

@@ -1,0 +1,132 @@
+"""Stock questions, answered by the orchestrator itself with read-only ERP tools.
+
+- a part (by SKU or model) → ``part_query`` → its stock figures;
+- a supplier → the parts it sells (``part_by_supplier``) that are below safety stock;
+- a category → ``inventory_warning`` for that category;
+- nothing named → every part below safety stock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.offline.entities import Grounding
+from graphs.offline.history import View
+from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator.analysis import categories_named
+from graphs.offline.policies.orchestrator.erp import ErpData, paged, read_erp
+from graphs.offline.text import model_tokens
+
+__all__ = ["inventory"]
+
+Record = dict[str, Any]
+_SHOWN = 12
+
+
+def _name(part: Record, zh: bool) -> str:
+    return f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
+
+
+def _stock_line(part: Record, zh: bool) -> str:
+    inv = part.get("inventory") or part
+    on_hand, reserved = int(inv.get("on_hand") or 0), int(inv.get("reserved") or 0)
+    safety = int(inv.get("safety_stock") or 0)
+    available = on_hand - reserved
+    low = available < safety
+    return say(
+        zh,
+        f"- {_name(part, zh)}：在库 {on_hand}，已预留 {reserved}，可用 {available}，"
+        f"在途 {inv.get('on_order', 0)}，安全库存 {safety}" + ("（低于安全库存）" if low else ""),
+        f"- {_name(part, zh)}: on hand {on_hand}, reserved {reserved}, available {available}, "
+        f"on order {inv.get('on_order', 0)}, safety stock {safety}"
+        + (" (below safety stock)" if low else ""),
+    )
+
+
+def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
+    ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:5]
+    read = {
+        int(r.args["part_id"]): d for r, d in view.iter_data("part_query") if "part_id" in r.args
+    }
+    missing = [i for i in ids if i not in read]
+    if missing:
+        return Decision(
+            say(zh, "查询库存。", "Reading the stock."),
+            [("part_query", {"part_id": i}) for i in missing],
+            note="inventory-part",
+        )
+    lines = [_stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
+    return Decision(say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines), note="inventory-answer")
+
+
+def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> Decision:
+    if not items:
+        return Decision(
+            say(zh, f"{where}没有低于安全库存的零件。", f"Nothing{where} is below safety stock."),
+            note="inventory-answer",
+        )
+    lines = [_stock_line(p, zh) for p in items[:_SHOWN]]
+    more = len(items) - _SHOWN if total <= len(items) else total - _SHOWN
+    tail = say(zh, f"\n……另有 {more} 个。", f"\n... and {more} more.") if more > 0 else ""
+    return Decision(
+        say(zh, f"{where}低于安全库存的零件（{total} 个）：\n",
+            f"Below safety stock{where} ({total} parts):\n")
+        + "\n".join(lines) + tail,
+        note="inventory-answer",
+    )  # fmt: skip
+
+
+def _by_supplier(view: View, supplier: Record, zh: bool) -> Decision:
+    sold, sold_next = paged(view, "part_by_supplier", supplier_id=supplier["id"])
+    short, short_next = paged(view, "inventory_warning")
+    calls = [("part_by_supplier", sold_next)] if sold_next else []
+    calls += [("inventory_warning", short_next)] if short_next else []
+    if calls:
+        return Decision(say(zh, "查询库存预警。", "Reading stock warnings."), calls,
+                        note="inventory-supplier")  # fmt: skip
+    ids = {int(p["id"]) for p in sold if "id" in p}
+    mine = [p for p in short if int(p.get("id", -1)) in ids]
+    name = supplier.get("name_zh") if zh else supplier.get("name_en")
+    return _warnings_answer(mine, len(mine), zh, say(zh, f"{name}供应的零件中", f" from {name}"))
+
+
+def inventory(view: View, zh: bool) -> Decision:
+    """The next step for a stock question."""
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    if found.parts:
+        return _parts_stock(view, found, zh)
+    if model_tokens(view.request) and not (found.categories or found.suppliers):
+        tokens = "、".join(model_tokens(view.request))
+        return Decision(
+            say(zh, f"ERP 里没有型号或 SKU 为 {tokens} 的零件。请核对型号。",
+                f"The ERP has no part with model or SKU {tokens}. Please check the number."),
+            note="ask:part",
+        )  # fmt: skip
+    if found.suppliers and not found.categories:
+        return _by_supplier(view, found.suppliers[0].record, zh)
+    return _by_category(view, erp, found, zh)
+
+
+def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decision:
+    named = categories_named(found, erp)
+    codes: list[str | None] = [str(c["code"]) for c in named] or [None]
+    calls = []
+    results: list[tuple[str | None, list[Record]]] = []
+    for code in codes:
+        items, next_page = paged(view, "inventory_warning", **({"category": code} if code else {}))
+        if next_page is not None:
+            calls.append(("inventory_warning", next_page))
+        results.append((code, items))
+    if calls:
+        return Decision(say(zh, "查询库存预警。", "Reading stock warnings."), calls,
+                        note="inventory-warnings")  # fmt: skip
+    parts: list[str] = []
+    for code, items in results:
+        cat = erp.category(code) if code else None
+        where = (say(zh, f"{cat.get('name_zh')}中", f" among {cat.get('name_en')}") if cat
+                 else "")  # fmt: skip
+        parts.append(_warnings_answer(items, len(items), zh, where).text)
+    return Decision("\n\n".join(parts), note="inventory-answer")

@@ -1,0 +1,77 @@
+"""The orchestrator's own short answers: what this assistant does, greetings, questions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from graphs.offline.policies.base import say
+
+__all__ = ["ask_category", "greeting", "no_task", "out_of_scope"]
+
+
+def out_of_scope(zh: bool) -> str:
+    """One sentence saying what this assistant does (not the capability menu)."""
+    return say(
+        zh,
+        "这超出了我的范围：我是采购助理，负责供应商比价分析、采购订单（下单、改单、取消、查询）"
+        "和库存查询。",
+        "That is outside what I do: I'm the purchasing assistant for supplier price "
+        "comparisons, purchase orders (place, change, cancel, look up) and stock questions.",
+    )
+
+
+def greeting(zh: bool, text: str) -> str:
+    """A short reply to small talk."""
+    thanks = any(w in text.lower() for w in ("谢", "辛苦", "thank", "thx"))
+    if thanks:
+        return say(zh, "不客气，有采购方面的事随时找我。", "You're welcome; ask me any time.")
+    return say(
+        zh,
+        "你好！我是采购助理，可以帮你做供应商比价、下单改单和查库存。",
+        "Hello! I'm the purchasing assistant: supplier price comparisons, purchase orders "
+        "and stock questions.",
+    )
+
+
+def no_task(zh: bool) -> str:
+    """The answer to a status or cancel question when no analysis runs in this conversation."""
+    return say(
+        zh,
+        "这个对话里没有正在运行的后台分析。需要的话告诉我要分析哪类零件。",
+        "There is no background analysis in this conversation. Tell me which parts to "
+        "analyse if you want one.",
+    )
+
+
+def _names(categories: Sequence[dict[str, Any]], zh: bool) -> str:
+    key = "name_zh" if zh else "name_en"
+    return ("、" if zh else ", ").join(str(c.get(key) or c.get("code")) for c in categories)
+
+
+def ask_category(
+    zh: bool,
+    unknown: Sequence[str],
+    candidates: Sequence[dict[str, Any]],
+    every: Sequence[dict[str, Any]],
+) -> str:
+    """Which category to analyse: the candidates when some fit, else the ERP's list."""
+    thing = ("“" + "、".join(unknown[:2]) + "”") if unknown else ""
+    if candidates:
+        return say(
+            zh,
+            f"你指的是哪一类：{_names(candidates, zh)}？",
+            f"Which one do you mean: {_names(candidates, zh)}?",
+        )
+    if thing:
+        return say(
+            zh,
+            f"ERP 里没有{thing}这个零件类别。要分析哪一类？ERP 的类别有：{_names(every, zh)}。",
+            f"The ERP has no part category {thing.strip('“”')}. Which category should I "
+            f"analyse? The ERP has: {_names(every, zh)}.",
+        )
+    return say(
+        zh,
+        f"要分析哪一类零件？ERP 的类别有：{_names(every, zh)}。",
+        f"Which part category should I analyse? The ERP has: {_names(every, zh)}.",
+    )

@@ -1,0 +1,204 @@
+"""Existing orders: change, cancel or look one up, by number or by description.
+
+Without an order number the order is found through the ERP's order search ("上次给 NGK
+的订单", "the last order to NGK": the supplier's newest order) and shown before anything is
+proposed; no order, or several with nothing to choose between them, gets a question.
+A change never becomes a new order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.offline.entities import Grounding
+from graphs.offline.intent import read
+from graphs.offline.policies.base import Decision
+from graphs.offline.policies.order.facts import Facts, ask
+from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
+from graphs.offline.text import find_date, find_order_no, model_tokens, read_quantity
+
+__all__ = ["change", "lookup"]
+
+Record = dict[str, Any]
+_RECENT = 5
+
+
+def _by_number(facts: Facts, order_no: str) -> Record | Decision:
+    for result in facts.view.called("order_search_details"):
+        if result.args.get("order_no") == order_no:
+            order = first_order(result)
+            if order is None:
+                return Decision(
+                    facts.say(f"ERP 中找不到订单 {order_no}，请核对订单号。",
+                              f"Order {order_no} was not found in the ERP; please check the "
+                              "number."),
+                    note="order-not-found",
+                )  # fmt: skip
+            return order
+    return Decision(
+        facts.say(f"查询订单 {order_no}。", f"Looking up order {order_no}."),
+        [("order_search_details", {"order_no": order_no})],
+        note="lookup",
+    )
+
+
+def _recent_query(found: Grounding) -> dict[str, Any]:
+    """The order search for a description: by its supplier and / or its one part."""
+    query: dict[str, Any] = {"size": _RECENT}
+    if found.suppliers:
+        query["supplier_id"] = found.suppliers[0].record["id"]
+    ids = {m.record.get("id") for m in found.parts}
+    if len(ids) == 1:
+        query["part_id"] = ids.pop()
+    return query
+
+
+def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
+    """The order the buyer describes (their supplier's newest), or the step that finds it."""
+    found, _suppliers, step = facts.master_data()
+    if step is not None:
+        return step
+    latest = read(facts.body).latest
+    if not found.suppliers and not found.parts and not latest:
+        return _ask_order(facts, [])
+    query = _recent_query(found)
+    done = [r for r in facts.view.called("order_search_details") if r.args == query]
+    if not done:
+        return Decision(
+            facts.say("在 ERP 中查找你说的订单。", "Finding that order in the ERP."),
+            [("order_search_details", query)],
+            note="find-order",
+        )
+    data = done[-1].data() if done[-1].ok else None
+    items = [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+    if not items:
+        who = found.suppliers[0].record if found.suppliers else None
+        name = (who.get("name_zh") if facts.zh else who.get("name_en")) if who else ""
+        none = facts.say(
+            f"ERP 中没有找到{name}的订单。",
+            f"I found no orders{' with ' + name if name else ''} in the ERP. ",
+        )
+        if not asking:  # a question about orders that do not exist has its answer
+            return Decision(none, note="none-found")
+        return _ask_order(facts, [], none)
+    if latest or len(items) == 1:
+        return items[0]
+    if not asking:  # a question about several orders is answered with the list
+        lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
+        return Decision(
+            facts.say("最近的订单：\n", "Recent orders:\n") + "\n".join(lines), note="listed"
+        )
+    return _ask_order(facts, items)
+
+
+def _ask_order(facts: Facts, items: list[Record], lead: str = "") -> Decision:
+    options = [
+        f"{o.get('order_no')} {o.get('order_date', '')} {o.get('status', '')}" for o in items
+    ]
+    question = lead + facts.say(
+        "是哪一张订单？请告诉我订单号", "Which order is it? Please give the order number"
+    )
+    if options:
+        question += facts.say("（最近的有：" + "；".join(options) + "）",
+                              " (recent ones: " + "; ".join(options) + ")")  # fmt: skip
+    return ask(facts, ["order_no"], question + facts.say("。", "."), options or None)
+
+
+def _target(facts: Facts, *, asking: bool = True) -> Record | Decision:
+    named = facts.answer("order_no", "order", "订单号")
+    order_no = find_order_no(str(named)) or str(named).strip() if named else find_order_no(
+        facts.text)  # fmt: skip
+    if order_no:
+        return _by_number(facts, order_no)
+    return _by_description(facts, asking=asking)
+
+
+def lookup(facts: Facts) -> Decision:
+    """Show the order the buyer asks about."""
+    order = _target(facts, asking=False)
+    if isinstance(order, Decision):
+        return order
+    return Decision(order_summary(order, facts.zh), note="looked-up")
+
+
+def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | None:
+    """Set ``args["lines"]`` for a quantity change (None), or ask / refuse."""
+    lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
+    exclude = [str(ln.get("sku")) for ln in lines] + [str(order.get("order_no"))]
+    exclude += model_tokens(facts.body)
+    answered = facts.answer("quantity", "qty", "数量")
+    quantity = read_quantity(str(answered) if answered else facts.body, exclude=exclude)
+    if quantity is None:
+        return None
+    if quantity.value is None:
+        return Decision(
+            facts.say(f"不能改：数量 {quantity.raw} 不是正整数，"
+                      f"订单 {order.get('order_no')} 没有改动。",
+                      f"I can't make that change: {quantity.raw} is not a whole positive "
+                      f"quantity; order {order.get('order_no')} is unchanged."),
+            note="refused",
+        )  # fmt: skip
+    target = lines
+    if len(lines) > 1:
+        # A line is named by its SKU or its whole name; a brand every line shares names none.
+        target = [
+            ln for ln in lines
+            if any(str(ln.get(k) or "\0").lower() in facts.text.lower()
+                   for k in ("sku", "name_zh", "name_en"))
+        ]  # fmt: skip
+    if not target:
+        options = [f"{ln.get('sku')} × {ln.get('quantity')}" for ln in lines]
+        return ask(
+            facts,
+            ["part"],
+            facts.say(f"订单 {order.get('order_no')} 有 {len(lines)} 行，改哪一行："
+                      f"{'；'.join(options)}？",
+                      f"Order {order.get('order_no')} has {len(lines)} lines; which one: "
+                      f"{'; '.join(options)}?"),
+            options,
+        )  # fmt: skip
+    changed = {id(ln) for ln in target}
+    args["lines"] = [
+        {"part_id": ln.get("part_id"),
+         "quantity": quantity.value if id(ln) in changed else ln.get("quantity")}
+        for ln in lines
+    ]  # fmt: skip
+    return None
+
+
+def change(facts: Facts, cancel: bool) -> Decision:
+    """Propose the change (or cancellation) of the order the buyer means, for approval."""
+    done = after_commit(facts, "order_update")
+    if done is not None:
+        return done
+    order = _target(facts)
+    if isinstance(order, Decision):
+        return order
+    order_no = str(order.get("order_no"))
+    args: dict[str, Any] = {"order_id": order_no, "expected_version": order.get("version")}
+    if cancel:
+        args["status"] = "cancelled"
+        action = facts.say(f"取消订单 {order_no}", f"Cancel order {order_no}")
+    else:
+        step = _new_lines(facts, order, args)
+        if step is not None:
+            return step
+        expected = find_date(facts.text, facts.today)
+        if expected is not None:
+            args["expected_date"] = expected.isoformat()
+        if "lines" not in args and "expected_date" not in args:
+            question = facts.say(
+                f"订单 {order_no} 要改成多少数量，或哪天到货？",
+                f"What quantity or delivery date should {order_no} have?",
+            )
+            return ask(facts, ["quantity", "expected_date"], question)
+        action = facts.say(f"修改订单 {order_no}", f"Change order {order_no}")
+    return Decision(
+        order_summary(order, facts.zh) + "\n\n" + facts.say(
+            f"{action}（当前状态 {order.get('status')}，版本 {order.get('version')}）。"
+            "提交前需要你批准。",
+            f"{action} (now {order.get('status')}, version {order.get('version')}). Needs your "
+            "approval first."),
+        [("order_update", args)],
+        note="cancel" if cancel else "update",
+    )  # fmt: skip

@@ -1,0 +1,345 @@
+"""Runs buyer requests through the offline planner's real decision path, against the real ERP.
+
+The orchestrator's policy and, when it hands an order over, the order agent's policy are
+driven turn by turn; their ERP tools go through the real ``mcp_erp`` server (in memory)
+to the real ``sim.erp`` app (in process, seeded), through the same ``McpRegistry`` and
+``mcp_servers.yaml`` grants the graphs use, so the planner reads exactly the tool texts
+it reads in production. Nothing is committed unless a multi-turn script approves:
+a run stops where the real graph would pause (a question, an approval card) and
+:class:`Run` records what the planner did.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from asgi_lifespan import LifespanManager
+from fastmcp import Client
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import StructuredTool
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.offline import OfflinePlanner
+from sim.erp.app import create_app
+from sim.erp.models import Category, Inventory, Part, Supplier, SupplierPrice
+from tests.unit.erp_fixtures import fingerprint, settings_for
+from tests.unit.erp_inprocess import BASE_URL, pinned_settings
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "tests" / "corpus"
+TASK_ID = "0f7c2b9e-1234-4bcd-9def-0123456789ab"
+ORCHESTRATOR_LOCAL = (
+    "task", "start_async_task", "check_async_task", "cancel_async_task", "list_async_tasks",
+    "update_async_task", "assign_skill", "web_search", "get_current_time", "calculator",
+    "write_file", "read_file", "ls", "edit_file", "download_artifact",
+)  # fmt: skip
+_MAX_STEPS = 25
+
+
+def stand_ins(names: Sequence[str]) -> list[StructuredTool]:
+    """Tools the planner can bind (it only needs their names; the harness answers them)."""
+
+    def noop(**_: Any) -> str:
+        return ""
+
+    return [
+        StructuredTool.from_function(
+            noop, name=n, description=n, args_schema={"type": "object", "properties": {}}
+        )
+        for n in names
+    ]
+
+
+def order_agent_tools(registry: McpRegistry) -> list[str]:
+    """The order agent's tools as its YAML lists them (MCP ones only when granted)."""
+    spec = yaml.safe_load((REPO / "subagents" / "procurement_order.yaml").read_text("utf-8"))
+    granted = set(registry.declared_tools("procurement-order"))
+    local = {"request_order_info", "web_search"}
+    return [t for t in spec["tools"] if t in granted or t in local]
+
+
+@dataclass
+class Step:
+    """One planner turn: which agent, its text, its calls, its note."""
+
+    agent: str
+    text: str
+    calls: list[tuple[str, dict[str, Any]]]
+    note: str
+
+
+@dataclass
+class Run:
+    """Everything one request made the planner do, up to where a real graph would pause."""
+
+    steps: list[Step] = field(default_factory=list)
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # agent, tool, args
+    delegations: list[str] = field(default_factory=list)  # start_async_task descriptions
+    handed_over: str | None = None  # the order agent's delegation
+    question: dict[str, Any] | None = None  # request_order_info args
+    proposal: tuple[str, dict[str, Any]] | None = None  # the committing call awaiting approval
+    final: str = ""  # the last text the buyer sees
+    final_note: str = ""
+    order_final_note: str = ""
+
+    def called(self, tool: str, agent: str | None = None) -> list[dict[str, Any]]:
+        """Arguments of every call to ``tool`` (by ``agent``, when given)."""
+        return [a for ag, t, a in self.calls if t == tool and (agent is None or ag == agent)]
+
+    @property
+    def last_text(self) -> str:
+        """What the buyer sees last: the final answer, or the message that paused the run."""
+        return self.final or (self.steps[-1].text if self.steps else "")
+
+    @property
+    def notes(self) -> list[str]:
+        """The notes of every step, in order."""
+        return [s.note for s in self.steps]
+
+
+@dataclass
+class Script:
+    """Answers for a multi-turn run: to questions, then to approval cards."""
+
+    answers: list[Any] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+
+
+class PlannerWorld:
+    """The real ERP behind the real MCP server, and the two policies driven against it."""
+
+    def __init__(self, registry: McpRegistry, erp_app: Any, database_url: str, today: date):
+        self.registry = registry
+        self.erp_app = erp_app
+        self.database_url = database_url
+        self.today = today
+
+    def system(self) -> SystemMessage:
+        """What the CurrentDate middleware puts in the prompt."""
+        return SystemMessage(content=f"今天是 {self.today.isoformat()}。")
+
+    async def erp(self, path: str, **query: Any) -> Any:
+        """The ERP's own JSON for ``GET path`` (the truth the judge compares with)."""
+        transport = httpx.ASGITransport(app=self.erp_app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+            response = await http.get(path, params=query)
+        response.raise_for_status()
+        return response.json()
+
+    def fingerprint(self) -> dict[str, tuple[int, str]]:
+        """Row counts and digests of every ERP table."""
+        return fingerprint(self.database_url)
+
+    async def _erp_tool(self, agent: str, name: str, args: dict[str, Any]) -> str | None:
+        server = self.registry.server_for(agent, name)
+        if server is None:
+            return None
+        if name == "order_create":
+            args = {**args, "idempotency_key": f"harness-{uuid.uuid4().hex}"}
+        return await self.registry.call(server, name, args)
+
+    async def run(
+        self, text: str, *, history: Sequence[BaseMessage] = (), script: Script | None = None
+    ) -> Run:
+        """Drive the orchestrator on ``text`` (after ``history``) until it answers or pauses."""
+        script = script or Script()
+        run = Run()
+        tools = [*ORCHESTRATOR_LOCAL, *self.registry.declared_tools("orchestrator")]
+        model = OfflinePlanner(policy="orchestrator").bind_tools(stand_ins(tools))
+        messages: list[BaseMessage] = [self.system(), *history, HumanMessage(content=text)]
+        for _ in range(_MAX_STEPS):
+            reply = await model.ainvoke(messages)
+            assert isinstance(reply, AIMessage)
+            self._record(run, "orchestrator", reply)
+            messages.append(reply)
+            if not reply.tool_calls:
+                return run
+            for call in reply.tool_calls:
+                answer = await self._orchestrator_tool(
+                    run, call["name"], dict(call["args"]), script
+                )
+                if answer is None:  # the real graph pauses here
+                    return run
+                messages.append(ToolMessage(content=answer, tool_call_id=call["id"] or "x",
+                                            name=call["name"]))  # fmt: skip
+        raise AssertionError(f"the orchestrator did not finish: {run.notes}")
+
+    def _record(self, run: Run, agent: str, reply: AIMessage) -> None:
+        calls = [(c["name"], dict(c["args"])) for c in reply.tool_calls]
+        note = str(reply.response_metadata.get("step", ""))
+        run.steps.append(Step(agent, str(reply.content), calls, note))
+        run.calls += [(agent, n, a) for n, a in calls]
+        if not calls:
+            run.final, run.final_note = str(reply.content), note
+
+    async def _orchestrator_tool(
+        self, run: Run, name: str, args: dict[str, Any], script: Script
+    ) -> str | None:
+        if name == "start_async_task":
+            run.delegations.append(str(args.get("description", "")))
+            return f"Launched async subagent. task_id: {uuid.uuid4()}"
+        if name == "task":
+            run.handed_over = str(args.get("description", ""))
+            return await self._order_agent(run, run.handed_over, script)
+        if name == "check_async_task":
+            return json.dumps({"task_id": args.get("task_id"), "status": "running"})
+        if name == "cancel_async_task":
+            return f"Cancelled async subagent task: {args.get('task_id')}"
+        if name == "assign_skill":
+            return "You have no skills yet."
+        answer = await self._erp_tool("orchestrator", name, args)
+        return answer if answer is not None else "ok"
+
+    async def _order_agent(self, run: Run, description: str, script: Script) -> str | None:
+        tools = order_agent_tools(self.registry)
+        model = OfflinePlanner(policy="procurement-order").bind_tools(stand_ins(tools))
+        messages: list[BaseMessage] = [self.system(), HumanMessage(content=description)]
+        for _ in range(_MAX_STEPS):
+            reply = await model.ainvoke(messages)
+            assert isinstance(reply, AIMessage)
+            self._record(run, "procurement-order", reply)
+            messages.append(reply)
+            if not reply.tool_calls:
+                run.order_final_note = str(reply.response_metadata.get("step", ""))
+                return str(reply.content)
+            for call in reply.tool_calls:
+                answer = await self._order_tool(run, call["name"], dict(call["args"]), script)
+                if answer is None:
+                    return None
+                messages.append(ToolMessage(content=answer[0], tool_call_id=call["id"] or "x",
+                                            name=call["name"], status=answer[1]))  # fmt: skip
+        raise AssertionError(f"the order agent did not finish: {run.notes}")
+
+    async def _order_tool(
+        self, run: Run, name: str, args: dict[str, Any], script: Script
+    ) -> tuple[str, str] | None:
+        if name == "request_order_info":
+            run.question = args
+            if not script.answers:
+                return None
+            reply = script.answers.pop(0)
+            key = "answers" if isinstance(reply, dict) else "answer"
+            return json.dumps({key: reply}, ensure_ascii=False), "success"
+        if name in ("order_create", "order_update"):
+            run.proposal = (name, args)
+            if not script.decisions:
+                return None
+            decision = script.decisions.pop(0)
+            if decision["type"] == "reject":
+                return f"User rejected the tool call for `{name}`. The tool was not executed.", (
+                    "error")  # fmt: skip
+            if decision["type"] == "edit":
+                args = dict(decision["args"])
+        answer = await self._erp_tool("procurement-order", name, args)
+        if answer is None:
+            return f"Error: no such tool {name}", "error"
+        return answer, "error" if answer.startswith("Error") else "success"
+
+
+# --- the ERP --------------------------------------------------------------------------------
+
+
+def _next_id(session: Session, model: Any) -> int:
+    return int(session.scalar(select(func.max(model.id))) or 0) + 1
+
+
+def add_master_data(database_url: str, spec: dict[str, Any], today: date) -> None:
+    """Add a corpus's own categories, suppliers, parts, prices and stock to a seeded ERP."""
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        cats: dict[str, int] = {}
+        for c in spec.get("categories") or []:
+            cats[c["code"]] = _next_id(session, Category)
+            session.add(Category(id=cats[c["code"]], code=c["code"], name_zh=c["name_zh"],
+                                 name_en=c["name_en"], unit=c["unit"],
+                                 aliases=list(c.get("aliases") or [])))  # fmt: skip
+            session.flush()
+        sups: dict[str, int] = {}
+        for s in spec.get("suppliers") or []:
+            sups[s["code"]] = _next_id(session, Supplier)
+            session.add(Supplier(id=sups[s["code"]], code=s["code"], name_zh=s["name_zh"],
+                                 name_en=s["name_en"], kind=s["kind"], status=s["status"],
+                                 rating=4.0, website=f"https://{s['code'].lower()}.example",
+                                 country="CN", currency=s.get("currency", "CNY")))  # fmt: skip
+            session.flush()
+        _add_parts(session, spec, cats, sups, today)
+    engine.dispose()
+
+
+def _add_parts(
+    session: Session, spec: dict[str, Any], cats: dict[str, int], sups: dict[str, int], today: date
+) -> None:
+    parts: dict[str, int] = {}
+    for p in spec.get("parts") or []:
+        parts[p["sku"]] = _next_id(session, Part)
+        unit = next(c["unit"] for c in spec["categories"] if c["code"] == p["category"])
+        session.add(Part(id=parts[p["sku"]], sku=p["sku"], model=p["model"], name_zh=p["name_zh"],
+                         name_en=p["name_en"], category_id=cats[p["category"]], brand=p["brand"],
+                         brand_zh=p["brand_zh"], unit=unit, active=True))  # fmt: skip
+        session.flush()
+    for supplier, sku, price, moq, lead in spec.get("prices") or []:
+        session.add(SupplierPrice(
+            id=_next_id(session, SupplierPrice), supplier_id=sups[supplier], part_id=parts[sku],
+            price_minor=round(price * 100), currency="CNY", min_order_qty=moq,
+            lead_time_days=lead, valid_from=today - timedelta(days=90),
+            valid_to=today + timedelta(days=365),
+        ))  # fmt: skip
+        session.flush()
+    for sku, on_hand, safety in spec.get("inventory") or []:
+        session.add(Inventory(part_id=parts[sku], on_hand=on_hand, reserved=0, on_order=0,
+                              safety_stock=safety, reorder_point=int(safety * 1.5)))  # fmt: skip
+
+
+@asynccontextmanager
+async def planner_world(
+    template: Path, folder: Path, today: date, extra: dict[str, Any] | None = None
+) -> AsyncIterator[PlannerWorld]:
+    """The ERP on a copy of ``template`` (plus ``extra`` master data), its MCP server in
+    memory, and the registry of ``mcp_servers.yaml`` wired to it."""
+    settings = settings_for(template, folder)
+    if extra:
+        add_master_data(settings.resolved_database_url, extra, today)
+    settings.allowed_hosts = [*settings.allowed_hosts, httpx.URL(BASE_URL).host]
+    async with LifespanManager(create_app(settings)) as manager:
+        from mcp_erp.server import create_server
+
+        server = create_server(pinned_settings(), transport=httpx.ASGITransport(app=manager.app))
+        registry = load_registry(
+            REPO / "mcp_servers.yaml", client_factory=lambda _name, _timeout: Client(server)
+        )
+        yield PlannerWorld(registry, manager.app, settings.resolved_database_url, today)
+
+
+def copy_template(template: Path, folder: Path) -> Path:
+    """A private copy of the seeded template (for callers that add master data first)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "template.sqlite3"
+    shutil.copyfile(template, target)
+    return target
+
+
+def task_history(task_id: str = TASK_ID) -> list[BaseMessage]:
+    """A conversation in which the orchestrator started one background analysis."""
+    launch = {"name": "start_async_task", "args": {}, "id": "c0", "type": "tool_call"}
+    return [
+        HumanMessage(content="帮我对链条做供应商比价分析"),
+        AIMessage(content="", tool_calls=[launch]),
+        ToolMessage(
+            content=f"Launched async subagent. task_id: {task_id}",
+            tool_call_id="c0",
+            name="start_async_task",
+        ),
+        AIMessage(content=f"已在后台开始分析（task_id: {task_id}）。"),
+    ]
