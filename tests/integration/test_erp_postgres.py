@@ -28,7 +28,12 @@ from tests.integration.postgres import PostgresMissing, postgres_server
 
 pytestmark = pytest.mark.integration
 
-ORDER = {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": 100}], "order_date": "2026-12-01"}
+ORDER = {
+    "supplier_id": 1,
+    "lines": [{"part_id": 1, "quantity": 100}],
+    "order_date": "2026-12-01",
+    "requested_by": "tester",
+}
 
 # Reads over every endpoint and the fuzzy matching (Chinese, English, case, codes).
 READS: list[tuple[str, dict[str, Any]]] = [
@@ -163,7 +168,7 @@ def test_concurrent_updates_with_one_version_let_exactly_one_through(
         with httpx.Client(base_url=str(pg.base_url), timeout=30) as client:
             return client.put(
                 f"/orders/update/{order['id']}",
-                json={"expected_version": 1, "note": f"writer {n}"},
+                json={"expected_version": 1, "note": f"writer {n}", "actor": "tester"},
             )
 
     answers = all_at_once(4, put)
@@ -182,7 +187,8 @@ def test_concurrent_updates_with_one_version_let_exactly_one_through(
 def test_refusals_change_nothing_on_postgresql(pg: httpx.Client, pg_url: str) -> None:
     order = pg.post("/orders/create", json={**ORDER, "idempotency_key": "pg-refusals-1"}).json()
     cancelled = pg.put(
-        f"/orders/update/{order['id']}", json={"expected_version": 1, "status": "cancelled"}
+        f"/orders/update/{order['id']}",
+        json={"expected_version": 1, "status": "cancelled", "actor": "tester"},
     )
     assert cancelled.status_code == 200, cancelled.text
     before = fingerprint(pg_url)
