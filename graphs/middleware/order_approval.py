@@ -261,7 +261,7 @@ class OrderApproval(HumanInTheLoopMiddleware[OrderReviewState, Any, Any]):
                 break
             refusal, attempt = verdict["refusal"], attempt + 1
         if pending.needs_approver():
-            await self._flag.mark(thread_id, DECIDED)
+            await self._flag.mark(thread_id, DECIDED, decided_by=verdict["by"])
         return self._settle(pending, decisions, verdict)
 
     def after_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:

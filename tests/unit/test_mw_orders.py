@@ -62,8 +62,8 @@ class Flags:
     def __init__(self) -> None:
         self.marks: list[tuple[str, str]] = []
 
-    async def mark(self, thread_id: str, value: str) -> None:
-        self.marks.append((thread_id, value))
+    async def mark(self, thread_id: str, value: str, *, decided_by: str | None = None) -> None:
+        self.marks.append((thread_id, value if decided_by is None else f"{value} by {decided_by}"))
 
 
 def registry_for(erp: InProcessErp) -> McpRegistry:
@@ -351,7 +351,7 @@ async def test_above_the_limit_only_another_approver_can_approve(strict: Agent) 
     assert (order["requested_by"], order["approved_by"]) == ("alice", "carol")
     audit = await strict.erp.get("/audit", entity_id=order["id"])
     assert [e["actor"] for e in audit["items"]] == ["carol"]
-    assert strict.flags.marks[-1] == (cfg["configurable"]["thread_id"], "decided")
+    assert strict.flags.marks[-1] == (cfg["configurable"]["thread_id"], "decided by carol")
 
 
 async def test_a_refused_approval_is_not_replayed_under_the_next_persons_name(

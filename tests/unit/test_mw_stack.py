@@ -22,9 +22,9 @@ from graphs.middleware.limits import (
     BilingualToolCallLimit,
 )
 from graphs.middleware.mcp_tools import McpToolsMiddleware
+from graphs.middleware.memory_update import MemoryUpdate
 from graphs.middleware.order_approval import OrderApproval
 from graphs.middleware.order_guard import OrderGuard
-from graphs.middleware.memory_update import MemoryUpdate
 from graphs.middleware.skills_sync import SkillsSync
 from graphs.middleware.summarization import SoftSummarization, build_summarization
 from graphs.middleware.user_context import UserContextMiddleware
