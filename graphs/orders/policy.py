@@ -39,26 +39,28 @@ from graphs.orders.words import money, pick
 
 __all__ = ["ApprovalPolicy", "Decider", "decider_of", "get_policy", "judge"]
 
-_LIMIT = re.compile(r"^\s*([A-Za-z]{3})\s+([0-9][0-9_,]*(?:\.[0-9]{1,2})?)\s*$")
+_LIMIT = re.compile(r"^\s*([A-Za-z]{3})\s+([0-9][0-9_]*(?:\.[0-9]{1,2})?)\s*$")
 
 
 def _parse_limits(text: str) -> dict[str, int]:
-    """``"CNY 50000, USD 7000"`` → ``{"CNY": 5000000, "USD": 700000}`` (minor units)."""
+    """``"CNY 50000, USD 7000"`` → ``{"CNY": 5000000, "USD": 700000}`` (minor units).
+
+    Entries are separated by ``,`` or ``;``; an amount may group digits with ``_``.
+    """
     limits: dict[str, int] = {}
-    for n, entry in enumerate((e for e in text.split(";") if e.strip()), start=1):
-        for part in (p for p in entry.split(",") if p.strip()):
-            m = _LIMIT.match(part)
-            if m is None:
-                msg = (
-                    f"ORDER_APPROVER_ABOVE: {part.strip()!r} (entry {n}) is not "
-                    "'CURRENCY AMOUNT', e.g. 'CNY 50000, USD 7000' (or 'off')"
-                )
-                raise ValueError(msg)
-            try:
-                amount = Decimal(m.group(2).replace(",", "").replace("_", ""))
-            except InvalidOperation as e:
-                raise ValueError(f"ORDER_APPROVER_ABOVE: bad amount in {part!r}") from e
-            limits[m.group(1).upper()] = int(amount * 100)
+    for n, part in enumerate((p for p in re.split(r"[,;]", text) if p.strip()), start=1):
+        m = _LIMIT.match(part)
+        if m is None:
+            msg = (
+                f"ORDER_APPROVER_ABOVE: {part.strip()!r} (entry {n}) is not "
+                "'CURRENCY AMOUNT', e.g. 'CNY 50000, USD 7000' (or 'off')"
+            )
+            raise ValueError(msg)
+        try:
+            amount = Decimal(m.group(2).replace("_", ""))
+        except InvalidOperation as e:
+            raise ValueError(f"ORDER_APPROVER_ABOVE: bad amount in {part!r}") from e
+        limits[m.group(1).upper()] = int(amount * 100)
     return limits
 
 
