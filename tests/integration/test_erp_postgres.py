@@ -102,6 +102,12 @@ def erps(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> Iterator[dict
         _no_tracebacks(lite, pg)
 
 
+DRY_RUNS = [
+    {"supplier_id": 1, "order_date": "2026-12-01", "lines": [{"part_id": 1, "quantity": 20}]},
+    {"supplier_id": 32, "order_date": "2026-12-01", "lines": [{"part_id": 1, "quantity": 20}]},
+]
+
+
 def _no_tracebacks(*services: ServiceHandle) -> None:
     for service in services:
         assert "Traceback" not in service.log_tail(2000), service.log_tail()
@@ -127,6 +133,13 @@ def test_every_read_answers_the_same_on_postgresql_as_on_sqlite(erps: dict[str, 
             assert a.json() == b.json(), (path, params)
             if "items" in a.json():
                 assert a.json()["items"], f"{path} {params} matched nothing: a weak comparison"
+        # The dry run reads prices, lead times and the order history: the same rules, the
+        # same answer (a price above its average and a violation with alternatives).
+        for body in DRY_RUNS:
+            a, b = lite.post("/orders/validate", json=body), pg.post("/orders/validate", json=body)
+            assert a.status_code == b.status_code == 200, (body, a.text, b.text)
+            assert a.json() == b.json(), body
+            assert a.json()["violations"] or a.json()["warnings"], f"{body}: nothing to compare"
 
 
 def test_idempotent_create_under_a_race_makes_one_order(pg: httpx.Client, pg_url: str) -> None:
