@@ -50,12 +50,20 @@ from graphs.orders.review import Decided, OrderReview, OrderReviewState, content
 from graphs.orders.thread_flag import AWAITING_APPROVER, DECIDED, ServerThreadFlag, ThreadFlag
 from graphs.orders.words import Lang, pick
 
-__all__ = ["ALLOWED_DECISIONS", "OrderApproval"]
+__all__ = ["ALLOWED_DECISIONS", "OrderApproval", "describe"]
 
 logger = logging.getLogger(__name__)
 
 ALLOWED_DECISIONS: list[Any] = ["approve", "edit", "reject"]
 _GENERIC = "Committing an order change to the ERP needs your approval"
+
+
+def describe(tool_call: ToolCall, state: Any, runtime: Any) -> str:
+    """The ``description`` callable of the tools' ``InterruptOnConfig``: the order's card
+    from the review the guard left in the state (LangChain's own request builder, used in
+    its per-call mode, calls it; the batched path here builds the same card)."""
+    review = (state.get("order_reviews") or {}).get(str(tool_call["id"]))
+    return card_text(review) if review else _GENERIC
 
 
 @dataclass(frozen=True)
@@ -98,7 +106,7 @@ class OrderApproval(HumanInTheLoopMiddleware[OrderReviewState, Any, Any]):
         policy: ApprovalPolicy | None = None,
         flag: ThreadFlag | None = None,
     ) -> None:
-        config = InterruptOnConfig(allowed_decisions=ALLOWED_DECISIONS, description=_GENERIC)
+        config = InterruptOnConfig(allowed_decisions=ALLOWED_DECISIONS, description=describe)
         super().__init__(interrupt_on={tool: config for tool in tools})
         self._policy = policy
         self._flag: ThreadFlag = flag or ServerThreadFlag()
