@@ -108,14 +108,14 @@ class OrderApproval(HumanInTheLoopMiddleware[OrderReviewState, Any, Any]):
     ) -> None:
         config = InterruptOnConfig(allowed_decisions=ALLOWED_DECISIONS, description=describe)
         super().__init__(interrupt_on={tool: config for tool in tools})
-        self._policy = policy
+        # Read at graph build (off the event loop: settings read .env); a bad setting stops
+        # the start-up with its name.
+        self._policy = policy or get_policy()
         self._flag: ThreadFlag = flag or ServerThreadFlag()
 
     @property
     def policy(self) -> ApprovalPolicy:
-        """The approval policy (read from the environment on first use)."""
-        if self._policy is None:
-            self._policy = get_policy()
+        """The approval policy."""
         return self._policy
 
     # ---- what to ask ----------------------------------------------------------------------

@@ -109,7 +109,9 @@ class OrderGuard(AgentMiddleware[OrderReviewState, Any, Any]):
         self._registry = registry
         self._agent = agent
         self._tools = tuple(tools)
-        self._policy = policy
+        # Read now, while the graph is built off the event loop (settings read .env), and
+        # so a bad setting stops the start-up with its name.
+        self._policy = policy or get_policy()
         self._timeout = timeout
         server = registry.server_for(agent, CHECK_TOOL)
         if server is None:
@@ -123,9 +125,7 @@ class OrderGuard(AgentMiddleware[OrderReviewState, Any, Any]):
 
     @property
     def policy(self) -> ApprovalPolicy:
-        """The approval policy (read from the environment on first use)."""
-        if self._policy is None:
-            self._policy = get_policy()
+        """The approval policy."""
         return self._policy
 
     # ---- after the model: review each proposed call -------------------------------------
