@@ -24,6 +24,7 @@ from typing import Any
 
 __all__ = [
     "ACT_AS_PERMISSION",
+    "APPROVE_PERMISSION",
     "Context",
     "authenticated_user",
     "claimed_user",
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 
 ACT_AS_PERMISSION = "users:act-as"
 """The auth permission that lets a caller name the user in the run context."""
+
+APPROVE_PERMISSION = "orders:approve"
+"""The auth permission of people who may approve orders above the approval limit for others."""
 
 # The Store's namespace alphabet (deepagents' StoreBackend), minus ':' and '~' so a user
 # id is also a safe single path segment; anything else would let an id escape its folder.

@@ -3,7 +3,8 @@
 - the analyst is an ``AsyncSubAgent`` on this deployment (no url: in-process ASGI),
   graph ``analyst``, which wakes this agent when it finishes;
 - procurement-order is a sync subagent from ``subagents/procurement_order.yaml``,
-  its MCP tools listed on first use, its committing tools paused for approval.
+  its MCP tools listed on first use, its committing tools checked with the ERP and paused
+  for approval by its own stack (the ``order_review`` layer of ``graphs/stacks.py``).
 
 ``make_graph`` is cheap: nothing connects, and the compiled graph is cached per process.
 """
@@ -21,7 +22,6 @@ from graphs.settings import get_settings
 if TYPE_CHECKING:
     from deepagents.backends.protocol import BackendProtocol
     from deepagents.middleware.subagents import SubAgent
-    from langchain.agents.middleware import InterruptOnConfig
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
 
@@ -36,11 +36,6 @@ announce_model_choice()
 ORCHESTRATOR_TOOLS = ("web_search", "get_current_time", "calculator")
 ORDER_AGENT_FILE = "procurement_order.yaml"
 ANALYST_CARD_FILE = "analyst.yaml"
-
-_APPROVAL: InterruptOnConfig = {
-    "allowed_decisions": ["approve", "edit", "reject"],
-    "description": "Committing an order change to the ERP needs your approval",
-}
 
 
 def _order_subagent(
@@ -73,14 +68,17 @@ def _order_subagent(
         skills_dir=settings.skills_dir,
         registry=reg,
         mcp_timeout_s=settings.mcp_call_timeout_s,
+        order_tools=spec["interrupt_on"],
     )
+    # No ``interrupt_on`` here: deepagents would append its own approval step after the
+    # stack, where it would ask before the ERP's check; the stack's order_review layer
+    # holds the approval step instead, after the check.
     return {
         "name": spec["name"],
         "description": spec["description"],
         "system_prompt": spec["system_prompt"],
         "model": main_model(policy="procurement-order"),
         "tools": spec["tools"],
-        "interrupt_on": {name: _APPROVAL for name in spec["interrupt_on"]},
         "middleware": stack,
         "skills": ["/skills/order/"],  # where assign_skill puts this agent's skills
     }

@@ -23,11 +23,14 @@ __all__ = ["KEY_FIELD", "fill_order_key", "order_idempotency_key"]
 logger = logging.getLogger(__name__)
 
 KEY_FIELD = "idempotency_key"
+# Who asks, approves or sends an order, and a reviewer's steering flags, are not what it
+# orders: a retry by another person (an approver resuming after a crash) is the same order.
+_NOT_CONTENT = frozenset({KEY_FIELD, "requested_by", "approved_by", "actor", "confirm_duplicate"})
 
 
 def order_idempotency_key(thread_id: str, args: Mapping[str, Any]) -> str:
     """A stable key for "this order on this thread": same content, same key (8-128 chars)."""
-    content = {k: v for k, v in args.items() if k != KEY_FIELD and v is not None}
+    content = {k: v for k, v in args.items() if k not in _NOT_CONTENT and v is not None}
     lines = content.get("lines")
     if isinstance(lines, list):
         content["lines"] = sorted(

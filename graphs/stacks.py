@@ -11,10 +11,14 @@ DESIGN section 4's layers, in the order a table lists them:
 - ``memory_update`` (``aafter_agent``): only the orchestrator, which owns the conversation;
 - ``limits``: the model-call and the tool-call limit, with the table's numbers;
 
+- ``order_review``: the order agent's approval step (LangChain's human-in-the-loop, with
+  the card and the approval policy) and, after it, the guard that checks each proposed
+  order with the ERP first (``after_model`` hooks run last-listed first); both fail closed;
+
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
 client's own tools, DESIGN section 8) and ``current_date`` (today's date in the prompt at
-each call). Every layer but ``authenticated_user`` fails soft.
+each call). Every layer but ``authenticated_user`` and ``order_review`` fails soft.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -22,6 +26,7 @@ each call). Every layer but ``authenticated_user`` fails soft.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,6 +58,7 @@ Layer = Literal[
     "mcp_tools",
     "client_tools",
     "current_date",
+    "order_review",
 ]
 
 
@@ -86,7 +92,7 @@ ANALYST = AgentTable(
 )
 PROCUREMENT_ORDER = AgentTable(
     name="procurement-order",
-    layers=("mcp_tools", *_CORE, "limits", "current_date"),
+    layers=("mcp_tools", *_CORE, "limits", "current_date", "order_review"),
     limits={"model_calls": 20, "tool_calls": 50},
 )
 TABLES: dict[AgentName, AgentTable] = {
@@ -109,6 +115,7 @@ class _Parts:
     suppliers: SupplierSource | None
     registry: McpRegistry | None
     mcp_timeout_s: float
+    order_tools: tuple[str, ...]
 
     def mcp(self) -> McpRegistry:
         if self.registry is None:
@@ -147,6 +154,8 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
         limits,
         mcp_tools,
         memory_update,
+        order_approval,
+        order_guard,
         skills_sync,
         summarization,
         user_context,
@@ -189,6 +198,16 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             return [client_tools.ClientToolsMiddleware()]
         case "current_date":
             return [current_date.CurrentDate()]
+        case "order_review":
+            return [
+                order_approval.OrderApproval(parts.order_tools),
+                order_guard.OrderGuard(
+                    parts.mcp(),
+                    agent=parts.agent,
+                    tools=parts.order_tools,
+                    timeout=parts.mcp_timeout_s,
+                ),
+            ]
 
 
 def build_stack(
@@ -204,6 +223,7 @@ def build_stack(
     mcp_timeout_s: float = 60.0,
     agents_md: Path | None = AGENTS_MD,
     limits: Limits | None = None,
+    order_tools: Sequence[str] = ("order_create", "order_update"),
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of ``agent``'s table, in order.
 
@@ -223,6 +243,8 @@ def build_stack(
         mcp_timeout_s: longest wait for one MCP tool call.
         agents_md: the global guidelines seeded as ``/AGENTS.md`` (``None``: none).
         limits: other call limits than the table's (a setting, or a test).
+        order_tools: the committing tools the ``order_review`` layer checks and puts up for
+            approval (the subagent YAML's ``interrupt_on``).
     """
     table = TABLES[agent]
     parts = _Parts(
@@ -237,5 +259,6 @@ def build_stack(
         suppliers=suppliers,
         registry=registry,
         mcp_timeout_s=mcp_timeout_s,
+        order_tools=tuple(order_tools),
     )
     return [mw for layer in table.layers for mw in _layer(layer, parts)]

@@ -106,6 +106,13 @@ class ErpClient:
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``path``; retried on connection errors, timeouts and 5xx answers."""
         query = {k: v for k, v in (params or {}).items() if v is not None}
+        return await self._read("GET", path, params=query)
+
+    async def post_read(self, path: str, body: dict[str, Any]) -> Any:
+        """POST ``body`` to an endpoint that writes nothing (a dry run); retried like a GET."""
+        return await self._read("POST", path, json=body)
+
+    async def _read(self, method: str, path: str, **request: Any) -> Any:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.read_attempts),
             wait=wait_exponential(multiplier=self.retry_wait, max=2.0),
@@ -115,7 +122,7 @@ class ErpClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    response = await self.http.get(path, params=query)
+                    response = await self.http.request(method, path, **request)
                     if response.status_code >= 500:
                         raise _ServerError(response)
         except _ServerError as exc:

@@ -1,8 +1,15 @@
-"""Purchase-order tools: create and update (one try each) and search (a retried read)."""
+"""Purchase-order tools: create and update (one try each), validate and search (retried reads).
 
+Who acts (``requested_by``, ``approved_by``, ``actor``: user ids) travels as ordinary
+arguments; an agent's graph fills them in itself and hides them from its model
+(``hidden_args`` in mcp_servers.yaml), so the ERP records the real people.
+"""
+
+import logging
 from typing import Annotated, Any
 
 from fastmcp import Context
+from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from mcp_erp import shapes
@@ -19,7 +26,7 @@ from mcp_erp.params import (
     Text,
 )
 
-Person = Annotated[str, Field(min_length=1, max_length=100)]
+Person = Annotated[str, Field(min_length=1, max_length=100, description="A user id.")]
 Note = Annotated[str, Field(max_length=2000, description="Free text, up to 2000 characters.")]
 
 
@@ -41,7 +48,11 @@ async def order_create(
         Field(pattern=r"^[A-Z]{3}$", description="ISO 4217; default the supplier's."),
     ] = None,
     note: Note | None = None,
-    buyer: Annotated[Person | None, Field(description="Who orders.")] = None,
+    requested_by: Annotated[Person | None, Field(description="Who asks for the order.")] = None,
+    approved_by: Annotated[
+        Person | None, Field(description="Who approved it; the order is then created approved.")
+    ] = None,
+    actor: Annotated[Person | None, Field(description="Who sends it (default: requester).")] = None,
     submit: Annotated[bool, Field(description="true: send for approval.")] = False,
 ) -> dict[str, Any]:
     """The created order (or, for a replayed key and payload, the same order again)."""
@@ -55,7 +66,9 @@ async def order_create(
         "expected_date": expected_date.isoformat() if expected_date else None,
         "currency": currency,
         "note": note,
-        "buyer": buyer,
+        "requested_by": requested_by,
+        "approved_by": approved_by,
+        "actor": actor,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
     answer = await erp_from(ctx).post(
@@ -113,9 +126,53 @@ async def order_update(
     return shapes.order(answer)
 
 
+async def order_validate(
+    ctx: Context,
+    supplier_id: SupplierId | None = None,
+    lines: Annotated[
+        list[OrderLine] | None,
+        Field(min_length=1, max_length=50, description="New order's lines, or replacements."),
+    ] = None,
+    expected_date: Annotated[Day | None, Field(description="Wanted delivery date.")] = None,
+    currency: Annotated[
+        str | None, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217; new orders only.")
+    ] = None,
+    order_id: Annotated[
+        Annotated[int, Field(ge=1)] | Annotated[str, Field(min_length=1, max_length=40)] | None,
+        Field(description="To check a change: the order's id or order_no."),
+    ] = None,
+    expected_version: Annotated[int | None, Field(ge=1, description="Changes only.")] = None,
+    status: Annotated[OrderStatus | None, Field(description="Changes only: new status.")] = None,
+    note: Note | None = None,
+) -> dict[str, Any]:
+    """The ERP's dry run: violations and warnings (code, message, fix) and a priced preview."""
+    if order_id is None and (supplier_id is None or not lines):
+        raise ToolError(
+            "VALIDATION: send supplier_id and lines to check a new order, or order_id (with "
+            "what changes) to check a change.",
+            log_level=logging.DEBUG,
+        )
+    body: dict[str, Any]
+    if order_id is not None:
+        body = {"order_id": order_id, "expected_version": expected_version, "status": status}
+    else:
+        body = {"supplier_id": supplier_id, "currency": currency}
+    body |= {
+        "lines": [line.model_dump() for line in lines] if lines else None,
+        "expected_date": expected_date.isoformat() if expected_date else None,
+        "note": note,
+    }
+    # A dry run writes nothing, so it is retried like a read.
+    answer = await erp_from(ctx).post_read(
+        "/orders/validate", {k: v for k, v in body.items() if v is not None}
+    )
+    return shapes.record(answer)
+
+
 async def order_search_details(
     ctx: Context,
     order_no: Annotated[Text | None, Field(description="Order number.")] = None,
+    requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
     supplier_id: SupplierId | None = None,
     supplier_name: Annotated[Text | None, Field(description="Fuzzy supplier name.")] = None,
     part_id: PartId | None = None,
@@ -129,6 +186,7 @@ async def order_search_details(
     """A page of matching orders with their lines, newest first."""
     params = {
         "order_no": order_no,
+        "requested_by": requested_by,
         "supplier_id": supplier_id,
         "supplier_name": supplier_name,
         "part_id": part_id,

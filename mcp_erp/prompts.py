@@ -29,8 +29,14 @@ PART_BY_SUPPLIER = (
     "Parts a supplier sells, each with that supplier's offer (price, MOQ, lead time)."
 )
 ORDER_CREATE = (
-    "Create a purchase order: draft, or pending_approval when submit is true. Same "
-    "idempotency_key and payload again returns the same order. Only after the user approved."
+    "Create a purchase order: draft, pending_approval when submit is true, approved when "
+    "approved_by is given. Same idempotency_key and payload again returns the same order. "
+    "Only after the user approved."
+)
+ORDER_VALIDATE = (
+    "Dry-run an order: supplier_id + lines for a new one, or order_id + the change. Returns "
+    "violations and warnings (code, message, fix, other suppliers), a priced preview with "
+    "totals and the earliest delivery date."
 )
 ORDER_UPDATE = (
     "Change an order (by id or order_no): status, lines (draft only), expected_date, note, "
@@ -38,8 +44,8 @@ ORDER_UPDATE = (
     "Only after the user approved."
 )
 ORDER_SEARCH_DETAILS = (
-    "Purchase orders with their lines, newest first, filtered by order_no, supplier, part, "
-    "status and/or order-date range."
+    "Purchase orders with their lines, requested_by and approved_by, newest first, filtered "
+    "by order_no, requester, supplier, part, status and/or order-date range."
 )
 INVENTORY_WARNING = (
     "Parts whose available stock (on hand - reserved) is below safety stock, "

@@ -39,6 +39,7 @@ _TOOLS: tuple[tuple[Callable[..., Any], str, ToolAnnotations], ...] = (
     (catalog_tools.part_by_supplier, prompts.PART_BY_SUPPLIER, _READ),
     (order_tools.order_create, prompts.ORDER_CREATE, _CREATE),
     (order_tools.order_update, prompts.ORDER_UPDATE, _UPDATE),
+    (order_tools.order_validate, prompts.ORDER_VALIDATE, _READ),
     (order_tools.order_search_details, prompts.ORDER_SEARCH_DETAILS, _READ),
     (catalog_tools.inventory_warning, prompts.INVENTORY_WARNING, _READ),
     (catalog_tools.category_list, prompts.CATEGORY_LIST, _READ),

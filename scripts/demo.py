@@ -5,7 +5,8 @@ comparison. The orchestrator answers at once with a task id while the analyst wo
 the background on its own thread; the demo follows that thread and prints each stage,
 tool and elapsed time, waits until the orchestrator is woken with the result, prints
 where the report and charts are, then places an order for the analysis' best offer
-and approves it at the human-approval step, and shows the ERP row it created.
+(checked by the ERP first), shows the approval card, approves it, and shows the ERP row
+it created with who asked for it and who approved it.
 
 ``--erp-tour`` runs the older scripted ERP tour through the MCP server instead.
 """
@@ -150,10 +151,12 @@ async def place_order(client: LangGraphClient, offer: dict[str, Any]) -> str:
     """Order ``offer`` through the orchestrator, answering its questions and approving;
     the orchestrator's last answer."""
     part, row = offer["part"], offer["supplier"]
-    qty = max(200, int(row.get("min_order_qty") or 1))
+    qty = max(200, int(row.get("moq") or row.get("min_order_qty") or 1))
+    # A delivery date the supplier's lead time can meet, so the ERP's check passes.
+    weeks = int(row.get("lead_time_days") or 0) // 7 + 2
     order_request = (
         f"给 {row.get('supplier_name_zh') or row['supplier_code']} 下单 {qty} 个 "
-        f"{part['sku']}，下周五前到货"
+        f"{part['sku']}，{weeks}周内到货"
     )
     order_thread = (await client.threads.create(metadata={"user_id": USER["user_id"]}))["thread_id"]
     _say(f"buyer → orchestrator: {order_request}")
@@ -169,12 +172,10 @@ async def place_order(client: LangGraphClient, offer: dict[str, Any]) -> str:
             thread = await _run(client, order_thread, command={"resume": {"quantity": qty}})
             continue
         action = value["action_requests"][0]
-        lines = ", ".join(f"part {ln['part_id']} × {ln['quantity']}"
-                          for ln in action["args"].get("lines", []))  # fmt: skip
-        _say(
-            f"approval requested: {action['name']} supplier {action['args'].get('supplier_id')}"
-            f" ({lines}); the demo buyer approves"
-        )
+        _say(f"approval requested: {action['name']}; the card the buyer sees:")
+        for line in str(action.get("description", "")).splitlines():
+            print(f"      {line}", flush=True)
+        _say("the demo buyer approves")
         thread = await _run(
             client, order_thread,
             command={"resume": {"decisions": [{"type": "approve"}]}},
@@ -199,6 +200,7 @@ async def show_erp_row(erp_url: str, answer: str) -> None:
             f"ERP row: {order['order_no']} {order['supplier_code']} {order['status']} "
             f"total {order['total']} {order['currency']} "
             + ", ".join(f"{ln['sku']}×{ln['quantity']}" for ln in order["lines"])
+            + f"; requested by {order.get('requested_by')}, approved by {order.get('approved_by')}"
         )
 
 
@@ -247,9 +249,16 @@ async def erp_tour(mcp_url: str) -> None:
         )
         warn = _data(await client.call_tool("inventory_warning", {"size": 3}))
         _say(f"inventory_warning → {warn['total']} parts below safety stock")
+        few = max(1, first["offer"]["min_order_qty"] - 1)
+        checked = _data(await client.call_tool("order_validate", {
+            "supplier_id": ngk["id"],
+            "lines": [{"part_id": first["id"], "quantity": few}]}))  # fmt: skip
+        found = "; ".join(f"{v['code']}: {v['fix']}" for v in checked["violations"])
+        _say(f"order_validate {few} × {first['sku']} (a dry run) → {found or 'ok'}")
         create = {
             "idempotency_key": f"demo-{uuid.uuid4().hex[:12]}", "supplier_id": ngk["id"],
             "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
+            "requested_by": USER["user_id"],
         }  # fmt: skip
         order = _data(await client.call_tool("order_create", create))
         again = _data(await client.call_tool("order_create", create))
@@ -259,7 +268,7 @@ async def erp_tour(mcp_url: str) -> None:
         )
         upd = _data(await client.call_tool("order_update", {
             "order_id": order["order_no"], "expected_version": order["version"],
-            "status": "cancelled"}))  # fmt: skip
+            "status": "cancelled", "actor": USER["user_id"]}))  # fmt: skip
         _say(f"order_update → {upd['order_no']} {upd['status']} (version {upd['version']})")
 
 

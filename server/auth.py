@@ -10,6 +10,7 @@ and setting the accounts (``.env`` or the deployment's secrets)::
 
     AGENT_AUTH_TOKENS="alice:<token>,bob:<token>"          # people
     AGENT_AUTH_SERVICE_TOKENS="rpc-adapter:<token>"        # services that act for users
+    AGENT_AUTH_APPROVERS="bob"                             # may approve others' big orders
 
 Each request must send ``Authorization: Bearer <token>``; the token's account becomes the
 caller's identity, and with it the run's ``user_id`` (:mod:`graphs.context`: what a
@@ -24,6 +25,14 @@ service accounts, as LangGraph's own examples treat them; ``"disable_studio_auth
 in the auth section shuts that door. Under ``langgraph dev`` the Studio scheme is not
 verified, so such a caller is an ordinary user there.
 
+Approvers (``AGENT_AUTH_APPROVERS``) hold :data:`graphs.context.APPROVE_PERMISSION`
+(``orders:approve``). An order above the approval limit waits for one of them (the
+order agent's approval policy, :mod:`graphs.orders.policy`), and its thread is flagged
+(:mod:`graphs.orders.thread_flag`) while it does: approvers may search and read such
+threads and resume their pending approval (a run with a resume command and no new
+input), set the flag itself once they decided, and keep reading the threads whose
+decision was theirs; nothing else of another user's.
+
 The handler fails closed: switched on with no accounts configured, it refuses every
 request and says which variable to set. Without it (``langgraph dev`` on loopback, the
 default) there is no auth, and the launcher says so.
@@ -36,13 +45,19 @@ import hmac
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langgraph_sdk import Auth
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphs.context import ACT_AS_PERMISSION, trusted_studio_user, valid_user_id
+from graphs.context import (
+    ACT_AS_PERMISSION,
+    APPROVE_PERMISSION,
+    trusted_studio_user,
+    valid_user_id,
+)
+from graphs.orders.thread_flag import AWAITING_APPROVER, DECIDED_BY_KEY, FLAG_KEY
 
 __all__ = ["Account", "AuthSettings", "auth", "parse_accounts"]
 
@@ -102,6 +117,25 @@ class AuthSettings(BaseSettings):
         validation_alias=AliasChoices("AGENT_AUTH_SERVICE_TOKENS", "service_tokens"),
         description="Services that may act for users: 'name:token' pairs, comma-separated.",
     )
+    approvers: str = Field(
+        default="",
+        validation_alias=AliasChoices("AGENT_AUTH_APPROVERS", "approvers"),
+        description="Accounts that may approve orders above the approval limit "
+        "(orders:approve), comma-separated.",
+    )
+
+    def approver_ids(self) -> frozenset[str]:
+        """The approvers' account names; ``ValueError`` for one that has no account."""
+        names = frozenset(n.strip() for n in self.approvers.split(",") if n.strip())
+        known = {a.identity for a in self.accounts()}
+        unknown = sorted(names - known)
+        if unknown:
+            raise ValueError(
+                f"AGENT_AUTH_APPROVERS: {', '.join(unknown)} "
+                f"{'has' if len(unknown) == 1 else 'have'} no account in AGENT_AUTH_TOKENS "
+                "or AGENT_AUTH_SERVICE_TOKENS"
+            )
+        return names
 
     def accounts(self) -> list[Account]:
         """Every configured account; ``ValueError`` for a malformed or ambiguous list."""
@@ -129,6 +163,11 @@ def _accounts() -> tuple[Account, ...]:
     return tuple(AuthSettings().accounts())
 
 
+@functools.cache
+def _approvers() -> frozenset[str]:
+    return AuthSettings().approver_ids()
+
+
 def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=status, detail=detail)
 
@@ -150,6 +189,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     """``Authorization: Bearer <token>`` → the account's identity (401 otherwise)."""
     try:
         accounts = _accounts()
+        approvers = _approvers()
     except ValueError as exc:
         logger.error("auth: %s", exc)
         raise _refuse(500, f"The server's auth settings are invalid: {exc}") from None
@@ -165,11 +205,14 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     account = match(token.strip(), accounts)
     if account is None:
         raise _refuse(401, "Unknown token.")
+    permissions = [ACT_AS_PERMISSION] if account.service else []
+    if account.identity in approvers:
+        permissions.append(APPROVE_PERMISSION)
     return {
         "identity": account.identity,
         "display_name": account.identity,
         "is_authenticated": True,
-        "permissions": [ACT_AS_PERMISSION] if account.service else [],
+        "permissions": permissions,
     }
 
 
@@ -210,6 +253,66 @@ async def own_threads_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.type
     return {"owner": ctx.user.identity}
 
 
+def _may_approve(ctx: Auth.types.AuthContext) -> bool:
+    return APPROVE_PERMISSION in (ctx.permissions or [])
+
+
+def _mine_or_awaiting(ctx: Auth.types.AuthContext) -> Auth.types.FilterType:
+    """The caller's own threads, and those whose order awaits an approver."""
+    either: Any = {"$or": [{"owner": ctx.user.identity}, {FLAG_KEY: AWAITING_APPROVER}]}
+    # The Agent Server accepts "$or"; the SDK's FilterType does not spell it.
+    return cast(Auth.types.FilterType, either)
+
+
+async def approvers_see_pending(
+    ctx: Auth.types.AuthContext, value: Any
+) -> Auth.types.FilterType | None:
+    """Reading and searching threads: one's own; an approver also sees every thread whose
+    order awaits an approver (to list and read pending approvals) and those whose decision
+    was theirs (the run carrying it reads its thread until it ends)."""
+    if trusted_studio_user(ctx.user) or not _may_approve(ctx):
+        return await own_threads_only(ctx, value)
+    groups = [
+        {"owner": ctx.user.identity},
+        {FLAG_KEY: AWAITING_APPROVER},
+        {DECIDED_BY_KEY: ctx.user.identity},
+    ]
+    return cast(Auth.types.FilterType, {"$or": groups})
+
+
+def _only_resumes(value: Any) -> bool:
+    """Whether a run only answers a pending interrupt (a resume command, no new input)."""
+    kwargs = value.get("kwargs") if isinstance(value, dict) else None
+    if not isinstance(kwargs, dict) or kwargs.get("input") is not None:
+        return False
+    command = kwargs.get("command")
+    return isinstance(command, dict) and "resume" in command and not command.get("goto")
+
+
+async def approvers_resume_pending(
+    ctx: Auth.types.AuthContext, value: Any
+) -> Auth.types.FilterType | None:
+    """Runs: on one's own threads; an approver may also resume (and only resume) a thread
+    whose order awaits an approver. Whether that approver may approve that order is the
+    order agent's policy to say."""
+    if trusted_studio_user(ctx.user) or not (_may_approve(ctx) and _only_resumes(value)):
+        return await own_threads_only(ctx, value)
+    return _mine_or_awaiting(ctx)
+
+
+async def approvers_settle_the_flag(
+    ctx: Auth.types.AuthContext, value: Any
+) -> Auth.types.FilterType | None:
+    """Updates: one's own threads; an approver's run may also set the approval flag (and
+    nothing else) of a thread that awaits an approver, once the decision stands."""
+    metadata = value.get("metadata") if isinstance(value, dict) else None
+    keys = set(metadata) if isinstance(metadata, dict) else set()
+    flag_only = FLAG_KEY in keys and keys <= {FLAG_KEY, DECIDED_BY_KEY}
+    if trusted_studio_user(ctx.user) or not (_may_approve(ctx) and flag_only):
+        return await own_threads_only(ctx, value)
+    return {FLAG_KEY: AWAITING_APPROVER}
+
+
 async def assistants_are_shared(ctx: Auth.types.AuthContext, value: Any) -> None:
     """Every caller may see and run the deployment's graphs."""
     return None
@@ -217,11 +320,11 @@ async def assistants_are_shared(ctx: Auth.types.AuthContext, value: Any) -> None
 
 # One rule for several actions (each action's value type differs, hence Any).
 _rules: dict[Any, Any] = {
-    auth.on.threads.read: own_threads_only,
-    auth.on.threads.update: own_threads_only,
+    auth.on.threads.read: approvers_see_pending,
+    auth.on.threads.update: approvers_settle_the_flag,
     auth.on.threads.delete: own_threads_only,
-    auth.on.threads.search: own_threads_only,
-    auth.on.threads.create_run: own_threads_only,
+    auth.on.threads.search: approvers_see_pending,
+    auth.on.threads.create_run: approvers_resume_pending,
     auth.on.assistants.read: assistants_are_shared,
     auth.on.assistants.search: assistants_are_shared,
 }

@@ -1,5 +1,5 @@
 """``python -m sim.erp`` serves the ERP; ``reset`` restores the seed data; ``seed`` fills an
-empty database and leaves a filled one alone."""
+empty database and leaves a filled one's data alone (upgrading its tables if they are old)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
 
+    from sim.erp.migrate import upgrade
     from sim.erp.seed import ensure_seeded, reset
 
     try:
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             log.info("reset %s to seed %s: %s", db.dialect, settings.seed, counts)
         elif ensure_seeded(db, settings.seed):
             log.info("seeded %s with seed %s", db.dialect, settings.seed)
+        elif upgrade(db.write_engine):
+            log.info("the database already holds data; its tables were brought up to date")
         else:
             log.info("the database already holds data; left as it is")
     finally:

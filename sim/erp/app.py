@@ -10,6 +10,7 @@ a sentence; a client never sees a stack trace.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -26,10 +27,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from core.http_guard import HostOriginGuard
-from sim.erp import audit, catalogue, inventory, orders, params
+from sim.erp import audit, catalogue, inventory, orders, params, validation
 from sim.erp.errors import ErpError, from_validation_error
 from sim.erp.models import ORDER_STATUSES, SUPPLIER_STATUSES
-from sim.erp.schemas import OrderCreate, OrderUpdate
+from sim.erp.schemas import OrderChange, OrderCreate, OrderDraft, OrderUpdate
 from sim.erp.service import Erp
 from sim.erp.settings import ErpSettings
 
@@ -79,6 +80,24 @@ def endpoint(handler: Handler) -> Handler:
 
 async def read_body(request: Request, model: type[M]) -> M:
     """The JSON body validated as ``model``; 400 when it is not JSON, 422 when invalid."""
+    return parse(await read_raw(request), model)
+
+
+def parse(raw: bytes, model: type[M]) -> M:
+    """``raw`` validated as ``model`` (JSON rules: a date is a ``YYYY-MM-DD`` string);
+    400 when it is not JSON, 422 naming each bad field."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            raise ErpError(
+                "VALIDATION", "The request body is not valid JSON.", status=400
+            ) from None
+        raise from_validation_error(exc) from None
+
+
+async def read_raw(request: Request) -> bytes:
+    """The body's bytes; 413 when too large, 400 when empty."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
@@ -93,14 +112,16 @@ async def read_body(request: Request, model: type[M]) -> M:
     raw = b"".join(chunks)
     if not raw.strip():
         raise ErpError("VALIDATION", "The request needs a JSON object as its body.", status=400)
+    return raw
+
+
+def _names_an_order(raw: bytes) -> bool:
+    """Whether the body is a JSON object with an ``order_id`` (a change, not a new order)."""
     try:
-        return model.model_validate_json(raw)
-    except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
-            raise ErpError(
-                "VALIDATION", "The request body is not valid JSON.", status=400
-            ) from None
-        raise from_validation_error(exc) from None
+        decoded = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False  # parse() reports it
+    return isinstance(decoded, dict) and "order_id" in decoded
 
 
 # ---------------------------------------------------------------- handlers
@@ -221,7 +242,7 @@ async def order_create(request: Request) -> Response:
     """POST /orders/create: 201 with the new order, 200 with a replayed one."""
     erp = _erp(request)
     payload = await read_body(request, OrderCreate)
-    created = await run_in_threadpool(orders.create_order, erp.db, erp.master, payload)
+    created = await run_in_threadpool(orders.create_order, erp.db, erp.master, payload, erp.rules)
     body: dict[str, Any] = {**created.order, "replayed": created.replayed}
     return JSONResponse(body, status_code=200 if created.replayed else 201)
 
@@ -232,8 +253,30 @@ async def order_update(request: Request) -> Response:
     erp = _erp(request)
     ref = request.path_params["order_id"]
     payload = await read_body(request, OrderUpdate)
-    updated = await run_in_threadpool(orders.update_order, erp.db, erp.master, ref, payload)
+    updated = await run_in_threadpool(
+        orders.update_order, erp.db, erp.master, ref, payload, erp.rules
+    )
     return JSONResponse(updated)
+
+
+@endpoint
+async def order_validate(request: Request) -> Response:
+    """POST /orders/validate: a dry run of an OrderCreate (no ``order_id``) or of an
+    OrderUpdate (with ``order_id``); always 200 with the violations found, writes nothing."""
+    erp = _erp(request)
+    raw = await read_raw(request)
+    if _names_an_order(raw):
+        change = parse(raw, OrderChange)
+        answer = await run_in_threadpool(
+            validation.validate_change, erp.db, erp.master, erp.rules, change
+        )
+    else:
+        draft = parse(raw, OrderDraft)
+        today = orders.utcnow().date()
+        answer = await run_in_threadpool(
+            validation.validate_draft, erp.db, erp.master, erp.rules, draft, today
+        )
+    return JSONResponse(answer)
 
 
 @endpoint
@@ -254,6 +297,7 @@ async def order_search(request: Request) -> Response:
     number, size = params.page(q)
     filters = orders.OrderFilters(
         order_no=params.text(q, "order_no", max_len=40),
+        requested_by=params.text(q, "requested_by", max_len=100),
         supplier_id=params.integer(q, "supplier_id"),
         supplier_name=params.text(q, "supplier_name"),
         part_id=params.integer(q, "part_id"),
@@ -316,6 +360,7 @@ ROUTES = [
     Route("/parts/{id}", part_get),
     Route("/orders/create", order_create, methods=["POST"]),
     Route("/orders/update/{order_id}", order_update, methods=["PUT"]),
+    Route("/orders/validate", order_validate, methods=["POST"]),
     Route("/orders/search-details", order_search),
     Route("/orders/{order_id}", order_get),
     Route("/inventory/warnings", inventory_warnings),

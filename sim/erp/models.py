@@ -110,6 +110,7 @@ class SupplierPrice(Base):
         Index("ix_supplier_price_supplier_part", "supplier_id", "part_id"),
         CheckConstraint("price_minor >= 0", name="ck_supplier_price_price"),
         CheckConstraint("min_order_qty >= 1", name="ck_supplier_price_moq"),
+        CheckConstraint("order_step >= 1", name="ck_supplier_price_step"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
@@ -118,6 +119,8 @@ class SupplierPrice(Base):
     price_minor: Mapped[int] = mapped_column(BigInteger)
     currency: Mapped[str] = mapped_column(String(3))
     min_order_qty: Mapped[int] = mapped_column(Integer)
+    # Quantities above the MOQ go up in steps of this many units (a pack or carton).
+    order_step: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     lead_time_days: Mapped[int] = mapped_column(Integer)
     valid_from: Mapped[date] = mapped_column(Date)
     valid_to: Mapped[date] = mapped_column(Date)
@@ -156,7 +159,8 @@ class PurchaseOrder(Base):
     currency: Mapped[str] = mapped_column(String(3))
     order_date: Mapped[date] = mapped_column(Date)
     expected_date: Mapped[date | None] = mapped_column(Date)
-    buyer: Mapped[str | None] = mapped_column(String(100))
+    # User ids: who asked for the order and who approved it (named ``buyer`` before schema 2).
+    requested_by: Mapped[str | None] = mapped_column(String(100), index=True)
     note: Mapped[str | None] = mapped_column(Text)
     approved_by: Mapped[str | None] = mapped_column(String(100))
     total_minor: Mapped[int] = mapped_column(BigInteger)

@@ -25,6 +25,8 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from sim.erp.checks import PricedLine, Rules, check_draft, delivery_issues, price_lines
+from sim.erp.checks import supplier_issue as _supplier_issue
 from sim.erp.db import Database
 from sim.erp.errors import ErpError
 from sim.erp.masterdata import MasterData
@@ -32,11 +34,9 @@ from sim.erp.models import (
     AuditLog,
     Counter,
     Inventory,
-    Part,
     PurchaseOrder,
     PurchaseOrderLine,
     Supplier,
-    SupplierPrice,
 )
 from sim.erp.schemas import LineIn, OrderCreate, OrderUpdate
 from sim.erp.seed import ORDER_COUNTER
@@ -52,7 +52,7 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
     "closed": (),
     "cancelled": (),
 }
-_DEFAULT_ACTOR = "api"
+DEFAULT_RULES = Rules()
 
 
 def utcnow() -> datetime:
@@ -61,8 +61,11 @@ def utcnow() -> datetime:
 
 
 def request_hash(payload: OrderCreate) -> str:
-    """A digest of everything in a create request except its idempotency key."""
-    body = payload.model_dump(mode="json", exclude={"idempotency_key"})
+    """A digest of what a create request orders: everything but its idempotency key and who
+    sends or approves it (a retry by another person is the same order)."""
+    body = payload.model_dump(mode="json", exclude={"idempotency_key", "actor", "approved_by"})
+    # Named as before schema 2, so keys stored then still replay.
+    body["buyer"] = body.pop("requested_by")
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -75,18 +78,12 @@ class Created:
     replayed: bool
 
 
-@dataclass(frozen=True)
-class _Priced:
-    part_id: int
-    quantity: int
-    unit_price_minor: int
-    lead_time_days: int
-
-
 # ---------------------------------------------------------------- create
 
 
-def create_order(db: Database, master: MasterData, payload: OrderCreate) -> Created:
+def create_order(
+    db: Database, master: MasterData, payload: OrderCreate, rules: Rules = DEFAULT_RULES
+) -> Created:
     """Create an order, or return the one an earlier request with this key created."""
     digest = request_hash(payload)
     try:
@@ -94,7 +91,7 @@ def create_order(db: Database, master: MasterData, payload: OrderCreate) -> Crea
             existing = _by_key(session, payload.idempotency_key)
             if existing is not None:
                 return _replay(existing, digest, master)
-            order = _insert(session, master, payload, digest)
+            order = _insert(session, master, payload, digest, rules)
             return Created(_view(order, master), replayed=False)
     except IntegrityError:
         # Another request inserted this key between our look-up and our insert.
@@ -126,30 +123,40 @@ def _replay(order: PurchaseOrder, digest: str, master: MasterData) -> Created:
 
 
 def _insert(
-    session: Session, master: MasterData, payload: OrderCreate, digest: str
+    session: Session, master: MasterData, payload: OrderCreate, digest: str, rules: Rules
 ) -> PurchaseOrder:
-    supplier = _active_supplier(session, master, payload.supplier_id)
-    currency = payload.currency or supplier["currency"]
-    order_date = payload.order_date or utcnow().date()
-    priced = _price_lines(session, master, supplier, payload.lines, order_date, currency)
+    actor = payload.actor or payload.requested_by
+    if not actor:
+        raise ErpError(
+            "VALIDATION",
+            "Say who asks for this order: send requested_by (a user id).",
+            {"field": "requested_by"},
+        )
+    checked = check_draft(session, master, rules, payload, utcnow().date(), warnings=False)
+    errors = checked.errors()
+    if errors:
+        raise errors[0].error()
+    assert checked.supplier is not None and checked.currency and checked.order_date
+    order_date = checked.order_date
+    priced = checked.lines
     expected = payload.expected_date or order_date + timedelta(
         days=max(p.lead_time_days for p in priced)
     )
-    _check_expected(expected, order_date)
     now = utcnow()
+    status = checked.status or "draft"
     order = PurchaseOrder(
         order_no=_next_order_no(session, order_date),
         idempotency_key=payload.idempotency_key,
         request_hash=digest,
-        supplier_id=supplier["id"],
-        status="pending_approval" if payload.submit else "draft",
-        currency=currency,
+        supplier_id=checked.supplier["id"],
+        status=status,
+        currency=checked.currency,
         order_date=order_date,
         expected_date=expected,
-        buyer=payload.buyer,
+        requested_by=payload.requested_by,
         note=payload.note,
-        approved_by=None,
-        total_minor=sum(p.quantity * p.unit_price_minor for p in priced),
+        approved_by=payload.approved_by,
+        total_minor=sum(p.amount_minor for p in priced),
         version=1,
         created_at=now,
         updated_at=now,
@@ -157,7 +164,10 @@ def _insert(
     )
     session.add(order)
     session.flush()
-    _audit(session, order, "order.create", payload.buyer, before=None)
+    if status == "approved":
+        # Approved at creation (the approver is named): the goods are on order from now.
+        _stock(session, {ln.part_id: (0, ln.quantity) for ln in order.lines})
+    _audit(session, order, "order.create", actor, before=None)
     return order
 
 
@@ -173,126 +183,53 @@ def _next_order_no(session: Session, order_date: date) -> str:
     return f"PO{order_date:%Y%m}{seq:05d}"
 
 
-def _new_lines(priced: Iterable[_Priced]) -> list[PurchaseOrderLine]:
+def _new_lines(priced: Iterable[PricedLine]) -> list[PurchaseOrderLine]:
     return [
         PurchaseOrderLine(
             line_no=n,
-            part_id=p.part_id,
+            part_id=p.part["id"],
             quantity=p.quantity,
             received_qty=0,
             unit_price_minor=p.unit_price_minor,
-            amount_minor=p.quantity * p.unit_price_minor,
+            amount_minor=p.amount_minor,
         )
         for n, p in enumerate(priced, start=1)
     ]
 
 
 def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> SupplierView:
-    row = session.get(Supplier, supplier_id)
-    view = master.suppliers.get(supplier_id)
-    if row is None or view is None:
-        raise ErpError(
-            "NOT_FOUND",
-            f"There is no supplier with id {supplier_id}.",
-            {"supplier_id": supplier_id},
-        )
-    if row.status != "active":
-        state = row.status.replace("_", " ")
-        raise ErpError(
-            "VALIDATION",
-            f"Supplier {view['name_en']} ({view['code']}) is {state}; it takes no new orders.",
-            {"supplier_id": supplier_id, "status": row.status},
-        )
-    return view
+    problem = _supplier_issue(master, supplier_id, session.get(Supplier, supplier_id))
+    if problem is not None:
+        raise problem.error()
+    return master.suppliers[supplier_id]
 
 
-def _price_lines(
+def _priced(
     session: Session,
     master: MasterData,
     supplier: SupplierView,
     lines: Sequence[LineIn],
     order_date: date,
     currency: str,
-) -> list[_Priced]:
+) -> list[PricedLine]:
     """Each line priced from the supplier's price list, or the first rule it breaks."""
-    ids = [line.part_id for line in lines]
-    parts = {p.id: p for p in session.scalars(select(Part).where(Part.id.in_(ids)))}
-    offers: dict[int, list[SupplierPrice]] = {}
-    for sp in session.scalars(
-        select(SupplierPrice).where(
-            SupplierPrice.supplier_id == supplier["id"], SupplierPrice.part_id.in_(ids)
-        )
-    ):
-        offers.setdefault(sp.part_id, []).append(sp)
-    name = f"{supplier['name_en']} ({supplier['code']})"
-    priced: list[_Priced] = []
-    for n, line in enumerate(lines):
-        where = {"line": n, "part_id": line.part_id}
-        part = parts.get(line.part_id)
-        if part is None:
-            raise ErpError("NOT_FOUND", f"There is no part with id {line.part_id}.", where)
-        if not part.active:
-            raise ErpError("VALIDATION", f"Part {part.sku} is no longer active.", where)
-        rows = offers.get(line.part_id)
-        if not rows:
-            sellers = [
-                master.suppliers[sid]["code"]
-                for sid, pids in sorted(master.part_ids_by_supplier.items())
-                if line.part_id in pids and sid in master.suppliers
-            ]
-            raise ErpError(
-                "VALIDATION",
-                f"{name} does not sell part {part.sku}; it is sold by {', '.join(sellers)}."
-                if sellers
-                else f"{name} does not sell part {part.sku}.",
-                where | {"sold_by": sellers},
-            )
-        valid = [sp for sp in rows if sp.valid_from <= order_date <= sp.valid_to]
-        if not valid:
-            latest = max(rows, key=lambda sp: sp.valid_to)
-            raise ErpError(
-                "VALIDATION",
-                f"{name} has no price for {part.sku} valid on {order_date.isoformat()}: its price "
-                f"list runs from {latest.valid_from.isoformat()} to {latest.valid_to.isoformat()}.",
-                where
-                | {
-                    "valid_from": latest.valid_from.isoformat(),
-                    "valid_to": latest.valid_to.isoformat(),
-                },
-            )
-        offer = max(valid, key=lambda sp: (sp.valid_from, sp.id))
-        if offer.currency != currency:
-            raise ErpError(
-                "VALIDATION",
-                f"{name} prices {part.sku} in {offer.currency}, but this order is in {currency}; "
-                "one order takes one currency.",
-                where | {"price_currency": offer.currency, "order_currency": currency},
-            )
-        if line.quantity < offer.min_order_qty:
-            raise ErpError(
-                "VALIDATION",
-                f"{name} sells {part.sku} in quantities of at least {offer.min_order_qty} "
-                f"{part.unit}; {line.quantity} is below that minimum order quantity.",
-                where | {"min_order_qty": offer.min_order_qty, "quantity": line.quantity},
-            )
-        priced.append(_Priced(line.part_id, line.quantity, offer.price_minor, offer.lead_time_days))
+    priced, issues = price_lines(session, master, supplier, lines, order_date, currency)
+    errors = [i for i in issues if i.severity == "error"]
+    if errors:
+        raise errors[0].error()
     return priced
-
-
-def _check_expected(expected: date | None, order_date: date) -> None:
-    if expected is not None and expected < order_date:
-        raise ErpError(
-            "VALIDATION",
-            f"The expected date {expected.isoformat()} is before the order date "
-            f"{order_date.isoformat()}.",
-            {"expected_date": expected.isoformat(), "order_date": order_date.isoformat()},
-        )
 
 
 # ---------------------------------------------------------------- update
 
 
-def update_order(db: Database, master: MasterData, ref: str, payload: OrderUpdate) -> OrderView:
+def update_order(
+    db: Database,
+    master: MasterData,
+    ref: str,
+    payload: OrderUpdate,
+    rules: Rules = DEFAULT_RULES,
+) -> OrderView:
     """Apply ``payload`` to the order ``ref`` (id or order number) at its expected version."""
     # null clears a note or an expected date; for the other fields it means "no change".
     changing = {
@@ -307,7 +244,7 @@ def update_order(db: Database, master: MasterData, ref: str, payload: OrderUpdat
             "approved_by or received with expected_version.",
         )
     with db.write() as session:
-        order_id, order_no, current = _find(session, ref)
+        order_id, order_no, current = find_order(session, ref)
         claimed = session.connection().execute(
             update(PurchaseOrder.__table__)  # type: ignore[arg-type]
             .where(
@@ -331,10 +268,19 @@ def update_order(db: Database, master: MasterData, ref: str, payload: OrderUpdat
         order = session.get(PurchaseOrder, order_id, populate_existing=True)
         assert order is not None
         before = _snapshot(order) | {"version": payload.expected_version}
-        action = _apply(session, master, order, payload, changing)
+        action = _apply(session, master, order, payload, changing, rules)
+        actor = payload.actor or payload.approved_by
+        if not actor:
+            # Checked last, so a request that is wrong in other ways hears about those first;
+            # raising here rolls the whole change back.
+            raise ErpError(
+                "VALIDATION",
+                "Say who makes this change: send actor (a user id).",
+                {"field": "actor"},
+            )
         order.updated_at = utcnow()
         session.flush()
-        _audit(session, order, action, payload.actor, before=before)
+        _audit(session, order, action, actor, before=before)
         return _view(order, master)
 
 
@@ -344,6 +290,7 @@ def _apply(
     order: PurchaseOrder,
     payload: OrderUpdate,
     changing: set[str],
+    rules: Rules,
 ) -> str:
     """Make the changes on ``order`` (not yet flushed); returns the audit action."""
     if order.status in ("closed", "cancelled"):
@@ -368,10 +315,12 @@ def _apply(
             {"status": order.status},
         )
     action = "order.update"
+    priced = None
     if payload.lines is not None:
-        _replace_lines(session, master, order, payload.lines)
+        priced = _replace_lines(session, master, order, payload.lines)
     if "expected_date" in changing:
-        _check_expected(payload.expected_date, order.order_date)
+        if payload.expected_date is not None:
+            _check_delivery(session, master, rules, order, payload.expected_date, priced)
         order.expected_date = payload.expected_date
     if "note" in changing:
         order.note = payload.note
@@ -386,7 +335,7 @@ def _apply(
 
 def _replace_lines(
     session: Session, master: MasterData, order: PurchaseOrder, lines: Sequence[LineIn]
-) -> None:
+) -> list[PricedLine]:
     if order.status != "draft":
         raise ErpError(
             "INVALID_TRANSITION",
@@ -395,12 +344,62 @@ def _replace_lines(
             {"order_no": order.order_no, "status": order.status},
         )
     supplier = _active_supplier(session, master, order.supplier_id)
-    priced = _price_lines(session, master, supplier, lines, order.order_date, order.currency)
+    priced = _priced(session, master, supplier, lines, order.order_date, order.currency)
     order.lines.clear()
     # Old lines go before new ones take their line numbers (unique per order).
     session.flush()
     order.lines.extend(_new_lines(priced))
-    order.total_minor = sum(p.quantity * p.unit_price_minor for p in priced)
+    order.total_minor = sum(p.amount_minor for p in priced)
+    return priced
+
+
+def current_lines(session: Session, master: MasterData, order: PurchaseOrder) -> list[PricedLine]:
+    """The order's lines at the prices it was placed at, with the lead time, MOQ and step of
+    their price-list rows (a line whose price list has gone: lead time 0, no MOQ)."""
+    supplier = master.suppliers[order.supplier_id]
+    lines = [LineIn(part_id=ln.part_id, quantity=ln.quantity) for ln in order.lines]
+    listed, _issues = price_lines(
+        session, master, supplier, lines, order.order_date, order.currency
+    )
+    by_part = {p.part["id"]: p for p in listed}
+    out: list[PricedLine] = []
+    for n, ln in enumerate(order.lines):
+        ref = by_part.get(ln.part_id)
+        out.append(
+            PricedLine(
+                n,
+                master.parts[ln.part_id],
+                ln.quantity,
+                ln.unit_price_minor,
+                ref.lead_time_days if ref else 0,
+                ref.min_order_qty if ref else 1,
+                ref.order_step if ref else 1,
+            )
+        )
+    return out
+
+
+def _check_delivery(
+    session: Session,
+    master: MasterData,
+    rules: Rules,
+    order: PurchaseOrder,
+    expected: date,
+    priced: list[PricedLine] | None,
+) -> None:
+    """Refuse a delivery date the order's lines cannot reach (lead times from its date)."""
+    delivery = delivery_issues(
+        session,
+        master,
+        rules,
+        supplier=master.suppliers[order.supplier_id],
+        priced=priced if priced is not None else current_lines(session, master, order),
+        order_date=order.order_date,
+        expected=expected,
+    )
+    errors = [i for i in delivery.issues if i.severity == "error"]
+    if errors:
+        raise errors[0].error()
 
 
 def _transition(
@@ -513,7 +512,7 @@ def _stock(session: Session, moves: dict[int, tuple[int, int]]) -> None:
         inv.on_order = max(0, inv.on_order + on_order)
 
 
-def _find(session: Session, ref: str) -> tuple[int, str, int]:
+def find_order(session: Session, ref: str) -> tuple[int, str, int]:
     """(id, order number, version) of the order named by id or order number."""
     numeric = ref.isascii() and ref.isdigit()
     if numeric and (len(ref) > 10 or int(ref) > 2_147_483_647):
@@ -557,14 +556,14 @@ def _audit(
     session: Session,
     order: PurchaseOrder,
     action: str,
-    actor: str | None,
+    actor: str,
     *,
     before: dict[str, Any] | None,
 ) -> None:
     session.add(
         AuditLog(
             at=utcnow(),
-            actor=actor or _DEFAULT_ACTOR,
+            actor=actor,
             action=action,
             entity=ENTITY,
             entity_id=order.id,
@@ -585,7 +584,7 @@ def _view(order: PurchaseOrder, master: MasterData) -> OrderView:
 def get_order(db: Database, master: MasterData, ref: str) -> OrderView:
     """The order named by id or order number."""
     with db.read() as session:
-        order_id, _no, _v = _find(session, ref)
+        order_id, _no, _v = find_order(session, ref)
         order = session.get(PurchaseOrder, order_id, options=[selectinload(PurchaseOrder.lines)])
         assert order is not None
         return _view(order, master)
@@ -596,6 +595,7 @@ class OrderFilters:
     """The filters of ``GET /orders/search-details``; None means "any"."""
 
     order_no: str | None = None
+    requested_by: str | None = None
     supplier_id: int | None = None
     supplier_name: str | None = None
     part_id: int | None = None
@@ -616,6 +616,8 @@ def search_orders(
                 filters.order_no.strip().upper(), autoescape=True
             )
         )
+    if filters.requested_by:
+        conditions.append(PurchaseOrder.requested_by == filters.requested_by.strip())
     if filters.supplier_id is not None:
         conditions.append(PurchaseOrder.supplier_id == filters.supplier_id)
     if filters.supplier_name:

@@ -1,4 +1,5 @@
-"""Wire formats of the request bodies (docs/erp_api.md: OrderCreate, OrderUpdate).
+"""Wire formats of the request bodies (docs/erp_api.md: OrderCreate, OrderUpdate, and the
+bodies of ``POST /orders/validate``: OrderDraft, OrderChange).
 
 Integers are strict: ``1.5``, ``"10"`` and ``true`` are not quantities. Unknown
 fields are refused, so a misspelt ``qty`` is reported instead of silently ignored.
@@ -11,6 +12,7 @@ from typing import Annotated
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -69,18 +71,26 @@ class LineIn(_Body):
     quantity: Quantity
 
 
-class OrderCreate(_Body):
-    """``POST /orders/create``."""
+class _OrderFields(_Body):
+    """What a new order says, idempotency key aside."""
 
-    idempotency_key: Key = Field(
-        description="Client-chosen key; the same key and payload always give the same order."
-    )
     supplier_id: Id
     lines: list[LineIn] = Field(min_length=1, max_length=MAX_LINES)
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")] | None = None
     order_date: Day | None = None
     expected_date: Day | None = None
-    buyer: Name | None = None
+    # ``buyer`` is the field's name before schema 2, still accepted from older clients.
+    requested_by: Name | None = Field(
+        default=None,
+        validation_alias=AliasChoices("requested_by", "buyer"),
+        description="User id of who asks for the order.",
+    )
+    approved_by: Name | None = Field(
+        default=None, description="User id of who approved it: the order is created approved."
+    )
+    actor: Name | None = Field(
+        default=None, description="User id recorded in the audit (default: requested_by)."
+    )
     note: Note | None = None
     submit: bool = Field(default=False, strict=True)
 
@@ -91,10 +101,21 @@ class OrderCreate(_Body):
         return lines
 
 
-class OrderUpdate(_Body):
-    """``PUT /orders/update/{order_id}``: the expected version and what to change."""
+class OrderCreate(_OrderFields):
+    """``POST /orders/create``."""
 
-    expected_version: Id
+    idempotency_key: Key = Field(
+        description="Client-chosen key; the same key and payload always give the same order."
+    )
+
+
+class OrderDraft(_OrderFields):
+    """``POST /orders/validate`` for a new order: an OrderCreate whose key may be left out."""
+
+    idempotency_key: Key | None = None
+
+
+class _UpdateFields(_Body):
     status: OrderStatus | None = None
     lines: list[LineIn] | None = Field(default=None, min_length=1, max_length=MAX_LINES)
     expected_date: Day | None = None
@@ -109,6 +130,26 @@ class OrderUpdate(_Body):
         if lines is not None:
             _refuse_repeated_parts(lines)
         return lines
+
+
+class OrderUpdate(_UpdateFields):
+    """``PUT /orders/update/{order_id}``: the expected version and what to change."""
+
+    expected_version: Id
+
+
+OrderRef = Annotated[
+    Id | Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)],
+    Field(description="Numeric id or order number."),
+]
+
+
+class OrderChange(_UpdateFields):
+    """``POST /orders/validate`` for a change: the order, and an OrderUpdate whose expected
+    version may be left out (then it is not checked)."""
+
+    order_id: OrderRef
+    expected_version: Id | None = None
 
 
 def _refuse_repeated_parts(lines: list[LineIn]) -> None:

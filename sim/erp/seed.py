@@ -31,8 +31,24 @@ log = logging.getLogger("sim-erp.seed")
 
 ORDER_COUNTER = "purchase_order"
 SEED_ACTOR = "seed"
-_BUYERS = ("张伟 Zhang Wei", "李娜 Li Na", "王强 Wang Qiang")
-_APPROVER = "陈经理 Manager Chen"
+SCHEMA_VERSION = 2
+"""2: ``purchase_order.requested_by`` (was ``buyer``) and ``supplier_price.order_step``."""
+# User ids of the company's purchasing team, as the history's requesters and approver.
+_BUYERS = ("zhang.wei", "li.na", "wang.qiang")
+_APPROVER = "chen.jing"
+
+
+def order_step(min_order_qty: int) -> int:
+    """The pack size a price list sells in beyond its MOQ, derived from the MOQ alone.
+
+    The catalogue has no pack sizes; deriving them (rather than drawing them) keeps every
+    other seeded value as it was, and every MOQ is a whole number of packs.
+    """
+    if min_order_qty >= 50 and min_order_qty % 10 == 0:
+        return 10
+    if min_order_qty >= 5 and min_order_qty % 5 == 0:
+        return 5
+    return 1
 
 
 def is_seeded(engine: Engine) -> bool:
@@ -124,7 +140,13 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
                 for p in catalog.parts
             ],
         ),
-        (SupplierPrice, [_columns(sp, *_PRICE_COLUMNS) for sp in catalog.prices]),
+        (
+            SupplierPrice,
+            [
+                _columns(sp, *_PRICE_COLUMNS, order_step=order_step(sp.min_order_qty))
+                for sp in catalog.prices
+            ],
+        ),
         (Inventory, [_columns(inv, *_INVENTORY_COLUMNS) for inv in catalog.inventory]),
     ]
     for model, rows in tables:
@@ -165,7 +187,7 @@ def _order_row(n: int, o: HistoricalOrder) -> dict[str, object]:
         *_ORDER_COLUMNS,
         idempotency_key=None,
         request_hash=None,
-        buyer=_BUYERS[n % len(_BUYERS)],
+        requested_by=_BUYERS[n % len(_BUYERS)],
         note=None,
         approved_by=None if cancelled else _APPROVER,
         total_minor=sum(ln.quantity * ln.unit_price_minor for ln in o.lines),

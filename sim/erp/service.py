@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import threading
 
+from sim.erp.checks import Rules
 from sim.erp.db import Database
 from sim.erp.masterdata import MasterData
+from sim.erp.migrate import upgrade
 from sim.erp.seed import ensure_seeded, reset
 from sim.erp.settings import ErpSettings
 
@@ -14,11 +16,16 @@ log = logging.getLogger("sim-erp")
 
 
 class Erp:
-    """One ERP instance. ``start()`` seeds an empty database and loads the master data."""
+    """One ERP instance. ``start()`` seeds an empty database (or upgrades an older one) and
+    loads the master data."""
 
     def __init__(self, settings: ErpSettings) -> None:
         self.settings = settings
         self.db = Database(settings.resolved_database_url)
+        self.rules = Rules(
+            price_warning_percent=settings.price_warning_percent,
+            expedite_ratio=settings.expedite_ratio,
+        )
         self._master: MasterData | None = None
         self._reset_lock = threading.Lock()
 
@@ -31,9 +38,13 @@ class Erp:
         return self._master
 
     def start(self) -> None:
-        """Seed the database if it is empty, then load the master data into memory."""
+        """Seed the database if it is empty (else bring its tables up to date), then load the
+        master data into memory."""
         if ensure_seeded(self.db, self.settings.seed):
             log.info("seeded an empty database (seed %s)", self.settings.seed)
+        else:
+            # A database an older ERP wrote keeps its data and gains the new columns.
+            upgrade(self.db.write_engine)
         self.reload()
 
     def reload(self) -> None:

@@ -29,6 +29,19 @@ class ErpSettings(CommonSettings):
         description="Seed of the generated master data and order history.",
     )
 
+    price_warning_percent: float = Field(
+        default=10.0,
+        ge=0,
+        le=1000,
+        description="Warn when a unit price is this many percent above the 12-month average.",
+    )
+    expedite_ratio: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="An expedited delivery takes this share of the lead time; sooner is refused.",
+    )
+
     @property
     def resolved_database_url(self) -> str:
         """The database URL actually used."""

@@ -74,6 +74,7 @@ class OfferView(TypedDict):
     price: str
     currency: str
     min_order_qty: int
+    order_step: int
     lead_time_days: int
     valid_from: str
     valid_to: str
@@ -119,7 +120,7 @@ class OrderView(TypedDict):
     currency: str
     order_date: str
     expected_date: str | None
-    buyer: str | None
+    requested_by: str | None
     note: str | None
     approved_by: str | None
     total_minor: int
@@ -197,6 +198,7 @@ def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
         price=money(sp.price_minor),
         currency=sp.currency,
         min_order_qty=sp.min_order_qty,
+        order_step=sp.order_step,
         lead_time_days=sp.lead_time_days,
         valid_from=sp.valid_from.isoformat(),
         valid_to=sp.valid_to.isoformat(),
@@ -241,7 +243,7 @@ def order_view(
         currency=order.currency,
         order_date=order.order_date.isoformat(),
         expected_date=day(order.expected_date),
-        buyer=order.buyer,
+        requested_by=order.requested_by,
         note=order.note,
         approved_by=order.approved_by,
         total_minor=order.total_minor,

@@ -44,7 +44,11 @@ def test_stack_up_then_flagship_demo(tmp_path: Path) -> None:
         assert "analyst thread" in out and "parent_thread_id" in out
         assert re.search(r"analyst → .*generate_visualization", out)
         assert "approval requested: order_create" in out
-        row = re.search(r"ERP row: (PO\d{11}) (\S+) draft", out)
+        assert "订单总额：" in out and "申请人：demo-buyer" in out  # the card, readable
+        row = re.search(
+            r"ERP row: (PO\d{11}) (\S+) approved .*requested by demo-buyer, approved by demo-buyer",
+            out,
+        )
         assert row, out
         erp = state["services"]["sim-erp"]["url"]
         found = httpx.get(f"{erp}/orders/search-details", params={"order_no": row.group(1)},

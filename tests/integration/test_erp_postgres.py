@@ -28,7 +28,12 @@ from tests.integration.postgres import PostgresMissing, postgres_server
 
 pytestmark = pytest.mark.integration
 
-ORDER = {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": 100}], "order_date": "2026-12-01"}
+ORDER = {
+    "supplier_id": 1,
+    "lines": [{"part_id": 1, "quantity": 100}],
+    "order_date": "2026-12-01",
+    "requested_by": "tester",
+}
 
 # Reads over every endpoint and the fuzzy matching (Chinese, English, case, codes).
 READS: list[tuple[str, dict[str, Any]]] = [
@@ -97,6 +102,12 @@ def erps(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> Iterator[dict
         _no_tracebacks(lite, pg)
 
 
+DRY_RUNS = [
+    {"supplier_id": 1, "order_date": "2026-12-01", "lines": [{"part_id": 1, "quantity": 20}]},
+    {"supplier_id": 32, "order_date": "2026-12-01", "lines": [{"part_id": 1, "quantity": 20}]},
+]
+
+
 def _no_tracebacks(*services: ServiceHandle) -> None:
     for service in services:
         assert "Traceback" not in service.log_tail(2000), service.log_tail()
@@ -122,6 +133,13 @@ def test_every_read_answers_the_same_on_postgresql_as_on_sqlite(erps: dict[str, 
             assert a.json() == b.json(), (path, params)
             if "items" in a.json():
                 assert a.json()["items"], f"{path} {params} matched nothing: a weak comparison"
+        # The dry run reads prices, lead times and the order history: the same rules, the
+        # same answer (a price above its average and a violation with alternatives).
+        for body in DRY_RUNS:
+            a, b = lite.post("/orders/validate", json=body), pg.post("/orders/validate", json=body)
+            assert a.status_code == b.status_code == 200, (body, a.text, b.text)
+            assert a.json() == b.json(), body
+            assert a.json()["violations"] or a.json()["warnings"], f"{body}: nothing to compare"
 
 
 def test_idempotent_create_under_a_race_makes_one_order(pg: httpx.Client, pg_url: str) -> None:
@@ -163,7 +181,7 @@ def test_concurrent_updates_with_one_version_let_exactly_one_through(
         with httpx.Client(base_url=str(pg.base_url), timeout=30) as client:
             return client.put(
                 f"/orders/update/{order['id']}",
-                json={"expected_version": 1, "note": f"writer {n}"},
+                json={"expected_version": 1, "note": f"writer {n}", "actor": "tester"},
             )
 
     answers = all_at_once(4, put)
@@ -182,7 +200,8 @@ def test_concurrent_updates_with_one_version_let_exactly_one_through(
 def test_refusals_change_nothing_on_postgresql(pg: httpx.Client, pg_url: str) -> None:
     order = pg.post("/orders/create", json={**ORDER, "idempotency_key": "pg-refusals-1"}).json()
     cancelled = pg.put(
-        f"/orders/update/{order['id']}", json={"expected_version": 1, "status": "cancelled"}
+        f"/orders/update/{order['id']}",
+        json={"expected_version": 1, "status": "cancelled", "actor": "tester"},
     )
     assert cancelled.status_code == 200, cancelled.text
     before = fingerprint(pg_url)

@@ -30,6 +30,7 @@ def test_serves_creates_and_stops_cleanly(tmp_path: Path) -> None:
                 "supplier_id": 1,
                 "lines": [{"part_id": 1, "quantity": 100}],
                 "order_date": "2026-12-01",
+                "requested_by": "tester",
             }
             created = client.post("/orders/create", json=body)
             assert created.status_code == 201, created.text
@@ -41,7 +42,7 @@ def test_serves_creates_and_stops_cleanly(tmp_path: Path) -> None:
                 with httpx.Client(base_url=erp.url, timeout=10) as c:
                     return c.put(
                         f"/orders/update/{order['id']}",
-                        json={"expected_version": 1, "note": f"writer {n}"},
+                        json={"expected_version": 1, "note": f"writer {n}", "actor": "tester"},
                     )
 
             answers = all_at_once(4, put)

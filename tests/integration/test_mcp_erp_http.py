@@ -77,7 +77,7 @@ def test_health_reports_the_erp(mcp: ServiceHandle, erp: ServiceHandle) -> None:
     assert body["erp"] == {"url": erp.url, "reachable": True}
 
 
-async def test_eight_tools_over_streamable_http(mcp: ServiceHandle) -> None:
+async def test_nine_tools_over_streamable_http(mcp: ServiceHandle) -> None:
     async with Client(f"{mcp.url}/mcp") as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert set(tools) == TOOLS
@@ -117,6 +117,7 @@ async def test_eight_tools_over_streamable_http(mcp: ServiceHandle) -> None:
             "supplier_id": ngk["id"],
             "lines": [{"part_id": first["id"], "quantity": first["offer"]["min_order_qty"]}],
             "note": "integration test",
+            "requested_by": "it-buyer",
         }
         order = await call(client, "order_create", **order_args)
         assert order["status"] == "draft" and order["supplier_id"] == ngk["id"]
@@ -143,6 +144,7 @@ async def test_eight_tools_over_streamable_http(mcp: ServiceHandle) -> None:
             order_id=order["order_no"],
             expected_version=order["version"],
             status="pending_approval",
+            actor="it-buyer",
         )
         assert submitted["status"] == "pending_approval"
         assert submitted["version"] == order["version"] + 1
@@ -166,6 +168,7 @@ async def test_eight_tools_over_streamable_http(mcp: ServiceHandle) -> None:
             order_id=order["id"],
             expected_version=submitted["version"],
             status="cancelled",
+            actor="it-buyer",
         )
         assert cancelled["status"] == "cancelled"
         now = await call(client, "order_search_details", order_no=order["order_no"])

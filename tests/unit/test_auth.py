@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from langgraph_sdk import Auth
 
-from graphs.context import ACT_AS_PERMISSION
+from graphs.context import ACT_AS_PERMISSION, APPROVE_PERMISSION
+from graphs.orders.thread_flag import AWAITING_APPROVER, DECIDED_BY_KEY, FLAG_KEY
 from server import auth as auth_module
 from server.auth import Account, AuthSettings, authenticate, match, parse_accounts
 
@@ -131,3 +132,50 @@ async def test_under_langgraph_dev_a_studio_user_is_an_ordinary_user(
     with pytest.raises(Auth.exceptions.HTTPException):
         await auth_module.services_only(studio, {})  # type: ignore[arg-type]
     assert await auth_module.own_threads_only(studio, {}) == {"owner": "langgraph-studio-user"}  # type: ignore[arg-type]
+
+
+async def test_approvers_hold_orders_approve(monkeypatch: pytest.MonkeyPatch) -> None:
+    bob = "bob-token-0123456789ab"
+    monkeypatch.setenv("AGENT_AUTH_TOKENS", f"alice:{ALICE},bob:{bob}")
+    monkeypatch.setenv("AGENT_AUTH_APPROVERS", " bob ")
+    auth_module._accounts.cache_clear()
+    auth_module._approvers.cache_clear()
+    try:
+        assert (await authenticate(f"Bearer {bob}"))["permissions"] == [APPROVE_PERMISSION]
+        assert (await authenticate(f"Bearer {ALICE}"))["permissions"] == []
+        monkeypatch.setenv("AGENT_AUTH_APPROVERS", "bob,carol")
+        auth_module._approvers.cache_clear()
+        with pytest.raises(Auth.exceptions.HTTPException) as err:
+            await authenticate(f"Bearer {bob}")
+        assert err.value.status_code == 500 and "carol has no account" in str(err.value.detail)
+    finally:
+        auth_module._accounts.cache_clear()
+        auth_module._approvers.cache_clear()
+
+
+def _run(input: Any = None, resume: Any = None) -> dict[str, Any]:
+    command = {"resume": resume} if resume is not None else None
+    return {"thread_id": "t", "metadata": {}, "kwargs": {"input": input, "command": command}}
+
+
+async def test_approvers_reach_only_threads_awaiting_an_approver() -> None:
+    approver = _Ctx("bob", [APPROVE_PERMISSION])
+    buyer = _Ctx("alice", [])
+    awaiting = {"$or": [{"owner": "bob"}, {FLAG_KEY: AWAITING_APPROVER}]}
+    seen = {"$or": [*awaiting["$or"], {DECIDED_BY_KEY: "bob"}]}
+    assert await auth_module.approvers_see_pending(approver, {"thread_id": "t"}) == seen  # type: ignore[arg-type]
+    assert await auth_module.approvers_see_pending(buyer, {"thread_id": "t"}) == {"owner": "alice"}  # type: ignore[arg-type]
+    resume = _run(resume={"decisions": [{"type": "approve"}]})
+    assert await auth_module.approvers_resume_pending(approver, resume) == awaiting  # type: ignore[arg-type]
+    # A new message on someone else's thread is not answering an approval.
+    chat = _run(input={"messages": [{"role": "user", "content": "hi"}]})
+    assert await auth_module.approvers_resume_pending(approver, chat) == {"owner": "bob"}  # type: ignore[arg-type]
+    assert await auth_module.approvers_resume_pending(buyer, resume) == {"owner": "alice"}  # type: ignore[arg-type]
+    # An approver's run settles the flag, and may change nothing else of another's thread.
+    flag = {"thread_id": "t", "metadata": {FLAG_KEY: "decided", DECIDED_BY_KEY: "bob"}}
+    assert await auth_module.approvers_settle_the_flag(approver, flag) == {  # type: ignore[arg-type]
+        FLAG_KEY: AWAITING_APPROVER
+    }
+    other = {"thread_id": "t", "metadata": {FLAG_KEY: "decided", "owner": "bob"}}
+    assert await auth_module.approvers_settle_the_flag(approver, other) == {"owner": "bob"}  # type: ignore[arg-type]
+    assert await auth_module.own_threads_only(approver, {"thread_id": "t"}) == {"owner": "bob"}  # type: ignore[arg-type]

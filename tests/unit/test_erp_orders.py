@@ -52,7 +52,8 @@ class Erp:
 
     def update(self, order: dict[str, Any], **body: Any) -> dict[str, Any]:
         response = self.client.put(
-            f"/orders/update/{order['id']}", json={"expected_version": order["version"], **body}
+            f"/orders/update/{order['id']}",
+            json={"expected_version": order["version"], "actor": "tester", **body},
         )
         assert response.status_code == 200, response.text
         updated: dict[str, Any] = response.json()
@@ -376,7 +377,7 @@ def test_concurrent_updates_with_one_version_one_wins(erp: Erp) -> None:
         5,
         lambda n: erp.client.put(
             f"/orders/update/{order['id']}",
-            json={"expected_version": 1, "note": f"writer {n}"},
+            json={"expected_version": 1, "note": f"writer {n}", "actor": f"writer-{n}"},
         ),
     )
     codes = sorted(r.status_code for r in results)
@@ -550,7 +551,11 @@ def test_the_transition_table_is_the_documented_one() -> None:
 
 
 def _transition_body(order: dict[str, Any], target: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"expected_version": order["version"], "status": target}
+    body: dict[str, Any] = {
+        "expected_version": order["version"],
+        "status": target,
+        "actor": "tester",
+    }
     if target == "approved":
         body["approved_by"] = "boss"
     if target == "partially_received":

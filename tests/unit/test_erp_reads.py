@@ -32,12 +32,13 @@ PART_KEYS = {
 }  # fmt: skip
 OFFER_KEYS = {
     "supplier_id", "supplier_code", "supplier_name_zh", "supplier_name_en", "price_minor",
-    "price", "currency", "min_order_qty", "lead_time_days", "valid_from", "valid_to",
+    "price", "currency", "min_order_qty", "order_step", "lead_time_days", "valid_from",
+    "valid_to",
 }  # fmt: skip
 INVENTORY_KEYS = {"on_hand", "reserved", "on_order", "safety_stock", "reorder_point"}
 ORDER_KEYS = {
     "id", "order_no", "idempotency_key", "supplier_id", "supplier_code", "supplier_name_zh",
-    "supplier_name_en", "status", "currency", "order_date", "expected_date", "buyer", "note",
+    "supplier_name_en", "status", "currency", "order_date", "expected_date", "requested_by", "note",
     "approved_by", "total_minor", "total", "version", "created_at", "updated_at", "lines",
 }  # fmt: skip
 LINE_KEYS = {

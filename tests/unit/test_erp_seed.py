@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,8 @@ def test_admin_reset_restores_the_seed(tmp_path: Path) -> None:
     with client_for(settings) as client:
         order = client.post("/orders/create", json=order_body("reset-key-1")).json()
         client.put(
-            f"/orders/update/{order['id']}", json={"expected_version": 1, "status": "cancelled"}
+            f"/orders/update/{order['id']}",
+            json={"expected_version": 1, "status": "cancelled", "actor": "tester"},
         )
         assert fingerprint(settings.resolved_database_url) != seed_state
         answer = client.post("/admin/reset").json()
@@ -140,3 +142,42 @@ def test_cli_refuses_an_unusable_database_url(
     monkeypatch.setenv("ERP_DATABASE_URL", url)
     assert main(["seed"]) == 2
     assert "ERP_DATABASE_URL" in capsys.readouterr().err
+
+
+def test_a_database_of_the_older_schema_is_upgraded_in_place(tmp_path: Path) -> None:
+    from sim.erp.seed import order_step
+
+    settings = settings_for(make_template(tmp_path / "t"), tmp_path / "e")
+    path = settings.resolved_database_url.removeprefix("sqlite:///")
+    # Schema 1: the requester was called ``buyer`` and price lists had no order step.
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX ix_purchase_order_requested_by")
+        conn.execute("ALTER TABLE purchase_order RENAME COLUMN requested_by TO buyer")
+        # Rebuilt without the column (its CHECK constraint stops a plain DROP COLUMN).
+        conn.executescript(
+            "CREATE TABLE old_price AS SELECT id, supplier_id, part_id, price_minor, currency, "
+            "min_order_qty, lead_time_days, valid_from, valid_to FROM supplier_price;"
+            "DROP TABLE supplier_price; ALTER TABLE old_price RENAME TO supplier_price;"
+        )
+        conn.execute("UPDATE purchase_order SET buyer = 'old.buyer' WHERE id = 1")
+        orders_before = conn.execute("SELECT count(*) FROM purchase_order").fetchone()[0]
+    with client_for(settings) as client:
+        first = client.get("/orders/search-details", params={"requested_by": "old.buyer"}).json()
+        assert [o["id"] for o in first["items"]] == [1]
+        assert client.get("/orders/search-details").json()["total"] == orders_before
+        created = client.post("/orders/create", json=order_body("after-upgrade")).json()
+        assert created["requested_by"] == "tester"
+    with sqlite3.connect(path) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(purchase_order)")}
+        assert "requested_by" in columns and "buyer" not in columns
+        steps = conn.execute("SELECT min_order_qty, order_step FROM supplier_price").fetchall()
+    assert steps and all(step == order_step(moq) for moq, step in steps)
+    # A second start finds nothing left to do.
+    from sim.erp.db import Database
+    from sim.erp.migrate import upgrade
+
+    db = Database(settings.resolved_database_url)
+    try:
+        assert upgrade(db.write_engine) == []
+    finally:
+        db.dispose()

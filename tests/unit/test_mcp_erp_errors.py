@@ -23,7 +23,12 @@ from tests.unit.erp_inprocess import BASE_URL, InProcessErp, pinned_settings
 
 # NGK (supplier 1) sells part 1 with a minimum order quantity of 50 (the seed's).
 LINE = {"part_id": 1, "quantity": 100}
-CREATE = {"idempotency_key": "errors-0000001", "supplier_id": 1, "lines": [LINE]}
+CREATE = {
+    "idempotency_key": "errors-0000001",
+    "supplier_id": 1,
+    "lines": [LINE],
+    "requested_by": "tester",
+}
 
 
 async def refused(client: Client[Any], tool: str, args: dict[str, Any]) -> str:

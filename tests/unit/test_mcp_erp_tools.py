@@ -25,12 +25,13 @@ EXPECTED_TOOLS = [
     "part_by_supplier",
     "order_create",
     "order_update",
+    "order_validate",
     "order_search_details",
     "inventory_warning",
     "category_list",
 ]
 READS = {"supplier_query", "part_query", "part_search", "part_by_supplier"}
-READS |= {"order_search_details", "inventory_warning", "category_list"}
+READS |= {"order_validate", "order_search_details", "inventory_warning", "category_list"}
 CATALOG = generate(SEED)
 
 
@@ -88,6 +89,7 @@ async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[A
         "part_by_supplier": prompts.PART_BY_SUPPLIER,
         "order_create": prompts.ORDER_CREATE,
         "order_update": prompts.ORDER_UPDATE,
+        "order_validate": prompts.ORDER_VALIDATE,
         "order_search_details": prompts.ORDER_SEARCH_DETAILS,
         "inventory_warning": prompts.INVENTORY_WARNING,
         "category_list": prompts.CATEGORY_LIST,
@@ -208,7 +210,10 @@ async def _two_parts_of(erp: InProcessErp, supplier_id: int) -> list[dict[str, A
 async def test_order_lifecycle(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
     first, second = await _two_parts_of(real_erp, 2)
     lines = [
-        {"part_id": first["id"], "quantity": first["offer"]["min_order_qty"] + 1},
+        {
+            "part_id": first["id"],
+            "quantity": first["offer"]["min_order_qty"] + first["offer"]["order_step"],
+        },
         {"part_id": second["id"], "quantity": second["offer"]["min_order_qty"]},
     ]
     args = {
@@ -218,6 +223,7 @@ async def test_order_lifecycle(erp_mcp: Client[Any], real_erp: InProcessErp) -> 
         # The ERP dates an order today and refuses an expected date before that.
         "expected_date": (datetime.now(UTC).date() + timedelta(days=30)).isoformat(),
         "note": "下周五前到货",
+        "requested_by": "li.lei",
     }
     order = await call(erp_mcp, "order_create", **args)
     assert (order["status"], order["version"], order["currency"]) == ("draft", 1, "CNY")
@@ -256,6 +262,7 @@ async def test_order_lifecycle(erp_mcp: Client[Any], real_erp: InProcessErp) -> 
         order_id=order["id"],
         expected_version=1,
         lines=[{"part_id": first["id"], "quantity": 2 * first["offer"]["min_order_qty"]}],
+        actor="li.lei",
     )
     relined_total = 2 * first["offer"]["min_order_qty"] * first["offer"]["price_minor"]
     assert relined["version"] == 2 and relined["total"] == money(relined_total, "CNY")
@@ -265,6 +272,7 @@ async def test_order_lifecycle(erp_mcp: Client[Any], real_erp: InProcessErp) -> 
         order_id=order["order_no"],
         expected_version=2,
         status="pending_approval",
+        actor="li.lei",
     )
     assert submitted["status"] == "pending_approval"
     approved = await call(
@@ -306,6 +314,7 @@ async def test_submit_creates_pending_approval(
         supplier_id=1,
         lines=[{"part_id": part["id"], "quantity": part["offer"]["min_order_qty"]}],
         submit=True,
+        requested_by="li.lei",
     )
     assert order["status"] == "pending_approval"
     assert (await real_erp.get(f"/orders/{order['id']}"))["status"] == "pending_approval"
@@ -332,3 +341,74 @@ async def test_category_list_carries_the_aliases_search_understands(
         assert found["items"] and found["items"][0]["category_code"] == code, alias
     warned = await call(erp_mcp, "inventory_warning", category="刹车皮", size=100)
     assert all(p["category_code"] == "BP" for p in warned["items"])
+
+
+async def test_order_validate_returns_the_erps_dry_run_and_writes_nothing(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    before = real_erp.fingerprint()
+    checked = await call(
+        erp_mcp, "order_validate", supplier_id=1, lines=[{"part_id": 1, "quantity": 20}]
+    )
+    sent = real_erp.transport.sent[-1]
+    assert (sent.method, sent.path) == ("POST", "/orders/validate")
+    assert sent.body == {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": 20}]}
+    truth = (await real_erp.resend(sent)).json()
+    assert checked == without_none(truth)  # the ERP's answer, nothing renamed
+    assert [v["code"] for v in checked["violations"]] == ["BELOW_MOQ"]
+    assert checked["violations"][0]["suggested"] == {"quantity": 50}
+    assert checked["order"]["lines"][0]["unit_price"] == "54.30"
+    assert real_erp.fingerprint() == before
+
+    # A change to an existing order: the state machine is checked, nothing is written.
+    async with real_erp.rest() as rest:
+        created = await rest.post(
+            "/orders/create",
+            json={"idempotency_key": "validate-mcp-01", "supplier_id": 1,
+                  "lines": [{"part_id": 1, "quantity": 100}], "requested_by": "li.lei"},
+        )  # fmt: skip
+    order = created.json()
+    before = real_erp.fingerprint()
+    change = await call(erp_mcp, "order_validate", order_id=order["order_no"], status="received")
+    assert change["kind"] == "update" and change["ok"] is False
+    assert [v["code"] for v in change["violations"]] == ["TRANSITION_NOT_ALLOWED"]
+    assert change["current"]["order_no"] == order["order_no"]
+    assert real_erp.fingerprint() == before
+
+
+async def test_order_validate_needs_a_new_order_or_an_order_id(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    result = await erp_mcp.call_tool("order_validate", {"supplier_id": 1}, raise_on_error=False)
+    assert result.is_error
+    assert result.content[0].text.startswith("VALIDATION: send supplier_id and lines")  # type: ignore[union-attr]
+    assert real_erp.transport.count() == 0
+
+
+async def test_order_validate_is_retried_like_a_read(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    real_erp.transport.fail("POST", "/orders/validate", 503, times=1)
+    checked = await call(
+        erp_mcp, "order_validate", supplier_id=1, lines=[{"part_id": 1, "quantity": 100}]
+    )
+    assert checked["ok"] is True
+    assert real_erp.transport.count("POST", "/orders/validate") == 2
+
+
+async def test_orders_are_searched_by_requester(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    async with real_erp.rest() as rest:
+        for n, who in enumerate(("li.lei", "han.mei", "li.lei")):
+            answer = await rest.post(
+                "/orders/create",
+                json={"idempotency_key": f"by-requester-{n:03d}", "supplier_id": 1,
+                      "lines": [{"part_id": 1, "quantity": 100 + 10 * n}],
+                      "requested_by": who},
+            )  # fmt: skip
+            assert answer.status_code == 201, answer.text
+    found = await call(erp_mcp, "order_search_details", requested_by="li.lei")
+    assert found["total"] == 2
+    assert {o["requested_by"] for o in found["items"]} == {"li.lei"}
+    assert last_sent(real_erp)[2]["requested_by"] == ["li.lei"]

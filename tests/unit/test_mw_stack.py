@@ -23,6 +23,8 @@ from graphs.middleware.limits import (
 )
 from graphs.middleware.mcp_tools import McpToolsMiddleware
 from graphs.middleware.memory_update import MemoryUpdate
+from graphs.middleware.order_approval import OrderApproval
+from graphs.middleware.order_guard import OrderGuard
 from graphs.middleware.skills_sync import SkillsSync
 from graphs.middleware.summarization import SoftSummarization, build_summarization
 from graphs.middleware.user_context import UserContextMiddleware
@@ -90,8 +92,17 @@ def test_order_and_limits(tmp_path: Path) -> None:
     ]
     assert (analyst[-3].run_limit, analyst[-2].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
-    assert [type(m) for m in order] == [McpToolsMiddleware, *core, *limits, CurrentDate]
-    assert (order[-3].run_limit, order[-2].run_limit) == (20, 50)
+    # The approval step, then the ERP's check: after_model hooks run last-listed first, so
+    # every order is checked before anyone is asked to approve it.
+    assert [type(m) for m in order] == [
+        McpToolsMiddleware,
+        *core,
+        *limits,
+        CurrentDate,
+        OrderApproval,
+        OrderGuard,
+    ]
+    assert (order[-5].run_limit, order[-4].run_limit) == (20, 50)
     assert TABLES["procurement-order"].limits == {"model_calls": 20, "tool_calls": 50}
     # Our layers fail soft through the one base; the one that pins the user fails closed
     # (the limits only count and stop; compact_conversation is deepagents' own).
