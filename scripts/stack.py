@@ -33,9 +33,9 @@ from pydantic import ValidationError
 
 from core.serve import port_is_free
 from core.settings import CommonSettings
-from runstack.agent_server import moved_port, served_graphs
+from runstack.agent_server import PRODUCT_CONFIG, absolute_config, moved_port, served_graphs
 from runstack.logrotate import rotate_if_large
-from runstack.processes import HOST, ServiceHandle, spawn, stop_all
+from runstack.processes import HOST, ROOT, ServiceHandle, spawn, stop_all
 from runstack.services import SERVICES, Service, agent_server_auth, wiring
 from runstack.supervisor import Child, StackSettings, Supervisor, describe_exit
 
@@ -168,11 +168,22 @@ def _stack_settings() -> StackSettings:
 
 
 def _spawner(env: Mapping[str, str], log_dir: Path) -> Callable[[Service, int], ServiceHandle]:
-    """Starts one service on its port, its output appended to ``log_dir/<name>.out``."""
+    """Starts one service on its port, its output appended to ``log_dir/<name>.out``.
+
+    ``langgraph dev`` runs in ``DATA_DIR/<name>/`` on a copy of ``langgraph.json`` with
+    absolute paths: its runtime keeps threads, runs and checkpoints in ``.langgraph_api/``
+    of its working directory, which thus belongs to this stack's data, not the checkout
+    (another stack on another ``DATA_DIR`` never resumes its runs)."""
 
     def start_one(s: Service, port: int) -> ServiceHandle:
         log_path = log_dir / f"{s.name}.out"
-        proc = spawn(s.command(sys.executable, port), env=env, log_path=log_path, append=True)
+        cwd, config = None, "langgraph.json"
+        if s.argv is not None:
+            cwd = _data_dir() / s.name
+            cwd.mkdir(parents=True, exist_ok=True)
+            config = str(absolute_config(PRODUCT_CONFIG, cwd, root=ROOT, keep_env=True))
+        argv = s.command(sys.executable, port, config)
+        proc = spawn(argv, env=env, log_path=log_path, cwd=cwd, append=True)
         return ServiceHandle(s.name, port, f"http://{HOST}:{port}", proc, log_path)
 
     return start_one
@@ -360,6 +371,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         "PYTHONUNBUFFERED": "1",
         "DATA_DIR": str(_data_dir()),
     }
+    # The Agent Server runs outside the checkout (see _spawner) and imports it from here.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     ready = _ready_check(_announce_auth())
     stop = _stop_on_signals()
     children: list[Child] = []

@@ -8,7 +8,9 @@ independent of each other and the Agent Server still runs the adapter's lifespan
 
 Its middleware wraps the whole Agent Server (the server applies an ``http.app``'s
 middleware app-wide): :class:`server.thread_privacy.ForeignThreadsLookMissing` makes a
-create or copy of another user's thread answer as a missing thread does.
+create or copy of another user's thread answer as a missing thread does. Importing it
+also keeps ``langgraph dev``'s checkpoints reaching the disk
+(:mod:`server.dev_persistence`), so a killed server resumes its runs with their state.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from starlette.applications import Starlette
 
 from rpc_adapter.app import create_app
 from server.artifacts_app import artifact_routes
+from server.dev_persistence import keep_checkpoints_flushed
 from server.thread_privacy import ForeignThreadsLookMissing
 
 __all__ = ["app", "create_http_app"]
@@ -31,4 +34,6 @@ def create_http_app() -> Starlette:
     return combined
 
 
+# The server imports this module once, at start-up, before it runs anything.
+keep_checkpoints_flushed()
 app = create_http_app()
