@@ -128,7 +128,7 @@ async def order_waiting_for_approval(
     return thread_id, str(action["args"]["note"])
 
 
-APPROVE = {"resume": {"decisions": [{"type": "approve"}]}}
+APPROVE: Any = {"resume": {"decisions": [{"type": "approve"}]}}
 
 
 def tool_texts(messages: list[dict[str, Any]], name: str | None = None) -> list[str]:
