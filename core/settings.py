@@ -8,9 +8,12 @@ validation aliases so one ``.env`` serves all of them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from core.http_guard import normal_origin
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +42,28 @@ class CommonSettings(BaseSettings):
         validation_alias=AliasChoices("ALLOWED_HOSTS", "allowed_hosts"),
         description="Host header values accepted (DNS-rebinding guard), loopback by default.",
     )
+    http_allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("HTTP_ALLOWED_ORIGINS", "http_allowed_origins"),
+        description=(
+            "Browser origins (scheme://host:port, comma-separated) the MCP servers and the ERP "
+            "accept besides their own; 'null' accepts Origin: null, '*' any origin."
+        ),
+    )
+
+    @field_validator("http_allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str) and not value.lstrip().startswith("["):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        for entry in value if isinstance(value, list) else []:
+            if str(entry).lower() not in ("*", "null") and normal_origin(str(entry)) is None:
+                msg = (
+                    f"{entry!r} is not an origin: write scheme://host[:port] "
+                    "(for example http://localhost:3000), 'null' or '*'"
+                )
+                raise ValueError(msg)
+        return value
 
     @property
     def resolved_log_dir(self) -> Path:

@@ -211,7 +211,8 @@ class ErpClient:
         return ToolError(
             f"ERP_UNREACHABLE: the ERP at {self.base_url} cannot be reached ({_reason(exc)}). "
             f"Check that the ERP service is running and that ERP_BASE_URL points at it "
-            f"(for the simulated ERP: scripts/stack up), then try again.",
+            f"(the simulated ERP: `scripts/stack status` shows whether the launcher is "
+            f"starting it again; `scripts/stack up` starts it), then try again.",
             log_level=logging.WARNING,
         )
 

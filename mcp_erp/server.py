@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
 from core.http_guard import HostOriginGuard
+from core.json_limits import JsonDepthGuard
 from mcp_erp import catalog_tools, order_tools, prompts
 from mcp_erp.erp_client import LIFESPAN_KEY, ErpClient
 from mcp_erp.settings import ErpMcpSettings
@@ -103,7 +104,8 @@ def create_http_app(
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> ASGIApp:
     """The server as an ASGI app: streamable HTTP at ``settings.path`` and ``GET /health``,
-    behind the Host/Origin allow-list the MCP transport spec asks for against DNS rebinding."""
+    behind the Host/Origin allow-list the MCP transport spec asks for against DNS rebinding
+    and a nesting limit on request bodies (a deep one gets a JSON-RPC parse error, not a 500)."""
     settings = settings or ErpMcpSettings()
     # Plain JSON answers instead of a one-event SSE stream per call: the tools send no
     # progress notifications, and this halves the per-call overhead
@@ -111,4 +113,8 @@ def create_http_app(
     app = create_server(settings, transport=transport).http_app(
         path=settings.path, json_response=True
     )
-    return HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
+    return HostOriginGuard(
+        JsonDepthGuard(app),
+        allowed_hosts=settings.allowed_hosts,
+        allowed_origins=settings.http_allowed_origins,
+    )

@@ -7,9 +7,10 @@ that server lists *our* graphs (every graph of the config it was given).
 
 The config is written into the server's own folder with absolute paths (graphs, the
 ``http.app`` and ``auth`` modules, dependencies), so the server can run anywhere and
-its in-memory runtime's ``.langgraph_api/`` stays out of the checkout. The launcher
-(``scripts/stack``) uses :func:`served_graphs` and :func:`moved_port`; the tests and
-benchmarks start servers with :func:`langgraph_dev`.
+its in-memory runtime's ``.langgraph_api/`` (threads, runs, checkpoints, the Store)
+stays out of the checkout. The launcher (``scripts/stack``) does the same under
+``DATA_DIR/agent-server/`` and uses :func:`served_graphs` and :func:`moved_port`; the
+tests and benchmarks start servers with :func:`langgraph_dev`.
 """
 
 from __future__ import annotations
@@ -45,11 +46,14 @@ def offline_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def absolute_config(source: Path | Mapping[str, Any], folder: Path, *, root: Path = ROOT) -> Path:
+def absolute_config(
+    source: Path | Mapping[str, Any], folder: Path, *, root: Path = ROOT, keep_env: bool = False
+) -> Path:
     """``source`` (a ``langgraph.json`` or its content) with every ``./`` path made absolute
     under ``root``, written to ``folder/langgraph.json``; its path.
 
-    The ``env`` file is dropped: whoever starts the server sets its environment."""
+    The ``env`` file is dropped (whoever starts the server sets its environment), unless
+    ``keep_env``: then it is kept, made absolute under ``root`` as well."""
     config = dict(
         json.loads(source.read_text(encoding="utf-8")) if isinstance(source, Path) else source
     )
@@ -62,7 +66,9 @@ def absolute_config(source: Path | Mapping[str, Any], folder: Path, *, root: Pat
         part = config.get(section)
         if isinstance(part, dict) and isinstance(part.get(key), str):
             config[section] = {**part, key: _absolute(part[key], root)}
-    config.pop("env", None)
+    env = config.pop("env", None)
+    if keep_env and isinstance(env, str):
+        config["env"] = _absolute(env if env.startswith(("/", "./")) else f"./{env}", root)
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path

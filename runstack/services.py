@@ -31,17 +31,18 @@ class Service:
     health_path: str = "/health"
     links: Mapping[str, str] = field(default_factory=dict)  # label -> path shown to the user
     args: tuple[str, ...] = ()
-    # A full command line instead of ``python -m module``; "{python}" and "{port}" are
-    # filled in (``langgraph dev`` is started this way).
+    # A full command line instead of ``python -m module``; "{python}", "{port}" and
+    # "{config}" are filled in (``langgraph dev`` is started this way).
     argv: tuple[str, ...] | None = None
     # Graph ids the service must list at POST /assistants/search before it counts as ready.
     expect_graphs: tuple[str, ...] = ()
 
-    def command(self, python: str, port: int) -> list[str]:
-        """The command line that starts this service on ``port``."""
+    def command(self, python: str, port: int, config: str = "langgraph.json") -> list[str]:
+        """The command line that starts this service on ``port`` (``config``: the
+        ``langgraph.json`` of a service started by ``argv``)."""
         if self.argv is None:
             return [python, "-m", self.module, *self.args]
-        return [a.format(python=python, port=port) for a in self.argv]
+        return [a.format(python=python, port=port, config=config) for a in self.argv]
 
     def port(self, env: Mapping[str, str] | None = None) -> int:
         """The port this service takes under ``env`` (default: the process environment)."""
@@ -80,7 +81,7 @@ SERVICES: tuple[Service, ...] = (
             "--n-jobs-per-worker",
             "10",
             "--config",
-            "langgraph.json",
+            "{config}",
         ),
         expect_graphs=("orchestrator", "analyst"),
     ),

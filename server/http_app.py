@@ -5,6 +5,12 @@ langgraph.json takes one ``http.app``. This is the JSON-RPC adapter's app
 ``GET /artifacts/{thread_id}/{path}`` route added, so both packages stay
 independent of each other and the Agent Server still runs the adapter's lifespan
 (a Starlette ``Mount`` would not).
+
+Its middleware wraps the whole Agent Server (the server applies an ``http.app``'s
+middleware app-wide): :class:`server.thread_privacy.ForeignThreadsLookMissing` makes a
+create or copy of another user's thread answer as a missing thread does. Importing it
+also keeps ``langgraph dev``'s checkpoints reaching the disk
+(:mod:`server.dev_persistence`), so a killed server resumes its runs with their state.
 """
 
 from __future__ import annotations
@@ -13,15 +19,21 @@ from starlette.applications import Starlette
 
 from rpc_adapter.app import create_app
 from server.artifacts_app import artifact_routes
+from server.dev_persistence import keep_checkpoints_flushed
+from server.thread_privacy import ForeignThreadsLookMissing
 
 __all__ = ["app", "create_http_app"]
 
 
 def create_http_app() -> Starlette:
-    """The adapter's app (mounted mode) with the artifacts route."""
+    """The adapter's app (mounted mode) with the artifacts route and the thread-privacy
+    middleware."""
     combined = create_app()
     combined.router.routes.extend(artifact_routes())
+    combined.add_middleware(ForeignThreadsLookMissing)
     return combined
 
 
+# The server imports this module once, at start-up, before it runs anything.
+keep_checkpoints_flushed()
 app = create_http_app()

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from core.http_guard import HostOriginGuard
+from core.json_limits import JsonDepthGuard
 from viz_gateway import fonts
 from viz_gateway.schemas import MAP_TOOLS, TOOLS, short_name, with_defaults
 from viz_gateway.settings import VizSettings
@@ -416,14 +417,19 @@ def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) 
 def create_app(
     settings: VizSettings | None = None, *, warm_up: bool = True, mcp: FastMCP | None = None
 ) -> Any:
-    """The HTTP app: MCP at ``/mcp``, ``/health``, ``/charts/``, behind the Host/Origin guard.
+    """The HTTP app: MCP at ``/mcp``, ``/health``, ``/charts/``, behind the Host/Origin guard
+    and the request-body nesting limit.
 
     Pass ``mcp`` to serve an existing server's tools and images (stdio mode does).
     """
     settings = settings or VizSettings()
     mcp = mcp or create_server(settings, warm_up=warm_up)
     app = mcp.http_app(path="/mcp", json_response=True)
-    guarded = HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
+    guarded = HostOriginGuard(
+        JsonDepthGuard(app),
+        allowed_hosts=settings.allowed_hosts,
+        allowed_origins=settings.http_allowed_origins,
+    )
     guarded.mcp = mcp  # type: ignore[attr-defined]
     return guarded
 

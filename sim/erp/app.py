@@ -409,4 +409,8 @@ def create_app(settings: ErpSettings | None = None, *, guard: bool = True) -> AS
     )
     if not guard:
         return app
-    return HostOriginGuard(app, allowed_hosts=settings.allowed_hosts)
+    return HostOriginGuard(
+        app,
+        allowed_hosts=settings.allowed_hosts,
+        allowed_origins=settings.http_allowed_origins,
+    )

@@ -5,7 +5,8 @@ The server runs with that handler as its ``auth`` and ``enable_custom_route_auth
 and accounts from ``AGENT_AUTH_TOKENS`` / ``AGENT_AUTH_SERVICE_TOKENS``:
 
 - a request without a known bearer token gets 401; a person calling the Store API 403;
-- a thread belongs to its creator: another user gets 404 for it and its artifacts;
+- a thread belongs to its creator: another user gets 404 for it and its artifacts, and
+  creating or copying it answers exactly as for an id never used (no 409 oracle);
 - a run's user is the token's account, whatever ``user_id`` the context claims: alice
   claiming to be bob gets her own memory, and bob's stays empty;
 - a service account may name the user it acts for;
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,6 +127,45 @@ async def test_only_the_owner_sees_a_thread_and_its_files(stack: Stack, agent: A
             f"/artifacts/{thread_id}/analysis/../../etc/x", headers=bearer(TOKENS["alice"])
         )
         assert escape.status_code in (400, 404)
+
+
+async def test_another_users_thread_answers_as_a_missing_one(agent: Any) -> None:
+    never_used = str(uuid.uuid4())
+    async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
+        alice, bob = bearer(TOKENS["alice"]), bearer(TOKENS["bob"])
+        theirs = (await http.post("/threads", json={}, headers=alice)).json()["thread_id"]
+        bobs_before = (await http.post("/threads/search", json={}, headers=bob)).json()
+
+        def missing(thread_id: str) -> dict[str, str]:
+            return {"detail": f"Thread with ID {thread_id} not found"}
+
+        # What a read of a never-used id answers is the answer for someone else's thread.
+        unknown = await http.get(f"/threads/{never_used}", headers=bob)
+        assert (unknown.status_code, unknown.json()) == (404, missing(never_used))
+        tries = [
+            ("POST", "/threads", {"thread_id": theirs}),
+            ("POST", "/threads", {"thread_id": theirs, "if_exists": "do_nothing"}),
+            ("POST", f"/threads/{theirs}/copy", None),
+        ]
+        for method, path, body in tries:
+            answer = await http.request(method, path, json=body, headers=bob)
+            assert (answer.status_code, answer.json()) == (404, missing(theirs)), (path, body)
+        copy_unknown = await http.post(f"/threads/{never_used}/copy", headers=bob)
+        assert (copy_unknown.status_code, copy_unknown.json()) == (404, missing(never_used))
+
+        # Nothing changed hands: bob has no new thread, alice's is hers and unchanged.
+        bobs_after = (await http.post("/threads/search", json={}, headers=bob)).json()
+        assert [t["thread_id"] for t in bobs_after] == [t["thread_id"] for t in bobs_before]
+        hers = await http.get(f"/threads/{theirs}", headers=alice)
+        assert hers.status_code == 200 and hers.json()["metadata"]["owner"] == "alice"
+        # The owner still gets the honest answers for her own thread.
+        again = await http.post("/threads", json={"thread_id": theirs}, headers=alice)
+        assert again.status_code == 409
+        copied = await http.post(f"/threads/{theirs}/copy", headers=alice)
+        assert copied.status_code == 200 and copied.json()["metadata"]["owner"] == "alice"
+        # A fresh id is simply created.
+        fresh = await http.post("/threads", json={"thread_id": never_used}, headers=bob)
+        assert fresh.status_code == 200 and fresh.json()["metadata"]["owner"] == "bob"
 
 
 async def test_the_run_is_for_the_token_not_the_claimed_user(stack: Stack, agent: Any) -> None:

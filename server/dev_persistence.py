@@ -1,0 +1,55 @@
+"""``langgraph dev``'s in-memory runtime: keep its checkpoints reaching the disk.
+
+The in-memory runtime (langgraph-runtime-inmem, pinned at 0.36.7) keeps threads, runs,
+checkpoints and the Store in pickled files under ``.langgraph_api/``, written by a
+background loop every 10 seconds and at a clean shutdown; the loop finds the dicts to
+write in a registry keyed by file name. Every ``Checkpointer(unpack_hook=...)`` call
+(the server makes one per run) builds a second saver whose fresh dicts, loaded from the
+same files, take over those registry entries and are then thrown away; the loop drops
+entries whose dict is gone. From the first run on, the checkpoints that hold every
+thread's messages reach the disk only at a clean shutdown: a ``langgraph dev`` that is
+killed (SIGKILL, the OOM killer, a power cut) comes back with runs and threads but
+without their state, so a resumed background analysis wakes a parent that has forgotten
+it started one.
+
+:func:`keep_checkpoints_flushed` makes the registry keep the first dict registered for a
+file while it is alive: the runtime's one live saver. What a kill then loses is what
+changed in the last 10 seconds, as the runtime intends. Nothing changes for another
+runtime (``langgraph up``, a hosted deployment: PostgreSQL), which lacks this module.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+__all__ = ["keep_checkpoints_flushed"]
+
+logger = logging.getLogger(__name__)
+
+
+def keep_checkpoints_flushed() -> bool:
+    """Install the fix in this process (idempotent); False when the in-memory runtime is
+    not installed here or no longer looks as described above."""
+    try:
+        from langgraph_runtime_inmem import _persistence, checkpoint
+    except ImportError:
+        return False
+    current = getattr(checkpoint, "register_persistent_dict", None)
+    stores = getattr(_persistence, "_stores", None)
+    if current is None or not isinstance(stores, dict):
+        logger.warning("langgraph dev persistence fix not applied: the runtime has changed")
+        return False
+    if getattr(current, "keeps_first", False):
+        return True
+    original = _persistence.register_persistent_dict
+
+    def register_first(persistent: Any) -> None:
+        live = stores.get(persistent.filename)
+        if live is not None and live() is not None and live() is not persistent:
+            return  # a throw-away saver's copy: the live dict keeps the file
+        original(persistent)
+
+    register_first.keeps_first = True  # type: ignore[attr-defined]
+    checkpoint.register_persistent_dict = register_first
+    return True

@@ -1,0 +1,80 @@
+"""``langgraph dev``'s in-memory runtime keeps saving checkpoints after its first run.
+
+The runtime saves the dicts registered in its flush registry. Each run's
+``Checkpointer(unpack_hook=...)`` builds a throw-away saver whose dicts took over the
+checkpoint files' entries; once it was gone the entries were dropped, and the live
+checkpoints were never saved again (a killed server came back without any thread's
+state). The runtime's own functions run here in a child process set up as
+``langgraph dev`` sets up its server (the runtime reads that environment at import); the
+end to end proof is tests/e2e/test_stack_agent_restart.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runstack.processes import ROOT
+
+# What the server does: its own saver at start-up, then a saver per run writing into the
+# shared dicts; then what the flush loop would write to disk, read back.
+SCRIPT = """
+import gc, json, pickle, sys
+from pathlib import Path
+if sys.argv[1] == "fixed":
+    from server.dev_persistence import keep_checkpoints_flushed
+    assert keep_checkpoints_flushed() and keep_checkpoints_flushed()
+from langgraph_runtime_inmem import _persistence, checkpoint
+
+checkpoint.Checkpointer()
+for thread_id in ("thread-a", "thread-b"):
+    saver = checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
+    saver.storage[thread_id][""]["checkpoint-1"] = ("a checkpoint", "metadata", None)
+    del saver
+    gc.collect()
+for ref in list(_persistence._stores.values()):
+    if ref() is not None and ref().filename.endswith("checkpoint.1.pckl"):
+        ref().sync()
+path = Path(".langgraph_api/.langgraph_checkpoint.1.pckl")
+saved = sorted(pickle.loads(path.read_bytes())) if path.exists() else []
+_persistence.stop_flush_loop()
+print(json.dumps(saved))
+"""
+# The variables langgraph dev sets before its runtime is imported (langgraph_api/cli.py).
+DEV_ENV = {
+    "MIGRATIONS_PATH": "__inmem",
+    "DATABASE_URI": ":memory:",
+    "REDIS_URI": "fake",
+    "LANGSMITH_LANGGRAPH_API_VARIANT": "local_dev",
+    "LANGGRAPH_RUNTIME_EDITION": "inmem",
+    "LANGGRAPH_ALLOW_BLOCKING": "true",
+}
+
+
+def saved_threads(tmp_path: Path, mode: str) -> list[str]:
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, mode],
+        cwd=tmp_path,
+        env={**os.environ, **DEV_ENV, "PYTHONPATH": pythonpath},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    saved: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return saved
+
+
+def test_checkpoints_of_every_run_reach_the_disk(tmp_path: Path) -> None:
+    assert saved_threads(tmp_path, "fixed") == ["thread-a", "thread-b"]
+
+
+def test_without_the_fix_the_runtime_stops_saving_them(tmp_path: Path) -> None:
+    # The runtime as released: the failure the fix is for. If this starts failing, the
+    # runtime was fixed upstream and server/dev_persistence.py can go.
+    assert saved_threads(tmp_path, "released") != ["thread-a", "thread-b"]
