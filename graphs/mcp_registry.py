@@ -6,6 +6,10 @@ listed again after a call found the server gone, so a server that comes back is
 picked up without a restart. A server that is down never breaks a graph: its
 declared tools still appear, and calling one returns an error string naming the
 server and what to do.
+
+Every listing and call goes through one open session per server
+(:class:`graphs.mcp_sessions.McpSessions`, :attr:`McpRegistry.sessions`), shared by
+all runs of the process and replaced when the server restarts.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import yaml
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from langchain_core.tools import BaseTool, StructuredTool
+
+from graphs.mcp_sessions import McpSessions
 
 __all__ = [
     "AgentFilter",
@@ -151,6 +157,9 @@ class McpRegistry:
         self._servers = {s["name"]: s for s in servers}
         self._state: dict[str, _ServerState] = {name: _ServerState() for name in self._servers}
         self._wrapped: dict[tuple[str, str, str], BaseTool] = {}
+        self.sessions = McpSessions(lambda server: self._client(server, _LIST_TIMEOUT_S))
+        """The open session of each server: every listing and call of this registry, and
+        any other caller of the same servers (the chart tool), goes through it."""
 
     # ---- configuration (no I/O) ---------------------------------------------------------
 
@@ -232,8 +241,7 @@ class McpRegistry:
             if state.tools is not None:
                 return state.tools
             try:
-                async with self._client(server, _LIST_TIMEOUT_S) as client:
-                    listed = await client.list_tools()
+                listed = await self.sessions.run(server, lambda client: client.list_tools())
             except Exception as e:  # any transport failure means "down"; report, don't raise
                 state.failed_at = time.monotonic()
                 state.error = _short_error(e)
@@ -265,8 +273,12 @@ class McpRegistry:
     ) -> str:
         """Call one tool; the result as text, or an error string (never raises)."""
         try:
-            async with self._client(server, call_timeout_s) as client:
-                result = await client.call_tool(tool, arguments, raise_on_error=False)
+            result = await self.sessions.run(
+                server,
+                lambda client: client.call_tool(
+                    tool, arguments, timeout=call_timeout_s, raise_on_error=False
+                ),
+            )
         except Exception as e:  # the server went away mid-call, or never answered
             self.forget(server)
             return self.unavailable_message(server, tool, _short_error(e))
@@ -274,6 +286,10 @@ class McpRegistry:
         if result.is_error:
             return f"Error from {server}.{tool}: {text}"
         return text
+
+    async def aclose(self) -> None:
+        """Close the sessions this event loop opened (tests; a process that ends needs nothing)."""
+        await self.sessions.aclose()
 
     # ---- tools for an agent -------------------------------------------------------------
 
