@@ -10,6 +10,8 @@ DESIGN section 4's layers, in the order a table lists them:
   one engine); named ``SummarizationMiddleware``, it replaces deepagents' default in place;
 - ``memory_update`` (``aafter_agent``): only the orchestrator, which owns the conversation;
 - ``limits``: the model-call and the tool-call limit, with the table's numbers;
+- ``files``: deepagents' FilesystemMiddleware (file tools, large results evicted to files)
+  with our eviction threshold; named like deepagents' default, it replaces it in place;
 
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
@@ -53,6 +55,7 @@ Layer = Literal[
     "mcp_tools",
     "client_tools",
     "current_date",
+    "files",
 ]
 
 
@@ -66,6 +69,7 @@ class AgentTable:
 
 
 _CORE: tuple[Layer, ...] = (
+    "files",
     "authenticated_user",
     "context_injection",
     "skills_sync",
@@ -108,6 +112,7 @@ class _Parts:
     suppliers: SupplierSource | None
     registry: McpRegistry | None
     mcp_timeout_s: float
+    evict_tokens: int | None
 
     def mcp(self) -> McpRegistry:
         if self.registry is None:
@@ -153,6 +158,15 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     )
 
     match layer:
+        case "files":
+            from deepagents.middleware.filesystem import FilesystemMiddleware
+
+            # Large tool results (pages, ERP answers, file reads) go to files in the
+            # sandbox, not into the thread's state, which every checkpoint copies.
+            evict = parts.evict_tokens or _evict_tokens()
+            return [
+                FilesystemMiddleware(backend=parts.backend, tool_token_limit_before_evict=evict)
+            ]
         case "authenticated_user":
             return [authenticated_user.AuthenticatedUser()]
         case "context_injection":
@@ -190,6 +204,12 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             return [current_date.CurrentDate()]
 
 
+def _evict_tokens() -> int:
+    from graphs.settings import get_settings
+
+    return get_settings().tool_result_evict_tokens
+
+
 def build_stack(
     agent: AgentName,
     *,
@@ -203,6 +223,7 @@ def build_stack(
     mcp_timeout_s: float = 60.0,
     agents_md: Path | None = AGENTS_MD,
     limits: Limits | None = None,
+    evict_tokens: int | None = None,
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of ``agent``'s table, in order.
 
@@ -222,6 +243,8 @@ def build_stack(
         mcp_timeout_s: longest wait for one MCP tool call.
         agents_md: the global guidelines seeded as ``/AGENTS.md`` (``None``: none).
         limits: other call limits than the table's (a setting, or a test).
+        evict_tokens: tool results longer than this (tokens) go to files (default: the
+            ``TOOL_RESULT_EVICT_TOKENS`` setting).
     """
     table = TABLES[agent]
     parts = _Parts(
@@ -236,5 +259,6 @@ def build_stack(
         suppliers=suppliers,
         registry=registry,
         mcp_timeout_s=mcp_timeout_s,
+        evict_tokens=evict_tokens,
     )
     return [mw for layer in table.layers for mw in _layer(layer, parts)]
