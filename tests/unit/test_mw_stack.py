@@ -8,9 +8,9 @@ from typing import Any
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from deepagents.middleware.summarization import SummarizationToolMiddleware
-from langchain_core.tools import tool
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.tools import tool
 
 from graphs.context import Context
 from graphs.middleware.authenticated_user import AuthenticatedUser
