@@ -43,7 +43,12 @@ from graphs.sandbox.bubblewrap import check_bubblewrap, make_bubblewrap_sandbox
 from graphs.sandbox.errors import SandboxConfigError
 from graphs.sandbox.lazy import LazyWorkspace
 from graphs.sandbox.settings import SandboxSettings
-from graphs.sandbox.workspace import WorkspaceFiles, workspace_lock, workspace_path
+from graphs.sandbox.workspace import (
+    WorkspaceFiles,
+    forget_workspace_lock,
+    workspace_lock,
+    workspace_path,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +163,8 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
                 backend = self._build(thread_id)
                 self._backends[thread_id] = backend
                 while len(self._backends) > self._max_cached:
-                    self._backends.popitem(last=False)
+                    dropped, _ = self._backends.popitem(last=False)
+                    self._touched.pop(dropped, None)
             else:
                 self._backends.move_to_end(thread_id)
             touch = time.monotonic() - self._touched.get(thread_id, 0.0) > _TOUCH_EVERY_S
@@ -202,6 +208,7 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
             if not root.is_dir():
                 return False
             shutil.rmtree(root, ignore_errors=True)
+        forget_workspace_lock(root)
         logger.info("sandbox: removed the workspace of thread %s", thread_id)
         return True
 
@@ -237,6 +244,7 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
                 removed.append(name)
             finally:
                 lock.release()
+            forget_workspace_lock(root)
         if removed:
             logger.info(
                 "sandbox: removed %d workspaces idle for over %.0f s", len(removed), max_idle_s

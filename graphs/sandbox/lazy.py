@@ -82,7 +82,7 @@ class LazyWorkspace(SandboxBackendProtocol):
         self._seed = seed
         self._root = root
         self._real: SandboxBackendProtocol | None = None
-        self._lock = workspace_lock(root) if root is not None else threading.RLock()
+        self._own_lock = threading.RLock()
 
     @property
     def root(self) -> Path | None:
@@ -104,7 +104,10 @@ class LazyWorkspace(SandboxBackendProtocol):
         real = self._real
         if real is not None:
             return real
-        with self._lock:
+        # The process-wide lock of the folder (taken only now: a thread that never needs a
+        # workspace adds nothing to the lock table).
+        lock = workspace_lock(self._root) if self._root is not None else self._own_lock
+        with lock:
             if self._real is None:
                 fresh = not self._exists()
                 backend = self._build()
