@@ -59,7 +59,9 @@ class S3ChartStore:
             msg = "VIZ_STORE=s3 needs boto3: pip install 'procurement-agents[s3]'"
             raise ValueError(msg) from exc
         client = boto3.client(
-            "s3", endpoint_url=settings.s3_endpoint_url, region_name=settings.s3_region
+            "s3",
+            endpoint_url=settings.s3_endpoint_url or None,
+            region_name=settings.s3_region or None,
         )
         return cls(settings.s3_bucket, settings.s3_prefix, max_bytes, client=client)
 
