@@ -132,6 +132,7 @@ class _ServerState:
     """What we know about one server's tools, and when we last failed to reach it."""
 
     tools: dict[str, dict[str, Any]] | None = None  # name -> {"description", "schema"}
+    listed: int = 0  # how many times the tools were listed: a new list, new wrappers
     failed_at: float | None = None
     error: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -157,6 +158,9 @@ class McpRegistry:
         self._servers = {s["name"]: s for s in servers}
         self._state: dict[str, _ServerState] = {name: _ServerState() for name in self._servers}
         self._wrapped: dict[tuple[str, str, str], BaseTool] = {}
+        # Per agent: the tool list last built and the listings it was built from. Every model
+        # call asks for it; rebuilding (schemas hashed, filters applied) only after a change.
+        self._for_agent: dict[str, tuple[tuple[object, ...], list[BaseTool]]] = {}
         self.sessions = McpSessions(lambda server: self._client(server, _LIST_TIMEOUT_S))
         """The open session of each server: every listing and call of this registry, and
         any other caller of the same servers (the chart tool), goes through it."""
@@ -257,6 +261,7 @@ class McpRegistry:
                 t.name: {"description": t.description or "", "schema": t.inputSchema}
                 for t in listed
             }
+            state.listed += 1
             state.failed_at = None
             state.error = None
             logger.info("MCP server %r: %d tools listed", server, len(state.tools))
@@ -299,12 +304,30 @@ class McpRegistry:
         A server that is down contributes its declared tool names as stand-ins whose
         call explains the outage; once the server answers, the real tools replace them.
         """
-        out: list[BaseTool] = []
+        lists: dict[str, dict[str, dict[str, Any]] | None] = {}
         for server, spec in self._servers.items():
-            flt = spec["agents"].get(agent)
-            if flt is None:
-                continue
-            listed = await self._list(server)
+            if spec["agents"].get(agent) is not None:
+                lists[server] = await self._list(server)
+        version = tuple(
+            (server, None if listed is None else self._state[server].listed, call_timeout_s)
+            for server, listed in lists.items()
+        )
+        cached = self._for_agent.get(agent)
+        if cached is not None and cached[0] == version:
+            return list(cached[1])
+        out = self._build_tools(agent, lists, call_timeout_s)
+        self._for_agent[agent] = (version, out)
+        return list(out)
+
+    def _build_tools(
+        self,
+        agent: str,
+        lists: dict[str, dict[str, dict[str, Any]] | None],
+        call_timeout_s: float,
+    ) -> list[BaseTool]:
+        out: list[BaseTool] = []
+        for server, listed in lists.items():
+            flt = self._servers[server]["agents"][agent]
             if listed is None:
                 for name in flt.get("tools", []):
                     out.append(self._stand_in(server, name))
