@@ -4,9 +4,10 @@ Run from the checkout: ``.venv/bin/python -m scripts.bench.bench_soak [--minutes
 [--workers 3] [--retention-hours 0.05]``.
 
 Starts the real services and ``langgraph dev`` (scripts.bench.fixtures) with the retention
-sweep set to ``--retention-hours`` (the default keeps threads and workspaces 3 minutes, so a
-10-minute soak sees them come and go; a deployment keeps them days), warms up for a minute,
-then runs :func:`runstack.soak.soak` (analyses, greetings, orders up to approval) for
+sweep set to ``--retention-hours`` (the default keeps threads and workspaces 72 s, so a
+10-minute soak sees them come and go; a deployment keeps them days), warms up for two
+minutes (longer than the retention, so what is kept has reached its steady state), then
+runs :func:`runstack.soak.soak` (analyses, greetings, orders up to approval) for
 ``--minutes``. It prints RSS and folder sizes over time and the RSS growth after warm-up
 (target, issue 18: under 10%). Then it measures a probe (a greeting and an analysis, one
 after the other), restarts ``langgraph dev`` on the same folder (the in-memory runtime
@@ -72,8 +73,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--warmup-s", type=float, default=60.0)
-    parser.add_argument("--retention-hours", default="0.05", help="threads and workspaces")
+    parser.add_argument("--warmup-s", type=float, default=120.0)
+    parser.add_argument("--retention-hours", default="0.02", help="threads and workspaces")
     args = parser.parse_args()
     retention = {
         "RETENTION_THREAD_HOURS": args.retention_hours,
