@@ -1,7 +1,7 @@
 """Benchmark: a mixed soak, the Agent Server's memory and the data on disk, then a restart.
 
 Run from the checkout: ``.venv/bin/python -m scripts.bench.bench_soak [--minutes 10]
-[--workers 3] [--retention-hours 0.05]``.
+[--workers 3] [--retention-hours 0.02]``.
 
 Starts the real services and ``langgraph dev`` (scripts.bench.fixtures) with the retention
 sweep set to ``--retention-hours`` (the default keeps threads and workspaces 72 s, so a
