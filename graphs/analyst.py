@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from graphs.build_once import BuildOnce
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import install as install_tracing_override
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 __all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
 
 ANALYST_TOOLS = ("generate_visualization", "web_search", "fetch_url")
+
+install_tracing_override()  # LangSmith's hook bookkeeping inline while tracing is off
 
 
 def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:

@@ -6,6 +6,10 @@ listed again after a call found the server gone, so a server that comes back is
 picked up without a restart. A server that is down never breaks a graph: its
 declared tools still appear, and calling one returns an error string naming the
 server and what to do.
+
+Every listing and call goes through one open session per server
+(:class:`graphs.mcp_sessions.McpSessions`, :attr:`McpRegistry.sessions`), shared by
+all runs of the process and replaced when the server restarts.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import yaml
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from langchain_core.tools import BaseTool, StructuredTool
+
+from graphs.mcp_sessions import McpSessions
 
 __all__ = [
     "AgentFilter",
@@ -134,6 +140,7 @@ class _ServerState:
     """What we know about one server's tools, and when we last failed to reach it."""
 
     tools: dict[str, dict[str, Any]] | None = None  # name -> {"description", "schema"}
+    listed: int = 0  # how many times the tools were listed: a new list, new wrappers
     failed_at: float | None = None
     error: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -159,6 +166,12 @@ class McpRegistry:
         self._servers = {s["name"]: s for s in servers}
         self._state: dict[str, _ServerState] = {name: _ServerState() for name in self._servers}
         self._wrapped: dict[tuple[str, str, str], BaseTool] = {}
+        # Per agent: the tool list last built and the listings it was built from. Every model
+        # call asks for it; rebuilding (schemas hashed, filters applied) only after a change.
+        self._for_agent: dict[str, tuple[tuple[object, ...], list[BaseTool]]] = {}
+        self.sessions = McpSessions(lambda server: self._client(server, _LIST_TIMEOUT_S))
+        """The open session of each server: every listing and call of this registry, and
+        any other caller of the same servers (the chart tool), goes through it."""
 
     # ---- configuration (no I/O) ---------------------------------------------------------
 
@@ -240,8 +253,7 @@ class McpRegistry:
             if state.tools is not None:
                 return state.tools
             try:
-                async with self._client(server, _LIST_TIMEOUT_S) as client:
-                    listed = await client.list_tools()
+                listed = await self.sessions.run(server, lambda client: client.list_tools())
             except Exception as e:  # any transport failure means "down"; report, don't raise
                 state.failed_at = time.monotonic()
                 state.error = _short_error(e)
@@ -257,6 +269,7 @@ class McpRegistry:
                 t.name: {"description": t.description or "", "schema": t.inputSchema}
                 for t in listed
             }
+            state.listed += 1
             state.failed_at = None
             state.error = None
             logger.info("MCP server %r: %d tools listed", server, len(state.tools))
@@ -273,8 +286,12 @@ class McpRegistry:
     ) -> str:
         """Call one tool; the result as text, or an error string (never raises)."""
         try:
-            async with self._client(server, call_timeout_s) as client:
-                result = await client.call_tool(tool, arguments, raise_on_error=False)
+            result = await self.sessions.run(
+                server,
+                lambda client: client.call_tool(
+                    tool, arguments, timeout=call_timeout_s, raise_on_error=False
+                ),
+            )
         except Exception as e:  # the server went away mid-call, or never answered
             self.forget(server)
             return self.unavailable_message(server, tool, _short_error(e))
@@ -282,6 +299,10 @@ class McpRegistry:
         if result.is_error:
             return f"Error from {server}.{tool}: {text}"
         return text
+
+    async def aclose(self) -> None:
+        """Close the sessions this event loop opened (tests; a process that ends needs nothing)."""
+        await self.sessions.aclose()
 
     # ---- tools for an agent -------------------------------------------------------------
 
@@ -291,12 +312,30 @@ class McpRegistry:
         A server that is down contributes its declared tool names as stand-ins whose
         call explains the outage; once the server answers, the real tools replace them.
         """
-        out: list[BaseTool] = []
+        lists: dict[str, dict[str, dict[str, Any]] | None] = {}
         for server, spec in self._servers.items():
-            flt = spec["agents"].get(agent)
-            if flt is None:
-                continue
-            listed = await self._list(server)
+            if spec["agents"].get(agent) is not None:
+                lists[server] = await self._list(server)
+        version = tuple(
+            (server, None if listed is None else self._state[server].listed, call_timeout_s)
+            for server, listed in lists.items()
+        )
+        cached = self._for_agent.get(agent)
+        if cached is not None and cached[0] == version:
+            return list(cached[1])
+        out = self._build_tools(agent, lists, call_timeout_s)
+        self._for_agent[agent] = (version, out)
+        return list(out)
+
+    def _build_tools(
+        self,
+        agent: str,
+        lists: dict[str, dict[str, dict[str, Any]] | None],
+        call_timeout_s: float,
+    ) -> list[BaseTool]:
+        out: list[BaseTool] = []
+        for server, listed in lists.items():
+            flt = self._servers[server]["agents"][agent]
             if listed is None:
                 for name in flt.get("tools", []):
                     out.append(self._stand_in(server, name))

@@ -18,6 +18,7 @@ from graphs.build_once import BuildOnce
 from graphs.models import announce_model_choice
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import install as install_tracing_override
 
 if TYPE_CHECKING:
     from deepagents.backends.protocol import BackendProtocol
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 # The Agent Server imports this module at start-up: say then whether a key is configured
 # (settings only; nothing connects).
 announce_model_choice()
+install_tracing_override()  # LangSmith's hook bookkeeping inline while tracing is off
 
 ORCHESTRATOR_TOOLS = ("web_search", "get_current_time", "calculator")
 ORDER_AGENT_FILE = "procurement_order.yaml"

@@ -40,6 +40,14 @@ class GraphSettings(ModelSettings):
         description="Model calls per orchestrator run before it stops with a message "
         "(default: the orchestrator's table in graphs/stacks.py).",
     )
+    tool_result_evict_tokens: int = Field(
+        default=10_000,
+        ge=1_000,
+        validation_alias=AliasChoices("TOOL_RESULT_EVICT_TOKENS", "tool_result_evict_tokens"),
+        description="A tool result longer than this many tokens (about 4 characters each) is "
+        "saved to /large_tool_results/ in the thread's sandbox and only its head and tail stay "
+        "in the thread's state (deepagents' FilesystemMiddleware); read_file pages past it.",
+    )
     skills_dir: Path = Field(
         default=REPO_ROOT / "skills",
         validation_alias=AliasChoices("SKILLS_DIR", "skills_dir"),

@@ -10,6 +10,8 @@ DESIGN section 4's layers, in the order a table lists them:
   one engine); named ``SummarizationMiddleware``, it replaces deepagents' default in place;
 - ``memory_update`` (``aafter_agent``): only the orchestrator, which owns the conversation;
 - ``limits``: the model-call and the tool-call limit, with the table's numbers;
+- ``files``: deepagents' FilesystemMiddleware (file tools, large results evicted to files)
+  with our eviction threshold; named like deepagents' default, it replaces it in place;
 
 - ``order_review``: the order agent's approval step (LangChain's human-in-the-loop, with
   the card and the approval policy) and, after it, the guard that checks each proposed
@@ -59,6 +61,7 @@ Layer = Literal[
     "client_tools",
     "current_date",
     "order_review",
+    "files",
 ]
 
 
@@ -72,6 +75,7 @@ class AgentTable:
 
 
 _CORE: tuple[Layer, ...] = (
+    "files",
     "authenticated_user",
     "context_injection",
     "skills_sync",
@@ -116,6 +120,7 @@ class _Parts:
     registry: McpRegistry | None
     mcp_timeout_s: float
     order_tools: tuple[str, ...]
+    evict_tokens: int | None
 
     def mcp(self) -> McpRegistry:
         if self.registry is None:
@@ -163,6 +168,15 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     )
 
     match layer:
+        case "files":
+            from deepagents.middleware.filesystem import FilesystemMiddleware
+
+            # Large tool results (pages, ERP answers, file reads) go to files in the
+            # sandbox, not into the thread's state, which every checkpoint copies.
+            evict = parts.evict_tokens or _evict_tokens()
+            return [
+                FilesystemMiddleware(backend=parts.backend, tool_token_limit_before_evict=evict)
+            ]
         case "authenticated_user":
             return [authenticated_user.AuthenticatedUser()]
         case "context_injection":
@@ -210,6 +224,12 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             ]
 
 
+def _evict_tokens() -> int:
+    from graphs.settings import get_settings
+
+    return get_settings().tool_result_evict_tokens
+
+
 def build_stack(
     agent: AgentName,
     *,
@@ -224,6 +244,7 @@ def build_stack(
     agents_md: Path | None = AGENTS_MD,
     limits: Limits | None = None,
     order_tools: Sequence[str] = ("order_create", "order_update"),
+    evict_tokens: int | None = None,
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of ``agent``'s table, in order.
 
@@ -245,6 +266,8 @@ def build_stack(
         limits: other call limits than the table's (a setting, or a test).
         order_tools: the committing tools the ``order_review`` layer checks and puts up for
             approval (the subagent YAML's ``interrupt_on``).
+        evict_tokens: tool results longer than this (tokens) go to files (default: the
+            ``TOOL_RESULT_EVICT_TOKENS`` setting).
     """
     table = TABLES[agent]
     parts = _Parts(
@@ -260,5 +283,6 @@ def build_stack(
         registry=registry,
         mcp_timeout_s=mcp_timeout_s,
         order_tools=tuple(order_tools),
+        evict_tokens=evict_tokens,
     )
     return [mw for layer in table.layers for mw in _layer(layer, parts)]

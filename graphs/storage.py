@@ -10,7 +10,9 @@ The Store routes are per user (``graphs.user_scope``): ``/memories/{user_id}/...
 another user is refused.
 
 Building the backend checks the sandbox provider (a missing bubblewrap fails at
-start-up) but creates no workspace: that happens on a thread's first file call.
+start-up) but creates no workspace: that happens when a thread first writes a file or
+runs a command; reads before that come from the shared seed (``DATA_DIR/sandboxes/.seed``,
+the skills and ``/AGENTS.md`` SkillsSync keeps there).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from typing import Any, TypeVar
 from deepagents.backends import CompositeBackend, StoreBackend
 from deepagents.backends.protocol import BackendProtocol
 
-from graphs.sandbox import ThreadSandboxBackend
+from graphs.sandbox import SandboxSettings, ThreadSandboxBackend
 from graphs.user_scope import user_scoped
 
 __all__ = [
     "PERSISTED_ROOT",
+    "SEED_FOLDER",
     "SKILLS_ROOT",
     "STORE_ROUTES",
     "SandboxGetter",
@@ -70,11 +73,22 @@ def sandbox_path(user_id: str, stored_path: str) -> str:
 _sandbox: ThreadSandboxBackend | None = None
 
 
+SEED_FOLDER = ".seed"
+"""The seed's folder under ``DATA_DIR/sandboxes`` (no thread id starts with a dot)."""
+
+
 def shared_sandbox() -> ThreadSandboxBackend:
-    """The process's sandbox router (one per process: graphs are rebuilt, workspaces not)."""
+    """The process's sandbox router (one per process: graphs are rebuilt, workspaces not).
+
+    Lazy: a thread's workspace is created when the thread first writes or runs something;
+    until then its reads (skills, ``/AGENTS.md``) come from the shared seed folder.
+    """
     global _sandbox
     if _sandbox is None:
-        _sandbox = ThreadSandboxBackend()
+        settings = SandboxSettings()
+        _sandbox = ThreadSandboxBackend(
+            settings=settings, seed=settings.sandboxes_dir / SEED_FOLDER
+        )
     return _sandbox
 
 

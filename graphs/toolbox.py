@@ -38,6 +38,7 @@ def local_tools() -> dict[str, BaseTool]:
         make_request_order_info(),
         fetch_url,
         web_search,
-        make_generate_visualization(registry().url("viz")),
+        # The chart tool shares the registry's open session to the chart server.
+        make_generate_visualization(registry().url("viz"), sessions=registry().sessions),
     ]
     return {t.name: t for t in tools}

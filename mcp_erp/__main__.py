@@ -7,9 +7,9 @@ import sys
 
 from pydantic import AliasChoices, ValidationError
 
+from core.library_logs import tame_library_logs
 from core.logs import setup_logging
 from core.serve import serve
-from mcp_erp.library_logs import tame_library_logs
 from mcp_erp.server import create_http_app, create_server
 from mcp_erp.settings import ErpMcpSettings
 

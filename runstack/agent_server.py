@@ -144,6 +144,9 @@ def langgraph_dev(
     graphs = set(json.loads(path.read_text(encoding="utf-8"))["graphs"])
     port = free_port()
     child_env = offline_env()
+    # Fewer glibc malloc arenas: the server's worker threads otherwise each fragment their
+    # own, and its resident size creeps up (as langgraph.json sets for deployed images).
+    child_env.setdefault("MALLOC_ARENA_MAX", "2")
     child_env.update(env or {})
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.getenv("PYTHONPATH")]))
     argv = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload",

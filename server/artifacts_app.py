@@ -9,6 +9,12 @@ is that user. Unauthenticated requests get 401; another user's
 thread, or a thread that does not exist, 404 (the two are not told apart); paths
 outside the workspace's artifact folders, 400.
 
+The file is read through the sandbox backend (``graphs.storage.shared_sandbox``), so any
+replica serves any thread: with local workspaces (bubblewrap) it is opened race-free on
+this host's disk (no symlink followed, streamed from the descriptor opened); with a remote
+sandbox (OpenSandbox) it is downloaded from the thread's sandbox. Neither creates a
+workspace for a thread that has none.
+
 Use :func:`artifact_routes` to add the route to another Starlette app (the JSON-RPC
 adapter's), or :data:`app` on its own.
 """
@@ -30,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from graphs.sandbox import OpenedFile, SandboxSettings, open_workspace_file, workspace_path
+from graphs.sandbox import ThreadSandboxBackend, open_workspace_file, workspace_path
 from graphs.tools.artifacts import check_artifact_path
 
 __all__ = ["ArtifactSettings", "ThreadLookup", "app", "artifact_routes", "thread_metadata"]
@@ -123,10 +129,10 @@ async def thread_owner(
     return None
 
 
-def _attachment(opened: OpenedFile) -> str:
-    quoted = quote(opened.name)
-    if quoted == opened.name:
-        return f'attachment; filename="{opened.name}"'
+def _attachment(name: str) -> str:
+    quoted = quote(name)
+    if quoted == name:
+        return f'attachment; filename="{name}"'
     return f"attachment; filename*=utf-8''{quoted}"
 
 
@@ -134,13 +140,41 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _media_type(name: str) -> str:
+    if name.endswith(".md"):
+        return "text/markdown; charset=utf-8"
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+async def _from_backend(sandbox: ThreadSandboxBackend, thread_id: str, path: str) -> Response:
+    """The file read through the thread's (remote) sandbox backend, or 404."""
+    backend = await asyncio.to_thread(sandbox.for_thread, thread_id)
+    found = (await backend.adownload_files([path]))[0]
+    if found.error is not None or found.content is None:
+        return _error(404, f"No file {path} in this thread's workspace.")
+    name = path.rsplit("/", 1)[-1]
+    headers = {"content-disposition": _attachment(name)}
+    return Response(found.content, media_type=_media_type(name), headers=headers)
+
+
+def _default_sandbox() -> ThreadSandboxBackend:
+    from graphs.storage import shared_sandbox
+
+    return shared_sandbox()
+
+
 def artifact_routes(
     *,
     lookup: ThreadLookup = thread_metadata,
     sandboxes_dir: Path | None = None,
     settings: ArtifactSettings | None = None,
+    sandbox: ThreadSandboxBackend | None = None,
 ) -> list[Route]:
-    """The ``GET /artifacts/{thread_id}/{path}`` route, to add to a Starlette app."""
+    """The ``GET /artifacts/{thread_id}/{path}`` route, to add to a Starlette app.
+
+    ``sandbox``: the sandbox router to read through (default: the process's shared one);
+    ``sandboxes_dir``: read local workspaces under this folder instead (tests).
+    """
     conf = settings or ArtifactSettings()
 
     async def serve(request: Request) -> Response:
@@ -165,19 +199,27 @@ def artifact_routes(
             return _error(503, "The thread could not be looked up; try again.")
         if metadata is None or (identity is not None and owner != identity):
             return _error(404, "No such artifact (unknown thread, or not yours).")
-        base = sandboxes_dir or SandboxSettings().sandboxes_dir
-        root = workspace_path(base, thread_id)
+        if sandboxes_dir is not None:
+            root = workspace_path(sandboxes_dir, thread_id)
+        else:
+            router = sandbox if sandbox is not None else await asyncio.to_thread(_default_sandbox)
+            found_root = router.workspace_root(thread_id)
+            if found_root is None:  # a remote sandbox: read through its backend
+                return await _from_backend(router, thread_id, path)
+            root = found_root
         try:
             # Race-free: no symlink followed, and the file is streamed from the
             # descriptor opened here, never opened again by name.
             opened = await asyncio.to_thread(open_workspace_file, root, path)
         except OSError:
             return _error(404, f"No file {path} in this thread's workspace.")
-        media_type = mimetypes.guess_type(opened.name)[0] or "application/octet-stream"
-        if opened.name.endswith(".md"):
-            media_type = "text/markdown; charset=utf-8"
-        headers = {"content-length": str(opened.size), "content-disposition": _attachment(opened)}
-        return StreamingResponse(opened.chunks(), media_type=media_type, headers=headers)
+        headers = {
+            "content-length": str(opened.size),
+            "content-disposition": _attachment(opened.name),
+        }
+        return StreamingResponse(
+            opened.chunks(), media_type=_media_type(opened.name), headers=headers
+        )
 
     return [Route("/artifacts/{thread_id}/{path:path}", serve, methods=["GET"])]
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 import threading
 
+from core.library_logs import tame_library_logs
 from core.logs import setup_logging
 from core.serve import port_is_free, serve
 from viz_gateway import fonts
@@ -27,6 +28,7 @@ def main(argv: list[str] | None = None) -> None:
         log_dir=settings.resolved_log_dir,
         backup_count=settings.log_backup_count,
     )
+    tame_library_logs()  # no traceback each time a client ends its MCP session
     try:
         font = fonts.find_cjk_font(settings.font_dir, settings.font_family)
         log.info("CJK font: %s (%s)", font.family, font.path)

@@ -29,7 +29,7 @@ from core.json_limits import JsonDepthGuard
 from viz_gateway import fonts
 from viz_gateway.schemas import MAP_TOOLS, TOOLS, short_name, with_defaults
 from viz_gateway.settings import VizSettings
-from viz_gateway.store import IMAGE_TYPES, NAME_RE, ChartStore, content_hash
+from viz_gateway.store import IMAGE_TYPES, NAME_RE, ChartStore, content_hash, make_store
 from viz_gateway.validation import check_arguments
 
 log = logging.getLogger("viz_gateway")
@@ -50,7 +50,7 @@ class Gateway:
         from viz_gateway.workers import shared_pool
 
         self.settings = settings
-        self.store = ChartStore(settings.charts_dir, int(settings.cache_max_mb * 1024 * 1024))
+        self.store = make_store(settings)
         self.pool = shared_pool(
             settings.render_workers,
             settings.font_dir,
@@ -89,7 +89,7 @@ class Gateway:
             "format": ext,
             "source": source,
             "cached": cached,
-            "path": str(self.store.path(key, ext)),
+            "path": self.store.location(key, ext),
         }
         if note:
             structured["note"] = note
@@ -110,13 +110,13 @@ class Gateway:
             _remember(self._metas, key, meta)
         return meta
 
-    def _recent_hit(self, call_id: str) -> tuple[str, str] | None:
+    async def _recent_hit(self, call_id: str) -> tuple[str, str] | None:
         """The key and image extension of a recent call with these exact arguments, when its
         image is still stored (the store marks it used)."""
         key = self._recent.get(call_id)
         if key is None:
             return None
-        if ext := self.store.find(key):
+        if ext := await asyncio.to_thread(self.store.find, key):
             self._recent.move_to_end(call_id)
             return key, ext
         del self._recent[call_id]
@@ -128,7 +128,7 @@ class Gateway:
         args = arguments or {}
         # Arguments identical to a recent successful call were valid then and are now.
         call_id = None if _large(args) else content_hash("call", tool, args)
-        if call_id is not None and (hit := self._recent_hit(call_id)):
+        if call_id is not None and (hit := await self._recent_hit(call_id)):
             key, ext = hit
             meta = await self._meta(key)
             return self._result(key, ext, source="cache", cached=True, meta=meta)
@@ -153,7 +153,7 @@ class Gateway:
         local_key = content_hash("local", tool, args, _render_version())
         up_key = content_hash("upstream", upstream, tool, args) if upstream else None
         for key in (up_key, local_key):
-            if key and (ext := self.store.find(key)):
+            if key and (ext := await asyncio.to_thread(self.store.find, key)):
                 meta = await self._meta(key)
                 return self._result(key, ext, source="cache", cached=True, meta=meta)
         flight_key = up_key or local_key
@@ -383,19 +383,20 @@ def _add_routes(mcp: FastMCP, gateway: Gateway, settings: VizSettings) -> None:
         if not m or m.group(2) == "json":
             return _not_found("no such chart")
         key, ext = m.group(1), m.group(2)
-        path = gateway.store.path(key, ext)
-        if not path.exists() and ext == "svg":
+        headers = {"Cache-Control": "public, max-age=31536000, immutable"}
+        store = gateway.store
+        if isinstance(store, ChartStore) and store.path(key, ext).exists():
+            return FileResponse(store.path(key, ext), media_type=IMAGE_TYPES[ext], headers=headers)
+        # Shared storage (or an SVG not drawn yet): the bytes, through the store.
+        data = await asyncio.to_thread(store.get, key, ext)
+        if data is None and ext == "svg":
             try:
-                await gateway.svg_for(key)
+                data = await gateway.svg_for(key)
             except Exception as exc:
                 log.warning("svg for %s failed: %s", key, exc)
-        if not path.exists():
+        if data is None:
             return _not_found(f"chart {name} is not (or no longer) stored")
-        return FileResponse(
-            path,
-            media_type=IMAGE_TYPES[ext],
-            headers={"Cache-Control": "public, max-age=31536000, immutable"},
-        )
+        return Response(data, media_type=IMAGE_TYPES[ext], headers=headers)
 
 
 def create_server(settings: VizSettings | None = None, *, warm_up: bool = True) -> FastMCP:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
@@ -37,8 +37,23 @@ class VizSettings(CommonSettings):
         default=None, description="Font family to use instead of the one discovered."
     )
     cache_max_mb: float = Field(
-        default=512.0, gt=0, description="Size cap of DATA_DIR/charts; oldest images go first."
+        default=512.0,
+        gt=0,
+        description="Size cap of the chart store; the least recently used images go first.",
     )
+    store: Literal["local", "s3"] = Field(
+        default="local",
+        description="Where images are kept: local (DATA_DIR/charts, one gateway) or s3 (a "
+        "bucket every gateway replica shares; needs boto3, the s3 extra).",
+    )
+    s3_bucket: str | None = Field(default=None, description="The bucket (VIZ_STORE=s3).")
+    s3_prefix: str = Field(default="charts/", description="Key prefix of the images.")
+    s3_endpoint_url: str | None = Field(
+        default=None,
+        description="An S3-compatible endpoint (MinIO, Ceph, R2, ...); default: AWS S3. "
+        "Credentials come from the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.",
+    )
+    s3_region: str | None = Field(default=None, description="The bucket's region.")
     render_workers: int = Field(
         default=1,
         ge=1,

@@ -1,7 +1,10 @@
-"""Content-addressed image store under DATA_DIR/charts with a size cap.
+"""Content-addressed chart store with a size cap: local disk (default) or an S3 bucket.
 
 Files are named ``<hash>.<ext>``; all files of one hash (image, spec, SVG) are evicted
-together, least recently used first, when the folder grows past its cap.
+together, least recently used first, when the store grows past its cap.
+:class:`ChartStore` keeps them under ``DATA_DIR/charts``; :class:`viz_gateway.s3store.S3ChartStore`
+in an S3-compatible bucket shared by every gateway replica (``VIZ_STORE=s3``).
+:func:`make_store` picks one from the settings. Both answer :class:`Store`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from viz_gateway.settings import VizSettings
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +41,42 @@ def content_hash(*parts: Any) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
+class Store(Protocol):
+    """What the gateway needs of a chart store (every method may block: call it off the loop)."""
+
+    max_bytes: int
+
+    def find(self, key: str, exts: tuple[str, ...] = ...) -> str | None:
+        """The extension of the stored image for ``key``, marking it recently used; or None."""
+
+    def read_json(self, key: str) -> Any:
+        """The JSON document stored as ``<key>.json``, or None."""
+
+    def put(self, key: str, ext: str, data: bytes) -> Any:
+        """Store ``data`` as ``<key>.<ext>``, then evict past the cap."""
+
+    def get(self, key: str, ext: str) -> bytes | None:
+        """The bytes of ``<key>.<ext>``, or None when it is not (or no longer) stored."""
+
+    def location(self, key: str, ext: str) -> str:
+        """Where ``<key>.<ext>`` lives: a host path or an ``s3://`` URL."""
+
+    def stats(self) -> dict[str, Any]:
+        """Number of charts and bytes held, and the cap."""
+
+
+def make_store(settings: VizSettings) -> Store:
+    """The store ``settings.store`` names (the S3 one needs ``boto3``: the ``s3`` extra)."""
+    max_bytes = int(settings.cache_max_mb * 1024 * 1024)
+    if settings.store == "s3":
+        from viz_gateway.s3store import S3ChartStore
+
+        return S3ChartStore.from_settings(settings, max_bytes)
+    return ChartStore(settings.charts_dir, max_bytes)
+
+
 class ChartStore:
-    """Images and specs by hash, with least-recently-used eviction past ``max_bytes``."""
+    """Images and specs by hash on local disk, least recently used evicted past ``max_bytes``."""
 
     def __init__(self, root: Path, max_bytes: int) -> None:
         self.root = root
@@ -88,6 +128,17 @@ class ChartStore:
         except (OSError, ValueError):
             return None
 
+    def get(self, key: str, ext: str) -> bytes | None:
+        """The bytes of ``<key>.<ext>``, or None."""
+        try:
+            return self.path(key, ext).read_bytes()
+        except OSError:
+            return None
+
+    def location(self, key: str, ext: str) -> str:
+        """The host path of ``<key>.<ext>``."""
+        return str(self.path(key, ext))
+
     def put(self, key: str, ext: str, data: bytes) -> Path:
         """Store ``data`` atomically as ``<key>.<ext>``, then evict past the cap."""
         with self._lock:
@@ -120,11 +171,16 @@ class ChartStore:
             self.total -= int(size)
             log.debug("evicted chart %s (%d bytes)", key, size)
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> dict[str, Any]:
         """Number of charts and bytes held, and the cap."""
         with self._lock:
             index = self._load()
-            return {"charts": len(index), "bytes": self.total, "max_bytes": self.max_bytes}
+            return {
+                "backend": "local",
+                "charts": len(index),
+                "bytes": self.total,
+                "max_bytes": self.max_bytes,
+            }
 
 
-__all__ = ["IMAGE_TYPES", "NAME_RE", "ChartStore", "content_hash"]
+__all__ = ["IMAGE_TYPES", "NAME_RE", "ChartStore", "Store", "content_hash", "make_store"]

@@ -12,6 +12,11 @@ Local hashes are cached by (size, mtime) and the file list by folder mtimes, so 
 unchanged tree costs one ``stat`` per file and folder and one manifest read: that is
 the benchmark's ≥10x against a full upload.
 A sandbox that was reset has no manifest, and gets everything again.
+
+A sandbox router with a ``seed`` (``graphs.sandbox.ThreadSandboxBackend``: workspaces made
+only when a thread first needs one) gets the seed synced first, under one lock per process:
+a thread without a workspace then reads an up-to-date seed and has nothing to upload, so
+syncing creates no workspace; a thread with one is synced as before.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_seed_lock = threading.Lock()  # concurrent runs would upload the same files to the seed
 
 AGENTS_MD = Path(__file__).resolve().parents[1] / "AGENTS.md"
 """The global guidelines, seeded into every sandbox as ``/AGENTS.md``."""
@@ -237,9 +244,17 @@ class SkillsSync(FailSoft):
         self.tree = LocalTree(skills_dir, prefix=prefix, extra=extra)
         self._sandbox = sandbox
 
+    def _sync(self) -> SyncReport:
+        sandbox = resolve_sandbox(self._sandbox)
+        seed = getattr(sandbox, "seed", None)
+        if isinstance(seed, BackendProtocol):
+            with _seed_lock:
+                sync_tree(self.tree, seed)
+        return sync_tree(self.tree, sandbox)
+
     def _run(self) -> dict[str, Any] | None:
         # Fail soft: the agent works with what the sandbox has.
-        report = self.soft(lambda: sync_tree(self.tree, resolve_sandbox(self._sandbox)), None)
+        report = self.soft(self._sync, None)
         if report is None or not report.changed:
             return None
         logger.info("SkillsSync: %s", report.describe())

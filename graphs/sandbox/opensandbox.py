@@ -1,14 +1,18 @@
 """Remote sandbox on an OpenSandbox server (the reference design's choice).
 
 Chosen with ``SANDBOX_PROVIDER=opensandbox``. The SDK (PyPI ``opensandbox``) is an
-optional dependency, imported only when this backend is built. One remote sandbox
-per backend instance (that is, per thread and process), created on first use. In
-the container, the agent's paths are the container's own paths: ``/data/...`` is
-``/data/...`` there. File operations go through deepagents' ``BaseSandbox``
-(shell commands), uploads and downloads through the SDK's file API.
+optional dependency, imported only when this backend is built. One remote sandbox per
+thread, labelled with the thread (metadata ``thread``): on first use a backend looks for
+the thread's running sandbox and connects to it, and creates one only when there is
+none, so the next run of a thread finds its files whichever Agent Server replica or
+process it lands on. In the container, the agent's paths are the container's own paths:
+``/data/...`` is ``/data/...`` there. File operations go through deepagents'
+``BaseSandbox`` (shell commands), uploads and downloads through the SDK's file API.
 
-Untested against a real OpenSandbox server: only the configuration errors are
-covered by tests.
+``deepagents-opensandbox`` (PyPI) wraps the same SDK the same way but neither finds a
+thread's sandbox again nor caps output and time as this backend does, so it is not used.
+Untested against a real OpenSandbox server: configuration errors and the find-or-create
+choice are tested against a stand-in of the SDK.
 """
 
 from __future__ import annotations
@@ -49,9 +53,11 @@ def _import_sdk() -> dict[str, Any]:
         raise SandboxConfigError(msg) from exc
     return {
         "SandboxSync": root.SandboxSync,
+        "SandboxManagerSync": root.SandboxManagerSync,
         "ConnectionConfigSync": config.ConnectionConfigSync,
         "RunCommandOpts": execd.RunCommandOpts,
         "NetworkPolicy": sandboxes.NetworkPolicy,
+        "SandboxFilter": sandboxes.SandboxFilter,
     }
 
 
@@ -81,6 +87,18 @@ class OpenSandboxBackend(BaseSandbox):
         """``opensandbox-<thread>``, stable before the remote sandbox exists."""
         return f"opensandbox-{self._thread}"
 
+    def _existing(self, config: Any) -> str | None:
+        """The id of this thread's running sandbox, made by any replica, if there is one."""
+        manager = self._sdk["SandboxManagerSync"].create(connection_config=config)
+        try:
+            found = manager.list_sandbox_infos(
+                self._sdk["SandboxFilter"](metadata={"thread": self._thread}, states=["Running"])
+            )
+        finally:
+            manager.close()
+        infos = list(getattr(found, "sandbox_infos", None) or [])
+        return str(infos[0].id) if infos else None
+
     def _sandbox(self) -> Any:
         with self._create_lock:
             if self._remote is None:
@@ -89,6 +107,12 @@ class OpenSandboxBackend(BaseSandbox):
                 config = self._sdk["ConnectionConfigSync"](
                     domain=s.opensandbox_domain, api_key=key, protocol=s.opensandbox_protocol
                 )
+                existing = self._existing(config)
+                if existing is not None:
+                    self._remote = self._sdk["SandboxSync"].connect(
+                        existing, connection_config=config
+                    )
+                    return self._remote
                 self._remote = self._sdk["SandboxSync"].create(
                     s.opensandbox_image,
                     connection_config=config,

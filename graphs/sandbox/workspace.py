@@ -108,6 +108,13 @@ def workspace_lock(root: Path) -> threading.RLock:
         return _locks.setdefault(root, threading.RLock())
 
 
+def forget_workspace_lock(root: Path) -> None:
+    """Drop the lock of a workspace that was removed (the table would grow with every
+    thread ever served otherwise)."""
+    with _locks_guard:
+        _locks.pop(root, None)
+
+
 @contextlib.contextmanager
 def root_fd(root: Path) -> Iterator[int]:
     """A descriptor of the workspace folder itself, closed on exit."""

@@ -5,6 +5,9 @@ server) over streamable HTTP. What it promises:
 
 - **Lazy.** Nothing connects when the tool is built; the server's tool list is fetched on
   first use and cached, and fetched again after the server was found down.
+- **One session.** Calls share one open MCP session to the server
+  (:class:`graphs.mcp_sessions.McpSessions`): the process-wide registry's when the graphs
+  build the tool (``sessions=``), else one of the tool's own.
 - **One entry, short names.** ``chart_type`` is ``bar``, ``line``, ``dual_axes``,
   ``mind_map``, ... (the server's ``generate_<type>[_chart]`` tools); an unknown one gets
   an error listing the valid ones.
@@ -31,6 +34,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field, field_validator
 
 from core.schema_errors import nonfinite_errors, schema_errors, too_many_items
+from graphs.mcp_sessions import McpSessions
 from graphs.tools.prompts import (
     GENERATE_VISUALIZATION_DESCRIPTION,
     VIZ_INVALID_CONFIG,
@@ -120,13 +124,22 @@ def validate_config(schema: dict[str, Any], config: dict[str, Any]) -> list[str]
 
 
 class _VizServer:
-    """The chart MCP server: cached tool schemas, calls over streamable HTTP."""
+    """The chart MCP server: cached tool schemas, calls over one shared session."""
 
-    def __init__(self, url: str | None, timeout: float) -> None:
+    def __init__(
+        self,
+        url: str | None,
+        timeout: float,
+        *,
+        sessions: McpSessions | None = None,
+        server: str = "viz",
+    ) -> None:
         self._url = url
         self.timeout = timeout
         self._tools: dict[str, dict[str, Any]] | None = None  # name -> input schema
         self._lock = threading.Lock()
+        self.server = server
+        self.sessions = sessions or McpSessions(lambda _server: self._client())
 
     @property
     def url(self) -> str:
@@ -151,8 +164,7 @@ class _VizServer:
         with self._lock:
             if self._tools is not None:
                 return self._tools
-        async with self._client() as client:
-            listed = await client.list_tools()
+        listed = await self.sessions.run(self.server, lambda client: client.list_tools())
         tools = {t.name: dict(t.inputSchema) for t in listed if t.name.startswith("generate_")}
         with self._lock:
             self._tools = tools
@@ -160,8 +172,10 @@ class _VizServer:
 
     async def call(self, tool: str, args: dict[str, Any]) -> Any:
         """The raw MCP result of calling ``tool`` (errors come back as ``is_error``)."""
-        async with self._client() as client:
-            return await client.call_tool(tool, args, raise_on_error=False)
+        return await self.sessions.run(
+            self.server,
+            lambda client: client.call_tool(tool, args, timeout=self.timeout, raise_on_error=False),
+        )
 
 
 def _down(server: _VizServer, exc: BaseException) -> ToolException:
@@ -224,21 +238,36 @@ async def _generate(
     return content, artifact
 
 
-def make_generate_visualization(mcp_url: str | None = None, *, timeout: float = 60.0) -> BaseTool:
+def make_generate_visualization(
+    mcp_url: str | None = None,
+    *,
+    timeout: float = 60.0,
+    sessions: McpSessions | None = None,
+    server_name: str = "viz",
+) -> BaseTool:
     """The ``generate_visualization`` tool, talking to the chart MCP server at ``mcp_url``.
 
     ``mcp_url`` defaults to ``VIZ_MCP_URL`` (read at first use), then the local gateway.
+    ``sessions``: the open sessions to share (the MCP registry's, whose server
+    ``server_name`` is the chart server); without it the tool keeps a session of its own.
     Nothing connects until the tool is first called.
     """
-    server = _VizServer(mcp_url, timeout)
+    server = _VizServer(mcp_url, timeout, sessions=sessions, server=server_name)
 
     async def agenerate(chart_type: str, chart_config: dict[str, Any]) -> tuple[str, Any]:
         return await _generate(server, chart_type, chart_config)
 
+    async def once(chart_type: str, chart_config: dict[str, Any]) -> tuple[str, Any]:
+        # The session this private loop opens dies with the loop: close it first.
+        try:
+            return await agenerate(chart_type, chart_config)
+        finally:
+            await server.sessions.aclose()
+
     def generate(chart_type: str, chart_config: dict[str, Any]) -> tuple[str, Any]:
         # A fresh event loop on a worker thread: safe whether or not a loop is running here.
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, agenerate(chart_type, chart_config)).result()
+            return pool.submit(asyncio.run, once(chart_type, chart_config)).result()
 
     return StructuredTool.from_function(
         func=generate,

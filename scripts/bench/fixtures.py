@@ -50,12 +50,21 @@ def services(
 
 
 @contextlib.contextmanager
-def agent_server(data: Path) -> Iterator[ServiceHandle]:
+def agent_server(
+    data: Path, *, jobs: int | None = 8, folder: Path | None = None, **env: str
+) -> Iterator[ServiceHandle]:
     """:data:`AGENT_SERVICES` and ``langgraph dev`` (the product's graphs, offline) wired to
-    them, everything under ``data``; the Agent Server's handle."""
+    them, everything under ``data``; the Agent Server's handle. ``jobs``: its
+    ``--n-jobs-per-worker``; ``folder``: its working folder (reuse it to restart on the same
+    state; default ``data/server``); ``env``: more environment for it."""
     with services(AGENT_SERVICES, data) as running:
-        env = {"DATA_DIR": str(data), **wiring({n: h.port for n, h in running.items()})}
-        with langgraph_dev(PRODUCT_CONFIG, env, folder=data / "server") as agent:
+        server_env = {
+            "DATA_DIR": str(data),
+            **wiring({n: h.port for n, h in running.items()}),
+            **env,
+        }
+        where = folder or data / "server"
+        with langgraph_dev(PRODUCT_CONFIG, server_env, folder=where, jobs=jobs) as agent:
             yield agent
 
 

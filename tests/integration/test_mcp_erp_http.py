@@ -207,3 +207,41 @@ async def test_unreachable_erp_over_http(services: dict[str, ServiceHandle]) -> 
     async with Client(f"{orphan.url}/mcp") as client:
         with pytest.raises(ToolError, match=rf"^ERP_UNREACHABLE: the ERP at {re.escape(dead)} "):
             await client.call_tool("inventory_warning", {})
+
+
+async def test_the_graphs_keep_one_session_and_survive_a_restart(
+    erp: ServiceHandle, tmp_path: Path
+) -> None:
+    """The graphs' registry: one session for many calls; after the server restarts, the
+    next call opens one new session and answers; while it is down, an error names it."""
+    from graphs.mcp_registry import McpRegistry
+
+    port = free_port()
+    env = {"DATA_DIR": str(tmp_path), "ERP_MCP_PORT": str(port), "ERP_BASE_URL": erp.url}
+    spec: Any = {
+        "name": "erp",
+        "transport": "streamable_http",
+        "url": f"http://127.0.0.1:{port}/mcp",
+        "agents": {"analyst": {"tools": ["part_search"]}},
+    }
+    registry = McpRegistry([spec])
+    args = {"name": "火花塞", "limit": 1}
+    try:
+        with start_service("mcp_erp", env, port, log_dir=tmp_path, timeout=40) as first:
+            for _ in range(30):
+                assert '"items"' in await registry.call("erp", "part_search", args)
+            assert registry.sessions.opened["erp"] == 1
+            first.stop()
+            logs = [first.log_tail(400)]
+            down = await registry.call("erp", "part_search", args)
+            assert "MCP server 'erp'" in down and "unreachable" in down
+        with start_service("mcp_erp", env, port, log_dir=tmp_path, timeout=40) as second:
+            assert '"items"' in await registry.call("erp", "part_search", args)
+            assert registry.sessions.opened["erp"] == 2
+            await registry.aclose()  # the session ends: no traceback for it in the log
+            second.stop()
+            logs.append(second.log_tail(400))
+        for log in logs:
+            assert "Traceback" not in log and "ClosedResourceError" not in log, log
+    finally:
+        await registry.aclose()

@@ -102,6 +102,16 @@ async def test_generate_visualization_against_the_process(gateway: ServiceHandle
     assert msg.status == "error" and "data[0].value: required field is missing" in msg.content
 
 
+async def test_sessions_end_without_a_traceback(gateway: ServiceHandle) -> None:
+    for _ in range(3):
+        async with Client(f"{gateway.url}/mcp") as client:
+            await client.ping()
+    await asyncio.sleep(0.5)
+    log = gateway.log_tail(2000)
+    assert log.count("Terminating session") >= 3  # the sessions did end, and were logged
+    assert "ClosedResourceError" not in log and "Traceback" not in log, log
+
+
 async def test_generate_visualization_when_the_server_is_down() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     tool = make_generate_visualization(url, timeout=5)

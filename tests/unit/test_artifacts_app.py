@@ -250,3 +250,31 @@ async def test_the_owner_lookup_stops_at_a_loop() -> None:
 
     assert await thread_owner({"parent_thread_id": "a"}, {}, looping) is None
     assert len(calls) == 4  # MAX_PARENT_DEPTH + 1 lookups at most
+
+
+def test_a_remote_sandbox_is_read_through_its_backend(sandboxes: Path, tmp_path: Path) -> None:
+    """With a remote provider there is no local folder: the route downloads the file through
+    the thread's backend (here a workspace standing in for the remote container)."""
+    from graphs.sandbox import SandboxSettings, ThreadSandboxBackend, WorkspaceFiles
+
+    made: list[str] = []
+
+    def remote(thread_id: str, *, settings: SandboxSettings) -> Any:
+        made.append(thread_id)
+        return WorkspaceFiles(workspace_path(sandboxes, thread_id))
+
+    settings = SandboxSettings(data_dir=tmp_path / "elsewhere", provider="opensandbox")
+    router = ThreadSandboxBackend(settings=settings, factory=remote)
+    app = Starlette(
+        routes=artifact_routes(lookup=lookup, sandbox=router),
+        middleware=[Middleware(AuthenticationMiddleware, backend=IdentityAuth())],
+    )
+    client = TestClient(app)
+    alice = {"authorization": "User alice"}
+    r = client.get("/artifacts/t-alice/analysis/report_20260101.md", headers=alice)
+    assert r.status_code == 200 and r.text == "# report of t-alice\n"
+    assert r.headers["content-type"].startswith("text/markdown")
+    assert 'filename="report_20260101.md"' in r.headers["content-disposition"]
+    assert client.get("/artifacts/t-alice/analysis/none.md", headers=alice).status_code == 404
+    assert made == ["t-alice"]
+    assert not (tmp_path / "elsewhere").exists()  # nothing local was made

@@ -6,6 +6,7 @@ that fails to connect.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -50,18 +51,27 @@ def make_server() -> FastMCP:
 
 
 class Switch:
-    """A client factory whose server can be taken down and brought back."""
+    """A client factory whose server can be taken down (ending its open sessions) and
+    brought back."""
 
     def __init__(self) -> None:
         self.up = False
         self.server = make_server()
         self.connects = 0
+        self.clients: list[Client[Any]] = []
 
     def __call__(self, name: str, timeout: float) -> Client[Any]:
         self.connects += 1
         if not self.up:
             raise ConnectionError("All connection attempts failed")
-        return Client(self.server)
+        client: Client[Any] = Client(self.server)
+        self.clients.append(client)
+        return client
+
+    async def down(self) -> None:
+        self.up = False
+        for client in self.clients:
+            await client.close()
 
 
 def test_the_repo_file_loads_and_grants_the_order_agent_its_tools() -> None:
@@ -156,7 +166,7 @@ async def test_a_call_that_finds_the_server_gone_reports_it() -> None:
     switch.up = True
     registry = McpRegistry([SPEC], client_factory=switch)
     tool = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
-    switch.up = False
+    await switch.down()
     answer = await tool.ainvoke({"name": "x"})
     assert "MCP server 'erp'" in answer and "unreachable" in answer
 
@@ -175,3 +185,35 @@ async def test_hidden_args_are_filled_in_per_call() -> None:
     created = await order["order_create"].ainvoke({"supplier_id": 3})
     assert '"key":"po-derived-key"' in created.replace(" ", "")
     assert filled == [{"supplier_id": 3}]
+
+
+async def test_every_call_shares_one_session() -> None:
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    try:
+        tool = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
+        for i in range(60):
+            assert f"SK-P{i}" in await tool.ainvoke({"name": f"p{i}"})
+        answers = await asyncio.gather(*(tool.ainvoke({"name": f"c{i}"}) for i in range(40)))
+        assert all(f"SK-C{i}" in a for i, a in enumerate(answers))
+        assert switch.connects == 1
+        assert registry.sessions.opened["erp"] == 1
+    finally:
+        await registry.aclose()
+
+
+async def test_a_broken_session_is_replaced_once_for_all_callers() -> None:
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    try:
+        tool = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
+        await switch.down()
+        switch.up = True  # the server restarted: the old session is gone, a new one works
+        answers = await asyncio.gather(*(tool.ainvoke({"name": f"r{i}"}) for i in range(20)))
+        assert all(f"SK-R{i}" in a for i, a in enumerate(answers)), answers
+        assert switch.connects == 2
+        assert registry.sessions.opened["erp"] == 2
+    finally:
+        await registry.aclose()

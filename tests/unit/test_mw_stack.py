@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
+from deepagents.middleware.filesystem import FilesystemMiddleware
 from deepagents.middleware.summarization import SummarizationToolMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.tools import tool
 
 from graphs.context import Context
 from graphs.middleware.authenticated_user import AuthenticatedUser
@@ -64,6 +66,7 @@ def _stack(tmp_path: Path, agent_name: Any, *, env: Env | None = None, **kw: Any
 def test_order_and_limits(tmp_path: Path) -> None:
     stack = _stack(tmp_path, "orchestrator")
     core = [
+        FilesystemMiddleware,
         AuthenticatedUser,
         ContextInjection,
         SkillsSync,
@@ -81,6 +84,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         CurrentDate,
     ]
     assert stack[5].name == "SummarizationMiddleware"  # replaces deepagents' default in place
+    assert stack[1].name == "FilesystemMiddleware"  # so does the file layer
     assert (stack[-4].run_limit, stack[-3].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
     assert [type(m) for m in analyst] == [
@@ -234,3 +238,26 @@ async def test_whole_stack_with_every_layer_broken(tmp_path: Path) -> None:
         context=Context(user_id="u1"),
     )
     assert result["messages"][-1].text == "still answered"
+
+
+async def test_a_large_tool_result_goes_to_a_file_not_into_the_state(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    page = "".join(f"| part {i:05d} | {i * 7 % 1000} CNY |\n" for i in range(3000))  # ~90 KB
+
+    @tool
+    def big_page() -> str:
+        """A large quote page."""
+        return page
+
+    stack = _stack(tmp_path, "procurement-order", env=env, evict_tokens=2_000)
+    graph = agent(env, scripted([call("big_page", {})], "done"), stack, tools=[big_page])
+    config = thread()
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("fetch")]}, config, context=Context(user_id="u1")
+    )
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert len(message.text) < 12_000 < len(page)  # the state keeps a preview only
+    assert "/large_tool_results/" in message.text
+    workspace = env.data_dir / "sandboxes" / config["configurable"]["thread_id"]
+    [saved] = list((workspace / "large_tool_results").iterdir())
+    assert saved.read_text(encoding="utf-8") == page  # the whole result, in the sandbox

@@ -103,3 +103,75 @@ def test_sandbox_prompt_snapshot(tmp_path: Path) -> None:
         "processes, 100 KB of output (write large results to files and read\n"
         "them back). The workspace holds at most 1024 MB of files."
     )
+
+
+class _RemoteService:
+    """Stands in for an OpenSandbox server: sandboxes by id with their metadata."""
+
+    def __init__(self) -> None:
+        self.sandboxes: dict[str, dict[str, str]] = {}
+        self.created = 0
+
+    def sdk(self) -> dict[str, object]:
+        service = self
+
+        class Remote:
+            def __init__(self, sandbox_id: str) -> None:
+                self.id = sandbox_id
+
+        class SandboxSync:
+            @staticmethod
+            def create(image: str, **kw: object) -> Remote:
+                service.created += 1
+                sandbox_id = f"sb-{service.created}"
+                service.sandboxes[sandbox_id] = dict(kw["metadata"])  # type: ignore[call-overload]
+                return Remote(sandbox_id)
+
+            @staticmethod
+            def connect(sandbox_id: str, **kw: object) -> Remote:
+                assert sandbox_id in service.sandboxes
+                return Remote(sandbox_id)
+
+        class Info:
+            def __init__(self, sandbox_id: str) -> None:
+                self.id = sandbox_id
+
+        class Manager:
+            @staticmethod
+            def create(**kw: object) -> Manager:
+                return Manager()
+
+            def list_sandbox_infos(self, flt: dict[str, object]) -> object:
+                wanted = flt["metadata"]
+                infos = [Info(i) for i, m in service.sandboxes.items() if m == wanted]
+                return type("Paged", (), {"sandbox_infos": infos})()
+
+            def close(self) -> None:
+                return None
+
+        return {
+            "SandboxSync": SandboxSync,
+            "SandboxManagerSync": Manager,
+            "ConnectionConfigSync": lambda **kw: kw,
+            "RunCommandOpts": lambda **kw: kw,
+            "NetworkPolicy": lambda **kw: kw,
+            "SandboxFilter": lambda **kw: kw,
+        }
+
+
+def test_opensandbox_finds_the_threads_sandbox_from_any_replica(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from graphs.sandbox import opensandbox
+
+    service = _RemoteService()
+    monkeypatch.setattr(opensandbox, "_import_sdk", service.sdk)
+    settings = SandboxSettings(
+        data_dir=tmp_path, provider="opensandbox", opensandbox_domain="sandbox.example:8080"
+    )
+    first = OpenSandboxBackend("thread-a", settings=settings)._sandbox()
+    # Another replica (a new backend object) reaches the same sandbox; another thread not.
+    again = OpenSandboxBackend("thread-a", settings=settings)._sandbox()
+    other = OpenSandboxBackend("thread-b", settings=settings)._sandbox()
+    assert again.id == first.id and other.id != first.id
+    assert service.created == 2

@@ -31,8 +31,13 @@ def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     mcp = create_server(VizSettings(data_dir=tmp_path, render_workers=1), warm_up=False)
     mcp.list_calls = 0  # type: ignore[attr-defined]
+    mcp.clients = []  # type: ignore[attr-defined]
 
     class CountingClient(Client[Any]):
+        def __init__(self, *a: Any, **kw: Any) -> None:
+            super().__init__(*a, **kw)
+            mcp.clients.append(self)  # type: ignore[attr-defined]
+
         async def list_tools(self, *a: Any, **kw: Any) -> Any:
             mcp.list_calls += 1  # type: ignore[attr-defined]
             return await super().list_tools(*a, **kw)
@@ -182,8 +187,11 @@ async def test_tool_list_is_fetched_once_and_again_after_an_outage(
         )
         assert msg.status == "success"
     assert gateway.list_calls == 1
+    assert len(gateway.clients) == 1  # one session for every call
     working = visualization._VizServer._client
     monkeypatch.setattr(visualization._VizServer, "_client", lambda self: Down())
+    for client in gateway.clients:  # the server goes away: its session ends
+        await client.close()
     msg = await tool.ainvoke(
         call({"chart_type": "pie", "chart_config": EXAMPLES["generate_pie_chart"]})
     )

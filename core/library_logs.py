@@ -1,12 +1,16 @@
-"""Tame what the libraries under the server log, so the service log stays readable.
+"""Tame what the libraries under an MCP server log, so the service log stays readable.
+
+Both MCP servers (``mcp_erp``, ``viz_gateway``) call :func:`tame_library_logs` at start.
 
 - FastMCP installs a rich console handler on its ``fastmcp`` logger and stops
   propagation, so its records miss the service's log file; and it logs rejected
   tool arguments in full, which for a 100 KB string costs a second of rich
   rendering per call. Its records now go to the root handlers, capped in length.
 - The MCP SDK and httpx log every request at INFO: raised to WARNING.
-- The MCP SDK logs an ERROR with a traceback each time a client ends its session
-  (the idle server-to-client stream finds its queue closed): dropped.
+- The MCP SDK (1.x) logs an ERROR with an ``anyio.ClosedResourceError`` traceback each
+  time a client ends its session: its standalone server-to-client stream reads a queue
+  the session's own clean-up has just closed, which is how that stream always ends.
+  That record alone is dropped; any other error of the stream still shows.
 """
 
 from __future__ import annotations

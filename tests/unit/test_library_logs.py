@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from mcp_erp.library_logs import tame_library_logs
+from core.library_logs import tame_library_logs
 
 _TOUCHED = ("fastmcp", "mcp.server.lowlevel.server", "httpx", "mcp.server.streamable_http")
 

@@ -1,0 +1,47 @@
+"""A short mixed soak through langgraph dev (analyses, greetings, orders up to approval):
+nothing fails, the Agent Server's memory levels off, and so does the data on disk, with
+retention set short (threads and workspaces kept seconds, not days).
+
+The 10-minute soak with the issue's 10% bound, and the restart, is a benchmark:
+``scripts/bench/bench_soak.py``. The margins here are wide enough not to depend on timing:
+growth is judged over the second half of the run against the first half's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from runstack.soak import soak
+from tests.e2e.agents_stack import Stack, langgraph_dev
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+RETENTION = {
+    "RETENTION_THREAD_HOURS": "0.005",  # 18 s
+    "RETENTION_WORKSPACE_HOURS": "0.005",
+    "RETENTION_SWEEP_S": "5",
+}
+SECONDS = 150
+
+
+async def test_memory_and_disk_level_off(stack: Stack) -> None:
+    stack.env.update(RETENTION)
+    folders = [stack.data_dir, stack.server_dir / ".langgraph_api"]
+    with langgraph_dev(stack) as agent:
+        result = await soak(
+            agent.url, agent.process.pid, seconds=SECONDS, folders=folders, workers=3, every=5
+        )
+    assert result.failed == []
+    assert result.done.get("analysis", 0) >= 5 and result.done.get("order", 0) >= 5
+    samples = result.samples
+    third = len(samples) // 3
+    middle, last = samples[third : 2 * third], samples[2 * third :]
+    # Memory: the last third grows less than 15% over the middle third's peak.
+    assert max(s.rss_mb for s in last) < 1.15 * max(s.rss_mb for s in middle), samples
+    # Disk: data and saved state stay within the middle third's peak (plus slack for the
+    # analyses in flight at that moment and the logs).
+    for i in range(len(folders)):
+        peak = max(s.folders[i] for s in middle)
+        assert max(s.folders[i] for s in last) <= 1.5 * peak + 4_000_000, (folders[i], samples)
+    workspaces = [p for p in (stack.data_dir / "sandboxes").iterdir() if not p.name.startswith(".")]
+    assert len(workspaces) <= 12  # the analyses of the last ~20 s, not all of them

@@ -1,0 +1,128 @@
+"""The retention sweep: old idle threads deleted with their workspaces, busy and recent ones
+kept, idle workspaces removed; a refusing server only switches thread retention off.
+
+Workspaces are real (bubblewrap's folders on a temporary data folder); the Agent Server's
+threads API is a small in-memory stand-in with its paging and sorting (the real one runs
+in tests/e2e/test_soak.py).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graphs.sandbox import SandboxSettings, ThreadSandboxBackend
+from graphs.storage import SEED_FOLDER
+from server.retention import RetentionSettings, sweep_once
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+class Threads:
+    """``client.threads`` as the sweep uses it: search (sorted, paged) and delete."""
+
+    def __init__(self, threads: dict[str, tuple[datetime, str]]) -> None:
+        self.rows = threads  # id -> (updated_at, status)
+        self.deleted: list[str] = []
+
+    async def search(self, *, limit: int, offset: int, sort_by: str, sort_order: str) -> Any:
+        assert (sort_by, sort_order) == ("updated_at", "asc")
+        ordered = sorted(self.rows.items(), key=lambda kv: kv[1][0])
+        page = ordered[offset : offset + limit]
+        return [
+            {"thread_id": tid, "updated_at": at.isoformat(), "status": status}
+            for tid, (at, status) in page
+        ]
+
+    async def delete(self, thread_id: str) -> None:
+        del self.rows[thread_id]
+        self.deleted.append(thread_id)
+
+
+class Client:
+    def __init__(self, threads: Threads) -> None:
+        self.threads = threads
+
+
+@pytest.fixture
+def router(tmp_path: Path) -> ThreadSandboxBackend:
+    settings = SandboxSettings(data_dir=tmp_path)
+    return ThreadSandboxBackend(settings=settings, seed=settings.sandboxes_dir / SEED_FOLDER)
+
+
+def names(tmp_path: Path) -> set[str]:
+    return {p.name for p in (tmp_path / "sandboxes").iterdir() if not p.name.startswith(".")}
+
+
+async def test_old_threads_go_with_their_workspaces(
+    router: ThreadSandboxBackend, tmp_path: Path
+) -> None:
+    rows = {
+        **{f"old-{i:03d}": (NOW - timedelta(days=40, minutes=i), "idle") for i in range(150)},
+        "old-busy": (NOW - timedelta(days=40), "busy"),
+        "recent": (NOW - timedelta(days=1), "idle"),
+    }
+    for tid in ("old-000", "old-149", "old-busy", "recent"):
+        router.for_thread(tid).upload_files([("/data/f.txt", b"x")])
+    threads = Threads(rows)
+    settings = RetentionSettings(thread_hours=24 * 30, workspace_hours=0)
+    report = await sweep_once(Client(threads), router, settings, now=NOW)
+    assert len(report.threads) == 150 and set(threads.rows) == {"old-busy", "recent"}
+    assert names(tmp_path) == {"old-busy", "recent"}  # both workspaces of deleted threads gone
+
+
+async def test_idle_workspaces_are_removed_whatever_their_thread(
+    router: ThreadSandboxBackend, tmp_path: Path
+) -> None:
+    for tid in ("idle", "fresh"):
+        router.for_thread(tid).upload_files([("/data/f.txt", b"x")])
+    stale = (NOW - timedelta(days=8)).timestamp()
+    os.utime(tmp_path / "sandboxes" / "idle", (stale, stale))
+    recent = (NOW - timedelta(hours=1)).timestamp()
+    os.utime(tmp_path / "sandboxes" / "fresh", (recent, recent))
+    settings = RetentionSettings(thread_hours=0, workspace_hours=24 * 7)
+    report = await sweep_once(Client(Threads({})), router, settings, now=NOW)
+    assert report.workspaces == ["idle"] and names(tmp_path) == {"fresh"}
+
+
+async def test_a_refused_delete_is_left_for_the_next_sweep(
+    router: ThreadSandboxBackend, tmp_path: Path
+) -> None:
+    class Refusing(Threads):
+        async def delete(self, thread_id: str) -> None:
+            request = httpx.Request("DELETE", f"http://x/threads/{thread_id}")
+            raise httpx.HTTPStatusError("403", request=request, response=httpx.Response(403))
+
+    router.for_thread("old").upload_files([("/data/f.txt", b"x")])
+    threads = Refusing({"old": (NOW - timedelta(days=60), "idle")})
+    settings = RetentionSettings(thread_hours=24, workspace_hours=0)
+    report = await sweep_once(Client(threads), router, settings, now=NOW)
+    assert report.threads == [] and set(threads.rows) == {"old"}
+    assert names(tmp_path) == {"old"}  # its workspace stays with it
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_free_heap_memory_is_returned_to_the_system() -> None:
+    from server.retention import release_memory
+
+    # 128 MB freed in holes between blocks still in use (1 KB: glibc's, not Python's small
+    # object allocator): free() cannot give such pages back, malloc_trim can.
+    blocks = [(bytearray(64 * 1024), bytearray(1024)) for _ in range(2000)]
+    keep = [small for _, small in blocks]
+    del blocks
+    before = _rss_mb()
+    assert release_memory() is True
+    after = _rss_mb()
+    assert before - after > 50, (before, after)
+    assert len(keep) == 2000
