@@ -31,6 +31,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.middleware.current_date import TODAY
     from graphs.models import main_model
     from graphs.stacks import build_stack
+    from graphs.state import ANALYST_STATE
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
@@ -57,6 +58,8 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
         skills=["/skills/procurement/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
+        # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
+        state_schema=ANALYST_STATE,
         context_schema=Context,
         middleware=stack,
         name="analyst",

@@ -95,6 +95,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.middleware.current_date import TODAY
     from graphs.models import main_model
     from graphs.stacks import ORCHESTRATOR, build_stack
+    from graphs.state import ORCHESTRATOR_STATE
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
@@ -129,6 +130,8 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
         skills=["/skills/main/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
+        # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
+        state_schema=ORCHESTRATOR_STATE,
         context_schema=Context,
         middleware=stack,
         name="orchestrator",

@@ -13,8 +13,11 @@ DESIGN section 4's layers, in the order a table lists them:
 
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
-client's own tools, DESIGN section 8) and ``current_date`` (today's date in the prompt at
-each call). Every layer but ``authenticated_user`` fails soft.
+client's own tools, DESIGN section 8), ``current_date`` (today's date in the prompt at
+each call) and ``analyst_progress`` (the analyst's stages as ``custom`` stream events).
+Every layer but ``authenticated_user`` fails soft. The notes some layers have for the
+model (user context, synced or restored skills) go into each model request, never into
+the thread's messages.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -53,6 +56,7 @@ Layer = Literal[
     "mcp_tools",
     "client_tools",
     "current_date",
+    "analyst_progress",
 ]
 
 
@@ -80,7 +84,7 @@ ORCHESTRATOR = AgentTable(
 )
 ANALYST = AgentTable(
     name="analyst",
-    layers=("user_context", "mcp_tools", *_CORE, "limits", "current_date"),
+    layers=("user_context", "mcp_tools", *_CORE, "limits", "current_date", "analyst_progress"),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 PROCUREMENT_ORDER = AgentTable(
@@ -139,6 +143,7 @@ class _Parts:
 def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of one table entry (imported here: building a graph is when they load)."""
     from graphs.middleware import (
+        analyst_progress,
         authenticated_user,
         client_tools,
         context_injection,
@@ -188,6 +193,9 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             return [client_tools.ClientToolsMiddleware()]
         case "current_date":
             return [current_date.CurrentDate()]
+        case "analyst_progress":
+            data_tools = parts.mcp().declared_tools(parts.agent)
+            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
 
 
 def build_stack(

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from graphs.context import Context
+from graphs.middleware.analyst_progress import AnalystProgress
 from graphs.middleware.authenticated_user import AuthenticatedUser
 from graphs.middleware.client_tools import ClientToolsMiddleware
 from graphs.middleware.context_injection import ContextInjection
@@ -86,8 +87,9 @@ def test_order_and_limits(tmp_path: Path) -> None:
         *core,
         *limits,
         CurrentDate,
+        AnalystProgress,
     ]
-    assert (analyst[-3].run_limit, analyst[-2].run_limit) == (50, 200)
+    assert (analyst[-4].run_limit, analyst[-3].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
     assert [type(m) for m in order] == [McpToolsMiddleware, *core, *limits]
     assert (order[-2].run_limit, order[-1].run_limit) == (20, 50)
