@@ -8,16 +8,21 @@ sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/`
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
 
 from graphs.build_once import BuildOnce
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import configure_tracing, traced_under_caller
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
-__all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
+__all__ = ["ANALYST_TOOLS", "build_analyst", "compiled", "make_graph"]
 
 ANALYST_TOOLS = ("generate_visualization", "web_search", "fetch_url")
 
@@ -37,6 +42,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.tools.artifacts import make_download_artifact
     from graphs.tools.web.settings import WebSettings
 
+    configure_tracing()
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
@@ -69,6 +75,17 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
 _graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_analyst)
 
 
-async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The ``analyst`` graph for langgraph.json: built once per process, off the event loop."""
+async def compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled ``analyst`` graph: built once per process, off the event loop."""
     return await _graph.get()
+
+
+@contextlib.asynccontextmanager
+async def make_graph(
+    config: RunnableConfig,
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """The ``analyst`` graph for langgraph.json (the compiled graph, built once); a run
+    started by another run's span (the analyst, by the orchestrator) is traced under it."""
+    graph = await _graph.get()
+    with traced_under_caller(config):
+        yield graph

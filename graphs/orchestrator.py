@@ -10,13 +10,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
 
 from graphs.build_once import BuildOnce
 from graphs.models import announce_model_choice
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import configure_tracing, traced_under_caller
 
 if TYPE_CHECKING:
     from deepagents.backends.protocol import BackendProtocol
@@ -25,7 +30,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
 
-__all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "make_graph"]
+__all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "compiled", "make_graph"]
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +107,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.tools.skills import make_assign_skill
     from subagents.loader import load_async_card
 
+    configure_tracing()
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
@@ -141,6 +147,17 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
 _graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_orchestrator)
 
 
-async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The ``orchestrator`` graph for langgraph.json: built once per process, off the event loop."""
+async def compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled ``orchestrator`` graph: built once per process, off the event loop."""
     return await _graph.get()
+
+
+@contextlib.asynccontextmanager
+async def make_graph(
+    config: RunnableConfig,
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """The ``orchestrator`` graph for langgraph.json (the compiled graph, built once); a run
+    started by another run's span (the analyst, by the orchestrator) is traced under it."""
+    graph = await _graph.get()
+    with traced_under_caller(config):
+        yield graph

@@ -73,7 +73,11 @@ def _mark(item: Any) -> Any:
         if is_notification(item) and item.id and not item.id.startswith(DO_NOT_RENDER):
             return item.model_copy(update={"id": DO_NOT_RENDER + item.id})
         return item
-    if isinstance(item, dict) and NOTIFICATION_KEY in item:
+    # A raw input message carries the marker at the top; a stored one (a checkpoint's
+    # writes, replayed on every read) in its additional_kwargs.
+    extra = item.get("additional_kwargs") if isinstance(item, dict) else None
+    marked = isinstance(extra, dict) and NOTIFICATION_KEY in extra
+    if isinstance(item, dict) and (NOTIFICATION_KEY in item or marked):
         mid = item.get("id")
         if isinstance(mid, str) and mid and not mid.startswith(DO_NOT_RENDER):
             return {**item, "id": DO_NOT_RENDER + mid}

@@ -29,7 +29,7 @@ GraphFactory = Callable[[], Awaitable[Any]]
 def _factories() -> dict[str, GraphFactory]:
     from graphs import analyst, orchestrator
 
-    return {"orchestrator": orchestrator.make_graph, "analyst": analyst.make_graph}
+    return {"orchestrator": orchestrator.compiled, "analyst": analyst.compiled}
 
 
 def _node_tools(graph: Any) -> list[str]:

@@ -72,6 +72,25 @@ async def test_the_wake_up_message_is_stored_for_no_ui(tmp_path: Path) -> None:
     assert after["messages"][0].text == "superseded"
 
 
+def test_stored_writes_replay_to_the_same_ids() -> None:
+    from graphs.state import mark_notifications
+
+    def plain(state: Any, writes: Any) -> Any:
+        return [*(state or []), *(m for w in writes for m in (w if isinstance(w, list) else [w]))]
+
+    reduce = mark_notifications(plain)
+    # a checkpointer that stores messages as JSON hands them back as dicts
+    stored = {
+        "type": "human",
+        "id": "abc",
+        "content": "done",
+        "additional_kwargs": {NOTIFICATION_KEY: {"task_id": "t"}},
+    }
+    raw = {**WAKE_UP, "id": "abc"}
+    assert [m["id"] for m in reduce([], [[stored], [raw]])] == [DO_NOT_RENDER + "abc"] * 2
+    assert reduce([], [[{"type": "human", "id": "u", "content": "hi"}]])[0]["id"] == "u"
+
+
 async def test_the_users_messages_keep_their_ids(tmp_path: Path) -> None:
     graph = _agent(tmp_path, ANALYST_STATE, "hello")
     result = await graph.ainvoke({"messages": [HumanMessage("hi", id="mine")]}, thread())
