@@ -73,6 +73,24 @@ def _last_ai(values: dict[str, Any]) -> dict[str, Any] | None:
     return next((m for m in reversed(messages) if _is_ai(m)), None)
 
 
+def _latest_own(runs: list[dict[str, Any]], binding: AgentBinding) -> str:
+    ours = set(binding.own_runs)
+    return max((str(r["created_at"]) for r in runs if r["run_id"] in ours), default="")
+
+
+def _foreign(
+    runs: list[dict[str, Any]], binding: AgentBinding, pushed: set[str], since: str
+) -> list[dict[str, Any]]:
+    """Runs created after ``since`` that this adapter did not start, oldest first."""
+    ours = set(binding.own_runs)
+    found = [
+        r
+        for r in runs
+        if r["run_id"] not in ours and r["run_id"] not in pushed and str(r["created_at"]) > since
+    ]
+    return sorted(found, key=lambda r: str(r["created_at"]))
+
+
 def _unfinished_tasks(values: dict[str, Any]) -> list[str]:
     """Ids of the agent's background tasks that have not ended (deepagents' ``async_tasks``)."""
     tasks = values.get("async_tasks") or {}
@@ -407,12 +425,18 @@ class AgentService:
         agent still has background tasks (bounded by ``watch_limit`` seconds)."""
         deadline = time.monotonic() + self.watch_limit
         pushed: set[str] = set()
+        since: str | None = None  # when our run that started the background work was created
         polls = 0
         while binding.thread_id == thread_id and time.monotonic() < deadline:
             await asyncio.sleep(self.watch_interval)
+            if binding.busy:
+                # A chat of ours is starting: its run may be listed before we know its id.
+                continue
             polls += 1
             try:
-                for run in await self._foreign_runs(binding, thread_id, pushed):
+                runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=20)]
+                since = since if since is not None else _latest_own(runs, binding)
+                for run in _foreign(runs, binding, pushed, since):
                     pushed.add(str(run["run_id"]))
                     await self._push_background(session, binding, thread_id, run)
                     polls = 0
@@ -424,24 +448,6 @@ class AgentService:
                 raise
             except Exception as exc:
                 logger.warning("following thread %s failed (%r); retrying", thread_id, exc)
-
-    async def _foreign_runs(
-        self, binding: AgentBinding, thread_id: str, pushed: set[str]
-    ) -> list[dict[str, Any]]:
-        """Runs on the thread newer than our last one that we did not start, oldest first."""
-        runs = list(await self.client.runs.list(thread_id, limit=20))
-        ours = set(binding.own_runs)
-        latest_own = max((str(r["created_at"]) for r in runs if r["run_id"] in ours), default="")
-        return sorted(
-            (
-                dict(r)
-                for r in runs
-                if r["run_id"] not in ours
-                and r["run_id"] not in pushed
-                and str(r["created_at"]) > latest_own
-            ),
-            key=lambda r: str(r["created_at"]),
-        )
 
     async def _push_background(
         self, session: Session, binding: AgentBinding, thread_id: str, run: dict[str, Any]
