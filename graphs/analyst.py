@@ -8,17 +8,22 @@ sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/`
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
 
 from graphs.build_once import BuildOnce
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import configure_tracing, traced_under_caller
 from graphs.tracing import install as install_tracing_override
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
-__all__ = ["ANALYST_TOOLS", "build_analyst", "make_graph"]
+__all__ = ["ANALYST_TOOLS", "build_analyst", "compiled", "make_graph"]
 
 ANALYST_TOOLS = ("generate_visualization", "web_search", "fetch_url")
 
@@ -34,11 +39,13 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.middleware.current_date import TODAY
     from graphs.models import main_model
     from graphs.stacks import build_stack
+    from graphs.state import ANALYST_STATE
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
     from graphs.tools.web.settings import WebSettings
 
+    configure_tracing()
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
@@ -60,6 +67,8 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
         skills=["/skills/procurement/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
+        # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
+        state_schema=ANALYST_STATE,
         context_schema=Context,
         middleware=stack,
         name="analyst",
@@ -69,6 +78,17 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
 _graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_analyst)
 
 
-async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The ``analyst`` graph for langgraph.json: built once per process, off the event loop."""
+async def compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled ``analyst`` graph: built once per process, off the event loop."""
     return await _graph.get()
+
+
+@contextlib.asynccontextmanager
+async def make_graph(
+    config: RunnableConfig,
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """The ``analyst`` graph for langgraph.json (the compiled graph, built once); a run
+    started by another run's span (the analyst, by the orchestrator) is traced under it."""
+    graph = await _graph.get()
+    with traced_under_caller(config):
+        yield graph

@@ -11,11 +11,27 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-__all__ = ["NOTIFICATION_KEY", "is_notification", "message_text", "parse_json"]
+__all__ = [
+    "DO_NOT_RENDER",
+    "INTERNAL_TAGS",
+    "NOTIFICATION_KEY",
+    "is_notification",
+    "message_text",
+    "parse_json",
+]
 
 NOTIFICATION_KEY = "deepagents_notification"
 """deepagents' marker (in ``additional_kwargs``) on the user-role message that reports an
 async task's end to its parent: a notification, not something the user said."""
+
+INTERNAL_TAGS = ("nostream", "langsmith:nostream")
+"""Tags of model calls a user never reads (summaries, memory extraction): LangGraph's
+``messages`` stream mode skips calls tagged ``nostream`` (Python servers), and
+``langsmith:nostream`` is the same convention in LangGraph.js and Agent Chat UI."""
+
+DO_NOT_RENDER = "do-not-render-"
+"""Id prefix of messages a chat UI should not show (Agent Chat UI's convention); the
+thread stores task notifications under it (``graphs/state.py``)."""
 
 
 def message_text(message: BaseMessage | Any) -> str:

@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Literal
 
 from core.models import chat_model, is_offline
+from graphs.messages import INTERNAL_TAGS
 from graphs.settings import GraphSettings, get_settings
 
 if TYPE_CHECKING:
@@ -19,7 +20,13 @@ if TYPE_CHECKING:
 
     from graphs.offline import PolicyName
 
-__all__ = ["announce_model_choice", "main_model", "resolve_model", "summary_model"]
+__all__ = [
+    "announce_model_choice",
+    "main_model",
+    "resolve_model",
+    "summary_model",
+]
+
 
 logger = logging.getLogger(__name__)
 
@@ -79,5 +86,10 @@ def main_model(policy: PolicyName, settings: GraphSettings | None = None) -> Bas
 def summary_model(
     policy: PolicyName = "summary", settings: GraphSettings | None = None
 ) -> BaseChatModel:
-    """The cheaper model for summaries and memory extraction (``SUMMARY_MODEL``)."""
-    return resolve_model("summary", policy=policy, settings=settings)
+    """The cheaper model for summaries and memory extraction (``SUMMARY_MODEL``).
+
+    Its calls are internal: tagged so that no ``messages`` stream carries them to a client.
+    """
+    model = resolve_model("summary", policy=policy, settings=settings)
+    model.tags = [*(model.tags or []), *(t for t in INTERNAL_TAGS if t not in (model.tags or []))]
+    return model

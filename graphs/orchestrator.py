@@ -11,13 +11,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
 
 from graphs.build_once import BuildOnce
 from graphs.models import announce_model_choice
 from graphs.prompts import ORCHESTRATOR_PROMPT
 from graphs.settings import get_settings
+from graphs.tracing import configure_tracing, traced_under_caller
 from graphs.tracing import install as install_tracing_override
 
 if TYPE_CHECKING:
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
 
-__all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "make_graph"]
+__all__ = ["ORCHESTRATOR_TOOLS", "build_orchestrator", "compiled", "make_graph"]
 
 logger = logging.getLogger(__name__)
 
@@ -95,12 +100,14 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.middleware.current_date import TODAY
     from graphs.models import main_model
     from graphs.stacks import ORCHESTRATOR, build_stack
+    from graphs.state import ORCHESTRATOR_STATE
     from graphs.storage import make_backend, shared_sandbox
     from graphs.toolbox import local_tools
     from graphs.tools.artifacts import make_download_artifact
     from graphs.tools.skills import make_assign_skill
     from subagents.loader import load_async_card
 
+    configure_tracing()
     settings = get_settings()
     tools = local_tools()
     backend = make_backend(skills_dir=settings.skills_dir)
@@ -129,6 +136,8 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
         skills=["/skills/main/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
+        # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
+        state_schema=ORCHESTRATOR_STATE,
         context_schema=Context,
         middleware=stack,
         name="orchestrator",
@@ -138,6 +147,17 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
 _graph: BuildOnce[CompiledStateGraph[Any, Any, Any, Any]] = BuildOnce(build_orchestrator)
 
 
-async def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The ``orchestrator`` graph for langgraph.json: built once per process, off the event loop."""
+async def compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled ``orchestrator`` graph: built once per process, off the event loop."""
     return await _graph.get()
+
+
+@contextlib.asynccontextmanager
+async def make_graph(
+    config: RunnableConfig,
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """The ``orchestrator`` graph for langgraph.json (the compiled graph, built once); a run
+    started by another run's span (the analyst, by the orchestrator) is traced under it."""
+    graph = await _graph.get()
+    with traced_under_caller(config):
+        yield graph

@@ -19,8 +19,11 @@ DESIGN section 4's layers, in the order a table lists them:
 
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
-client's own tools, DESIGN section 8) and ``current_date`` (today's date in the prompt at
-each call). Every layer but ``authenticated_user`` and ``order_review`` fails soft.
+client's own tools, DESIGN section 8), ``current_date`` (today's date in the prompt at
+each call) and ``analyst_progress`` (the analyst's stages as ``custom`` stream events).
+Every layer but ``authenticated_user`` and ``order_review`` fails soft. The notes some
+layers have for the model (user context, synced or restored skills) go into each model
+request, never into the thread's messages.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -62,6 +65,7 @@ Layer = Literal[
     "current_date",
     "order_review",
     "files",
+    "analyst_progress",
 ]
 
 
@@ -91,7 +95,7 @@ ORCHESTRATOR = AgentTable(
 )
 ANALYST = AgentTable(
     name="analyst",
-    layers=("user_context", "mcp_tools", *_CORE, "limits", "current_date"),
+    layers=("user_context", "mcp_tools", *_CORE, "limits", "current_date", "analyst_progress"),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 PROCUREMENT_ORDER = AgentTable(
@@ -152,6 +156,7 @@ class _Parts:
 def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of one table entry (imported here: building a graph is when they load)."""
     from graphs.middleware import (
+        analyst_progress,
         authenticated_user,
         client_tools,
         context_injection,
@@ -222,6 +227,10 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
                     timeout=parts.mcp_timeout_s,
                 ),
             ]
+
+        case "analyst_progress":
+            data_tools = parts.mcp().declared_tools(parts.agent)
+            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
 
 
 def _evict_tokens() -> int:

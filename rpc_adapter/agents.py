@@ -4,7 +4,16 @@
 session's thread: stream a run; when it stops on the ClientTools interrupt, ask
 the client for every call at once (``agent.toolCall``), wait for the answers or
 the tool timeout, and resume by interrupt id with all answers in one command;
-repeat until the run ends, then send ``agent.response``.
+repeat until the run ends, then send ``agent.response``. A run that stops on an
+approval or a question ends the request as ``interrupted`` after an
+``agent.interrupt`` notification per interrupt (:mod:`rpc_adapter.interrupts`);
+``agent.resume`` continues it.
+
+While the agent has background tasks running (the analyst), the session follows
+its thread: a run this adapter did not start (deepagents waking the orchestrator
+when the analyst ends) is pushed to the client as ``agent.response`` with
+``background: true`` when it ends, attached or not (the backlog keeps it for a
+reconnect).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from core.client_tools import (
     ClientToolResume,
     is_client_tool_interrupt,
 )
+from rpc_adapter.interrupts import PendingInterrupt, pending_interrupt
 from rpc_adapter.protocol import (
     AGENT_ERROR,
     SERVER_ERROR,
@@ -40,6 +50,10 @@ logger = logging.getLogger(__name__)
 _AGENT_CACHE_SECONDS = 10.0
 _CANCEL_WAIT = 5.0
 _LIST_TIMEOUT = 3.0  # the SDK retries a refused connection for longer than a client waits
+_UNFINISHED = frozenset({"pending", "running", "waiting"})
+_ACTIVE_RUN = frozenset({"pending", "running"})
+TOOL_CATALOG_PATH = "/v1/agents/{agent_id}/tools"
+"""The Agent Server's route (``server/http_app.py``) listing an agent's own tools."""
 
 
 def _text(content: Any) -> str:
@@ -54,6 +68,41 @@ def _is_ai(message: Any) -> bool:
     return isinstance(message, dict) and message.get("type") in ("ai", "AIMessageChunk")
 
 
+def _last_ai(values: dict[str, Any]) -> dict[str, Any] | None:
+    messages = values.get("messages") or []
+    return next((m for m in reversed(messages) if _is_ai(m)), None)
+
+
+def _latest_own(runs: list[dict[str, Any]], binding: AgentBinding) -> str:
+    ours = set(binding.own_runs)
+    return max((str(r["created_at"]) for r in runs if r["run_id"] in ours), default="")
+
+
+def _foreign(
+    runs: list[dict[str, Any]], binding: AgentBinding, pushed: set[str], since: str
+) -> list[dict[str, Any]]:
+    """Runs created after ``since`` that this adapter did not start, oldest first."""
+    ours = set(binding.own_runs)
+    found = [
+        r
+        for r in runs
+        if r["run_id"] not in ours and r["run_id"] not in pushed and str(r["created_at"]) > since
+    ]
+    return sorted(found, key=lambda r: str(r["created_at"]))
+
+
+def _unfinished_tasks(values: dict[str, Any]) -> list[str]:
+    """Ids of the agent's background tasks that have not ended (deepagents' ``async_tasks``)."""
+    tasks = values.get("async_tasks") or {}
+    if not isinstance(tasks, dict):
+        return []
+    return [
+        str(tid)
+        for tid, task in tasks.items()
+        if isinstance(task, dict) and task.get("status") in _UNFINISHED
+    ]
+
+
 class AgentService:
     """The adapter's view of the Agent Server: agents, threads and runs."""
 
@@ -63,13 +112,18 @@ class AgentService:
         *,
         agent_timeout: float,
         tool_timeout: float,
+        watch_interval: float = 1.0,
+        watch_limit: float = 3600.0,
     ) -> None:
         self._factory = client_factory
         self._client: LangGraphClient | None = None
         self.agent_timeout = agent_timeout
         self.tool_timeout = tool_timeout
+        self.watch_interval = watch_interval
+        self.watch_limit = watch_limit
         self._agents: list[dict[str, Any]] = []
         self._agents_at = 0.0
+        self._tools: dict[str, list[str]] = {}
 
     @property
     def client(self) -> LangGraphClient:
@@ -109,6 +163,21 @@ class AgentService:
         self._agents = sorted(agents.values(), key=lambda x: x["agent_id"])
         self._agents_at = time.monotonic()
         return self._agents
+
+    async def agent_tools(self, agent_id: str) -> list[str]:
+        """The agent's own tools (builtins), from the Agent Server's tool catalog route;
+        empty when the server has no such route (the caller still knows the client's)."""
+        if agent_id in self._tools:
+            return self._tools[agent_id]
+        try:
+            async with asyncio.timeout(30):  # the first call may build the graph
+                found = await self.client.http.get(TOOL_CATALOG_PATH.format(agent_id=agent_id))
+            names = [str(n) for n in (found or {}).get("tools", [])]
+        except Exception as exc:
+            logger.info("no tool catalog for %s (%s): listing client tools only", agent_id, exc)
+            return []
+        self._tools[agent_id] = names
+        return names
 
     async def ready(self) -> bool:
         """True when the Agent Server answers (within a few seconds)."""
@@ -180,15 +249,8 @@ class AgentService:
             ours = [i for i in interrupts if is_client_tool_interrupt(i.get("value"))]
             calls = [c for i in ours for c in i["value"].get("calls", [])]
             if not calls:
-                # Not ours (e.g. a human approval): hand it to the client as it is.
-                return {
-                    "status": "interrupted",
-                    "agent_id": binding.agent_id,
-                    "thread_id": thread_id,
-                    "interrupts": [
-                        {"id": i.get("id"), "value": i.get("value")} for i in interrupts
-                    ],
-                }
+                # An approval or a question: the person answers it with agent.resume.
+                return self._interrupted(session, binding, thread_id, interrupts)
             tool_calls += len(calls)
             answers = await self._ask_client(session, binding, calls)
             # One resume value per interrupt id: its calls' answers, keyed by call id.
@@ -200,18 +262,50 @@ class AgentService:
             session.status(
                 "thinking", "Tool results received; the agent continues", binding.agent_id
             )
+        binding.interrupts.clear()
+        state = await self._state(thread_id)
         if last_ai is None:
-            last_ai = await self._last_ai(thread_id)
+            last_ai = _last_ai(state)
         content = _text(last_ai.get("content")) if last_ai else ""
         session.send(
             notification("agent.response", {"content": content, "agent_id": binding.agent_id})
         )
+        background = _unfinished_tasks(state)
+        if background:
+            self.watch(session, binding, thread_id)
         return {
             "status": "completed",
             "content": content,
             "agent_id": binding.agent_id,
             "thread_id": thread_id,
             "tool_calls": tool_calls,
+            "background_tasks": background,
+        }
+
+    def _interrupted(
+        self,
+        session: Session,
+        binding: AgentBinding,
+        thread_id: str,
+        interrupts: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """Tell the client about each approval or question (once) and end the request."""
+        pending: dict[str, PendingInterrupt] = {}
+        for raw in interrupts:
+            item = pending_interrupt(raw, binding.agent_id, thread_id)
+            pending[item.interrupt_id] = item
+            if item.interrupt_id not in binding.interrupts:
+                session.send(item.notification())
+        binding.interrupts = pending
+        session.status(
+            "waiting", "The agent waits for your decision (agent.resume)", binding.agent_id
+        )
+        return {
+            "status": "interrupted",
+            "agent_id": binding.agent_id,
+            "thread_id": thread_id,
+            "interrupts": [{"id": i.get("id"), "value": i.get("value")} for i in interrupts],
+            "pending": [p.params() for p in pending.values()],
         }
 
     async def _segment(
@@ -236,12 +330,16 @@ class AgentService:
                     command=command,
                     context=context,
                     stream_mode=modes,
-                    multitask_strategy="reject",
+                    # A background result may be being delivered on the thread right now
+                    # (a run we did not start): queue behind it instead of failing.
+                    multitask_strategy="enqueue",
                     on_disconnect="cancel",
                 ):
                     event, data = part.event, part.data
                     if event == "metadata" and isinstance(data, dict):
                         binding.run_id = data.get("run_id")
+                        if binding.run_id:
+                            binding.own_runs.append(str(binding.run_id))
                     elif event == "updates" and isinstance(data, dict):
                         for node, update in data.items():
                             if node == "__interrupt__":
@@ -309,11 +407,72 @@ class AgentService:
             }
         return answers
 
-    async def _last_ai(self, thread_id: str) -> dict[str, Any] | None:
+    async def _state(self, thread_id: str) -> dict[str, Any]:
         state = await self.client.threads.get_state(thread_id)
-        values = state.get("values") or {}
-        messages = values.get("messages", []) if isinstance(values, dict) else []
-        return next((m for m in reversed(messages) if _is_ai(m)), None)
+        values = state.get("values") if isinstance(state, dict) else None
+        return values if isinstance(values, dict) else {}
+
+    # background results ------------------------------------------------------------------
+
+    def watch(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
+        """Follow ``thread_id`` for background results (once per binding at a time)."""
+        if binding.watcher is not None and not binding.watcher.done():
+            return
+        binding.watcher = session.spawn(self._watch(session, binding, thread_id))
+
+    async def _watch(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
+        """Push every run on the thread this adapter did not start, when it ends, while the
+        agent still has background tasks (bounded by ``watch_limit`` seconds)."""
+        deadline = time.monotonic() + self.watch_limit
+        pushed: set[str] = set()
+        since: str | None = None  # when our run that started the background work was created
+        polls = 0
+        while binding.thread_id == thread_id and time.monotonic() < deadline:
+            await asyncio.sleep(self.watch_interval)
+            if binding.busy:
+                # A chat of ours is starting: its run may be listed before we know its id.
+                continue
+            polls += 1
+            try:
+                runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=20)]
+                since = since if since is not None else _latest_own(runs, binding)
+                for run in _foreign(runs, binding, pushed, since):
+                    pushed.add(str(run["run_id"]))
+                    await self._push_background(session, binding, thread_id, run)
+                    polls = 0
+                # Background tasks end quietly too (the parent was busy and read the result
+                # in a run of ours): look at the thread's tasks now and then.
+                if polls % 5 == 0 and not _unfinished_tasks(await self._state(thread_id)):
+                    return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.warning("following thread %s failed (%r); retrying", thread_id, exc)
+
+    async def _push_background(
+        self, session: Session, binding: AgentBinding, thread_id: str, run: dict[str, Any]
+    ) -> None:
+        run_id = str(run["run_id"])
+        if run.get("status") in _ACTIVE_RUN:
+            session.status(
+                "thinking", "A background task finished; the agent is reporting", binding.agent_id
+            )
+            await self.client.runs.join(thread_id, run_id)
+        last_ai = _last_ai(await self._state(thread_id))
+        content = _text(last_ai.get("content")) if last_ai else ""
+        logger.info("session %s: background result on %s pushed", session.session_id, thread_id)
+        session.send(
+            notification(
+                "agent.response",
+                {
+                    "content": content,
+                    "agent_id": binding.agent_id,
+                    "thread_id": thread_id,
+                    "run_id": run_id,
+                    "background": True,
+                },
+            )
+        )
 
     async def cancel_run(
         self, binding: AgentBinding, thread_id: str | None = None, *, wait: bool = True

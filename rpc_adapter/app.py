@@ -7,6 +7,13 @@ SDK's in-process client; standalone (``python -m rpc_adapter``) it uses
 ``LANGGRAPH_URL``. Checks (token, Origin, Host) are done per route, never as
 app-wide middleware: mounted, this app's middleware would wrap the whole Agent
 Server, including the SDK's own in-process calls.
+
+The adapter's own token (``RPC_TOKEN``) never has to travel in ``Authorization``: with
+the Agent Server's auth on, that header carries the user's token for the server's auth
+handler. A client sends it as the ``X-RPC-Token`` header (desktop clients), as a
+``rpc-token.<token>`` WebSocket subprotocol beside ``jsonrpc-2.0`` (browsers, which cannot
+set headers on a WebSocket), or as ``?token=`` (may end up in access logs); a bearer
+token that equals ``RPC_TOKEN`` is accepted too, for servers without auth.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ __all__ = ["app", "create_app"]
 logger = logging.getLogger("rpc_adapter")
 
 SERVICE_NAME = "procurement-rpc-adapter"
+TOKEN_HEADER = "x-rpc-token"
+SUBPROTOCOL = "jsonrpc-2.0"
+TOKEN_SUBPROTOCOL = "rpc-token."
 
 
 def _version() -> str:
@@ -71,14 +81,38 @@ class Guard:
             o = origin.lower().rstrip("/")
             if o not in self.origins and not host_allowed(origin_host(o), self.origins):
                 return "origin not allowed"
-        if self.token:
-            given = conn.query_params.get("token")
-            auth = conn.headers.get("authorization", "")
-            if auth.lower().startswith("bearer "):
-                given = auth[7:].strip()
-            if not given or not hmac.compare_digest(given.encode(), self.token.encode()):
-                return "missing or wrong token"
+        if self.token and not any(
+            hmac.compare_digest(given.encode(), self.token.encode())
+            for given in offered_tokens(conn)
+        ):
+            return "missing or wrong token"
         return None
+
+
+def _subprotocols(conn: HTTPConnection) -> list[str]:
+    raw = conn.headers.get("sec-websocket-protocol", "")
+    return [p.strip() for p in raw.split(",") if p.strip()]
+
+
+def offered_tokens(conn: HTTPConnection) -> list[str]:
+    """Every place a client may put the adapter's token, in the order checked: the
+    ``X-RPC-Token`` header, a ``rpc-token.<token>`` subprotocol, ``?token=``, and a bearer
+    token (which, with the Agent Server's auth on, is the user's and simply won't match)."""
+    found = [conn.headers.get(TOKEN_HEADER, "").strip()]
+    found += [
+        p[len(TOKEN_SUBPROTOCOL) :] for p in _subprotocols(conn) if p.startswith(TOKEN_SUBPROTOCOL)
+    ]
+    found.append(conn.query_params.get("token", "").strip())
+    auth = conn.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        found.append(auth[7:].strip())
+    return [t for t in found if t]
+
+
+def accepted_subprotocol(conn: HTTPConnection) -> str | None:
+    """``jsonrpc-2.0`` when the client offered it (a browser that sent its token as a
+    subprotocol must get one of its offers back, or it drops the connection)."""
+    return SUBPROTOCOL if SUBPROTOCOL in _subprotocols(conn) else None
 
 
 def _model_rewriter() -> ModelRewriter | None:
@@ -141,7 +175,11 @@ class _Endpoints:
     def __init__(self, settings: RpcSettings, service: AgentService, guard: Guard) -> None:
         self.settings = settings
         self.service = service
-        self.sessions = SessionManager(ttl=settings.session_ttl)
+        self.sessions = SessionManager(
+            ttl=settings.session_ttl,
+            max_messages=settings.max_queue_messages,
+            max_bytes=settings.max_queue_bytes,
+        )
         self.guard = guard
         self._rewriter: list[ModelRewriter | None] = []  # resolved on the first batch-replace
 
@@ -160,7 +198,7 @@ class _Endpoints:
             logger.warning("session %s: resume by another user refused", session.session_id)
             await websocket.close(code=1008, reason="this session belongs to another user")
             return
-        await websocket.accept()
+        await websocket.accept(subprotocol=accepted_subprotocol(websocket))
         logger.info("session %s %s", session.session_id, "resumed" if resumed else "opened")
         conn = Connection(
             websocket,
@@ -168,6 +206,9 @@ class _Endpoints:
             Methods(session, self.service, self.settings),
             max_message_size=self.settings.max_message_size,
             max_in_flight=self.settings.max_in_flight,
+            max_batch=self.settings.max_batch,
+            max_queue_messages=self.settings.max_queue_messages,
+            max_queue_bytes=self.settings.max_queue_bytes,
         )
         await conn.serve()
 
@@ -189,8 +230,15 @@ class _Endpoints:
         )
 
     async def health(self, request: Request) -> JSONResponse:
-        """Alive, and how many sessions it holds."""
-        return JSONResponse({"status": "ok", "sessions": len(self.sessions.sessions)})
+        """Alive, how many sessions it holds and how many have a socket attached."""
+        sessions = self.sessions.sessions.values()
+        return JSONResponse(
+            {
+                "status": "ok",
+                "sessions": len(sessions),
+                "sockets": sum(1 for s in sessions if s.socket is not None),
+            }
+        )
 
     async def ready(self, request: Request) -> JSONResponse:
         """Ready only when the Agent Server answers."""
@@ -254,6 +302,7 @@ def create_app(
         client_factory or _sdk_client_factory(settings, langgraph_url),
         agent_timeout=settings.agent_timeout,
         tool_timeout=settings.tool_timeout,
+        watch_limit=settings.background_watch,
     )
     endpoints = _Endpoints(settings, service, Guard(settings, check_host=standalone))
     app = Starlette(routes=endpoints.routes(), lifespan=endpoints.lifespan)

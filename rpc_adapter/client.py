@@ -1,17 +1,27 @@
-"""A small Python client for the adapter: chat with an agent and lend it local tools.
+"""A small Python client for the adapter: chat with an agent, lend it local tools, answer
+its approvals and questions, and receive background results.
 
 Example::
 
-    async with RpcClient("ws://127.0.0.1:8999/v1/ws", token="...") as client:
+    async with RpcClient("ws://127.0.0.1:2024/v1/ws", token="...") as client:
         client.add_tool(LocalTool("fetch_bom_tool", "Bill of materials of a product",
                                   {"type": "object", "properties": {"product": {"type": "string"}}},
                                   fetch_bom))
         await client.register("orchestrator", client_id="cad-plugin")
-        reply = await client.chat("What is in the BOM of product X?")
+        reply = await client.chat("给 NGK 下单 200 个火花塞 IU7")
+        while reply["status"] == "interrupted":        # an approval card or a question
+            card = reply["pending"][0]
+            if card["kind"] == "question":
+                reply = await client.answer(card["interrupt_id"], {"quantity": 200})
+            else:
+                print(card["description"])
+                reply = await client.approve(card["interrupt_id"])
         print(reply["content"])
 
 Tool functions may be sync (run in a worker thread) or async; an exception
-becomes ``success=false`` with its message, which the agent sees.
+becomes ``success=false`` with its message, which the agent sees. ``on_interrupt``
+sees each ``agent.interrupt``; ``on_response`` sees every ``agent.response``, background
+results (``background: true``) included.
 """
 
 from __future__ import annotations
@@ -74,12 +84,17 @@ class RpcClient:
     on_delta: Handler | None = None
     on_response: Handler | None = None
     on_tool_call: Handler | None = None
+    on_interrupt: Handler | None = None
+    on_other: Handler | None = None
+    """Any other notification (``session.backlogTruncated``, ...), with its method."""
     tools: dict[str, LocalTool] = field(default_factory=dict)
     ws: ClientConnection | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _waiting: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
     _reader: asyncio.Task[None] | None = None
     _tool_tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    interrupts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Approvals and questions waiting for an answer, by interrupt id."""
 
     def add_tool(self, tool: LocalTool) -> None:
         """Make a local tool available (register again to tell the agent)."""
@@ -89,14 +104,16 @@ class RpcClient:
         parts = urlsplit(self.url)
         query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
         query["session_id"] = self.session_id
-        if self.token:
-            query["token"] = self.token
         return urlunsplit(parts._replace(query=urlencode(query)))
 
     async def connect(self) -> RpcClient:
         """Open (or re-open) the socket for this session."""
+        headers = dict(self.headers or {})
+        if self.token:
+            # Its own header: Authorization may carry the user's token for the Agent Server.
+            headers["X-RPC-Token"] = self.token
         self.ws = await websockets.connect(
-            self._ws_url(), max_size=None, additional_headers=self.headers
+            self._ws_url(), max_size=None, additional_headers=headers or None
         )
         self._reader = asyncio.create_task(self._read())
         return self
@@ -164,6 +181,33 @@ class RpcClient:
         result: dict[str, Any] = await self.call("agent.chat", params)
         return result
 
+    async def resume(self, interrupt_id: str, **params: Any) -> dict[str, Any]:
+        """Answer the approval or question ``interrupt_id`` (``decision=``, ``args=``,
+        ``message=``, ``decisions=`` or ``answer=``); returns when the agent answers or
+        stops at the next interrupt."""
+        result: dict[str, Any] = await self.call(
+            "agent.resume", {"interrupt_id": interrupt_id, **params}
+        )
+        self.interrupts.pop(interrupt_id, None)
+        return result
+
+    async def approve(self, interrupt_id: str) -> dict[str, Any]:
+        """Approve the action(s) waiting under ``interrupt_id``."""
+        return await self.resume(interrupt_id, decision="approve")
+
+    async def reject(self, interrupt_id: str, message: str | None = None) -> dict[str, Any]:
+        """Reject the action(s), telling the agent why when ``message`` is given."""
+        extra = {"message": message} if message else {}
+        return await self.resume(interrupt_id, decision="reject", **extra)
+
+    async def edit(self, interrupt_id: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run the action with ``args`` instead of the ones proposed."""
+        return await self.resume(interrupt_id, decision="edit", args=args)
+
+    async def answer(self, interrupt_id: str, answer: str | dict[str, Any]) -> dict[str, Any]:
+        """Answer a question (``request_order_info``): text, or field → value."""
+        return await self.resume(interrupt_id, answer=answer)
+
     async def _read(self) -> None:
         assert self.ws is not None
         try:
@@ -190,13 +234,18 @@ class RpcClient:
                 fut.set_result(msg.get("result"))
             return
         method, params = msg["method"], msg.get("params") or {}
+        if method == "agent.interrupt":
+            self.interrupts[str(params.get("interrupt_id"))] = params
         handler = {
             "agent.status": self.on_status,
             "agent.delta": self.on_delta,
             "agent.response": self.on_response,
+            "agent.interrupt": self.on_interrupt,
         }.get(method)
         if handler is not None:
             handler(params)
+        elif method != "agent.toolCall" and self.on_other is not None:
+            self.on_other({"method": method, **params})
         if method == "agent.toolCall":
             if self.on_tool_call is not None:
                 self.on_tool_call(params)

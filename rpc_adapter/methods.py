@@ -13,6 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from core.client_tools import ClientToolAnswer
 from rpc_adapter.agents import AgentService
+from rpc_adapter.interrupts import PendingInterrupt, ResumeParams, parse_resume
 from rpc_adapter.protocol import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -86,11 +87,6 @@ class ChatParams(_Params):
     agent_id: str | None = None
 
 
-class ResumeParams(_Params):
-    resume: Any = Field(description="Answer to the interrupt(s) agent.chat reported.")
-    agent_id: str | None = None
-
-
 class SubmitParams(_Params):
     call_id: str = Field(min_length=1)
     tool_name: str | None = None
@@ -111,6 +107,8 @@ CAPABILITIES: dict[str, Any] = {
     "client_tools": True,
     "parallel_tool_calls": True,
     "resume": True,
+    "interrupts": True,
+    "background_results": True,
 }
 
 
@@ -178,14 +176,21 @@ class Methods:
             binding = AgentBinding(agent_id=p.agent_id, client_id=p.client_id, tools=tools)
             self.session.agents[p.agent_id] = binding
         binding.client_id, binding.tools, binding.stream = p.client_id, tools, p.stream
+        # The reference's shape: every tool the agent now has, the client's and its own.
+        builtins = await self.service.agent_tools(p.agent_id)
+        client_names = [t["name"] for t in tools]
+        synced = [*client_names, *(n for n in builtins if n not in client_names)]
         self.session.status(
-            "tools_synced", f"{len(tools)} client tool(s) available to {p.agent_id}", p.agent_id
+            "tools_synced",
+            f"{len(tools)} client tool(s) and {len(synced) - len(tools)} of the agent's own "
+            f"available to {p.agent_id}",
+            p.agent_id,
         )
         return {
             "status": "registered",
             "agent_id": p.agent_id,
             "tools_count": len(tools),
-            "tools_synced": True,
+            "tools_synced": synced,
             "protocol_version": PROTOCOL_VERSION,
             "capabilities": {**CAPABILITIES, "max_message_size": self.settings.max_message_size},
             "session_id": self.session.session_id,
@@ -198,12 +203,45 @@ class Methods:
         return await self._run(self._binding(p.agent_id), p.message, None)
 
     async def resume(self, raw: Any) -> dict[str, Any]:
-        """Answer an interrupt that is not a client-tool call (e.g. an order approval)."""
-        p: ResumeParams = _params(ResumeParams, raw)
-        binding = self._binding(p.agent_id)
-        if binding.thread_id is None or p.resume is None:
-            raise RpcError(INVALID_PARAMS, "Nothing to resume: no interrupted chat for this agent")
-        return await self._run(binding, None, p.resume)
+        """Answer an approval or a question the agent waits on (``agent.interrupt``), then
+        run on to the next answer or interrupt (rpc_adapter/interrupts.py)."""
+        if isinstance(raw, list):
+            raise RpcError(INVALID_PARAMS, "Invalid params: this method takes named params")
+        p = parse_resume(raw or {})
+        binding, pending = self._pending(p)
+        if pending is None:
+            # The raw form: a whole Command resume value, as the graph expects it.
+            if binding.thread_id is None or p.resume is None:
+                raise RpcError(
+                    INVALID_PARAMS, "Nothing to resume: no interrupted chat for this agent"
+                )
+            return await self._run(binding, None, p.resume)
+        value = pending.resume_value(p)
+        return await self._run(binding, None, {pending.interrupt_id: value})
+
+    def _pending(self, p: ResumeParams) -> tuple[AgentBinding, PendingInterrupt | None]:
+        """The binding and the interrupt ``p`` answers (None for the raw form)."""
+        if p.interrupt_id is None:
+            binding = self._binding(p.agent_id)
+            waiting = list(binding.interrupts.values())
+            if p.resume is not None or not waiting:
+                return binding, None
+            if len(waiting) > 1:
+                raise RpcError(
+                    INVALID_PARAMS,
+                    "Several interrupts wait: give interrupt_id",
+                    {"interrupt_ids": [w.interrupt_id for w in waiting]},
+                )
+            return binding, waiting[0]
+        for binding in self.session.agents.values():
+            if p.agent_id in (None, binding.agent_id) and p.interrupt_id in binding.interrupts:
+                return binding, binding.interrupts[p.interrupt_id]
+        waiting_ids = [i for b in self.session.agents.values() for i in b.interrupts]
+        raise RpcError(
+            INVALID_PARAMS,
+            f"No interrupt {p.interrupt_id!r} waits in this session",
+            {"interrupt_ids": waiting_ids},
+        )
 
     async def _run(self, binding: AgentBinding, message: str | None, resume: Any) -> dict[str, Any]:
         if binding.busy:
@@ -243,6 +281,7 @@ class Methods:
         if binding.busy:
             raise RpcError(SERVER_ERROR, "A chat is running; agent.cancel it before clearing")
         old = binding.thread_id
+        binding.interrupts.clear()
         thread_id = await self.service.new_thread(self.session, binding)
         return {
             "status": "cleared",
@@ -257,6 +296,7 @@ class Methods:
         if not binding.busy:
             return {"status": "idle", "agent_id": binding.agent_id, "cancelled_calls": []}
         binding.cancelled = True
+        binding.interrupts.clear()
         calls = self.session.cancel_calls(binding.agent_id)
         assert binding.chat is not None
         binding.chat.cancel()

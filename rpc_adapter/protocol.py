@@ -26,6 +26,12 @@ TOOL_ERROR: Final = -32002
 TIMEOUT_ERROR: Final = -32003
 NOT_REGISTERED: Final = -32004
 
+CLOSE_REPLACED: Final = 4000
+"""WebSocket close code: the session was resumed on another socket."""
+CLOSE_SLOW_CONSUMER: Final = 4008
+"""WebSocket close code: the client did not read its messages and the outgoing queue filled;
+what was queued waits in the session for a reconnect (final responses first)."""
+
 ErrorCode = Literal[-32700, -32600, -32601, -32602, -32603, -32000, -32001, -32002, -32003, -32004]
 
 ERROR_MESSAGES: Final[dict[int, str]] = {
@@ -130,6 +136,10 @@ def parse_frame(text: str | bytes) -> Parsed:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError):
         return Parsed(parse_error=RpcError(PARSE_ERROR, "Parse error: invalid JSON"))
+    except RecursionError:
+        # JSON nested deeper than the decoder's stack: a parse error like any other, never a
+        # dropped socket.
+        return Parsed(parse_error=RpcError(PARSE_ERROR, "Parse error: JSON nested too deeply"))
     if isinstance(data, list):
         if not data:
             return Parsed(

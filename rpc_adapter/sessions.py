@@ -1,11 +1,12 @@
 """Sessions: what survives a WebSocket reconnect.
 
 A session (``?session_id=``) holds, per registered agent, the client's tools and
-the Agent Server thread; the tool calls the agent is waiting on; the requests
-still running; and the messages produced while no socket was attached. A
-reconnect within ``SESSION_TTL`` re-attaches to it: the backlog is flushed and
-pending tool calls are sent again. Sessions are isolated: each has its own
-threads, tools and pending calls.
+the Agent Server thread; the tool calls and the approvals or questions the agent is
+waiting on; the requests still running; and the messages produced while no socket was
+attached (a bounded backlog, :mod:`rpc_adapter.outbox`). A reconnect within
+``SESSION_TTL`` re-attaches to it: the backlog is flushed (after a notice of anything it
+had to drop) and pending tool calls and interrupts are sent again. Sessions are isolated:
+each has its own threads, tools and pending calls.
 """
 
 from __future__ import annotations
@@ -16,22 +17,31 @@ import logging
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from core.client_tools import ClientToolAnswer, ClientToolCall
+from rpc_adapter.interrupts import PendingInterrupt
+from rpc_adapter.outbox import Outbox, Outgoing, outgoing
 from rpc_adapter.protocol import TOOL_ERROR, RpcError, notification
 
-__all__ = ["AgentBinding", "PendingCall", "Session", "SessionManager"]
+__all__ = ["AgentBinding", "PendingCall", "Session", "SessionManager", "Socket"]
 
 logger = logging.getLogger(__name__)
 
-Sink = Callable[[Any], None]
 CallOutcome = Literal["answered", "timed out", "cancelled"]
 
-_BACKLOG = 1000
 _FINISHED = 10_000
+_OWN_RUNS = 1000
+DEFAULT_MAX_MESSAGES = 1000
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+
+
+class Socket(Protocol):
+    """What a session sends through while a socket is attached."""
+
+    def deliver(self, item: Outgoing, *, force: bool = False) -> None:
+        """Queue ``item`` for the wire (``force``: past the queue's bounds, for a flush)."""
 
 
 @dataclass
@@ -69,6 +79,12 @@ class AgentBinding:
     run_id: str | None = None
     chat: asyncio.Task[Any] | None = None
     cancelled: bool = False
+    interrupts: dict[str, PendingInterrupt] = field(default_factory=dict)
+    """Approvals and questions the agent's thread waits on, by interrupt id."""
+    own_runs: deque[str] = field(default_factory=lambda: deque(maxlen=_OWN_RUNS))
+    """Runs this adapter started on the thread (any other run is a background one)."""
+    watcher: asyncio.Task[Any] | None = None
+    """Follows the thread for background results while the agent has tasks running."""
 
     @property
     def busy(self) -> bool:
@@ -85,20 +101,22 @@ class Session:
     pending: dict[str, PendingCall] = field(default_factory=dict)
     finished: OrderedDict[str, CallOutcome] = field(default_factory=OrderedDict)
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
-    backlog: deque[Any] = field(default_factory=lambda: deque(maxlen=_BACKLOG))
-    sink: Sink | None = None
-    owner: object | None = None
+    backlog: Outbox = field(default_factory=lambda: Outbox(DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES))
+    socket: Socket | None = None
     detached_at: float | None = None
+    in_flight: int = 0
+    """Requests of this session being answered right now (a batch counts each request)."""
     user_id: str | None = None
     """The authenticated user who opened it, when the Agent Server's auth is on; only they
     may resume it, and the agents run for them."""
 
     def send(self, message: Any) -> None:
-        """Deliver to the attached socket, or keep it for the next reconnect."""
-        if self.sink is not None:
-            self.sink(message)
+        """Deliver to the attached socket, or keep it (bounded) for the next reconnect."""
+        item = outgoing(message)
+        if self.socket is not None:
+            self.socket.deliver(item)
         else:
-            self.backlog.append(message)
+            self.backlog.keep(item)
 
     def status(self, status: str, message: str, agent_id: str | None = None) -> None:
         """Send an ``agent.status`` notification."""
@@ -170,20 +188,31 @@ class Session:
 
     # sockets ----------------------------------------------------------------------------
 
-    def attach(self, owner: object, sink: Sink) -> object | None:
-        """Attach a socket; returns the socket it replaces, if any. Flushes and re-sends."""
-        previous = self.owner
-        self.owner, self.sink, self.detached_at = owner, sink, None
-        while self.backlog:
-            sink(self.backlog.popleft())
+    def attach(self, socket: Socket) -> Socket | None:
+        """Attach a socket; returns the socket it replaces, if any. Says what the backlog
+        dropped, flushes it, and re-sends the tool calls and interrupts still waiting."""
+        previous = self.socket
+        self.socket, self.detached_at = socket, None
+        notice = self.backlog.truncation_notice()
+        if notice is not None:
+            socket.deliver(outgoing(notice), force=True)
+        for item in self.backlog.drain():
+            socket.deliver(item, force=True)
         for pc in list(self.pending.values()):
-            sink(pc.notification(resent=True))
+            socket.deliver(outgoing(pc.notification(resent=True)), force=True)
+        for binding in self.agents.values():
+            for pending in binding.interrupts.values():
+                socket.deliver(outgoing(pending.notification(resent=True)), force=True)
         return previous
 
-    def detach(self, owner: object) -> None:
-        """Detach ``owner`` if it is still the attached socket."""
-        if self.owner is owner:
-            self.owner, self.sink, self.detached_at = None, None, time.monotonic()
+    def detach(self, socket: Socket, unsent: list[Outgoing] | None = None) -> None:
+        """Detach ``socket`` if it is still the attached one; what it could not send
+        (``unsent``, oldest first) goes to the backlog."""
+        if self.socket is not socket:
+            return
+        self.socket, self.detached_at = None, time.monotonic()
+        for item in unsent or []:
+            self.backlog.keep(item)
 
     def close(self) -> None:
         """End everything the session runs."""
@@ -193,10 +222,20 @@ class Session:
 
 
 class SessionManager:
-    """All sessions of this adapter process, expired ``ttl`` seconds after their socket left."""
+    """All sessions of this adapter process, expired ``ttl`` seconds after their socket left.
 
-    def __init__(self, *, ttl: float) -> None:
+    ``max_messages`` / ``max_bytes`` bound each detached session's backlog."""
+
+    def __init__(
+        self,
+        *,
+        ttl: float,
+        max_messages: int = DEFAULT_MAX_MESSAGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
         self.ttl = ttl
+        self.max_messages = max_messages
+        self.max_bytes = max_bytes
         self.sessions: dict[str, Session] = {}
         self._reaper: asyncio.Task[None] | None = None
 
@@ -205,7 +244,7 @@ class SessionManager:
         sid = session_id or uuid.uuid4().hex
         if sid in self.sessions:
             return self.sessions[sid], True
-        session = Session(sid)
+        session = Session(sid, backlog=Outbox(self.max_messages, self.max_bytes))
         self.sessions[sid] = session
         return session, False
 
@@ -215,7 +254,7 @@ class SessionManager:
         dead = [
             s
             for s in self.sessions.values()
-            if s.owner is None and s.detached_at is not None and now - s.detached_at > self.ttl
+            if s.socket is None and s.detached_at is not None and now - s.detached_at > self.ttl
         ]
         for s in dead:
             s.close()

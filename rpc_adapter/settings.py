@@ -40,7 +40,11 @@ class RpcSettings(CommonSettings):
     token: str | None = Field(
         default=None,
         validation_alias=_alias("TOKEN"),
-        description="Shared secret clients send as ?token= or 'Authorization: Bearer'.",
+        description=(
+            "Shared secret clients send in the 'X-RPC-Token' header, as a "
+            "'rpc-token.<token>' WebSocket subprotocol (browsers), as ?token=, or as "
+            "'Authorization: Bearer' when the Agent Server's own auth does not use that header."
+        ),
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["127.0.0.1", "localhost", "[::1]", "::1"],
@@ -54,7 +58,27 @@ class RpcSettings(CommonSettings):
         default=256,
         ge=1,
         validation_alias=_alias("MAX_IN_FLIGHT"),
-        description="Requests one session may have running at once; more get -32000.",
+        description="Requests one session may have running at once (each request of a "
+        "batch counts); more get -32000.",
+    )
+    max_batch: int = Field(
+        default=100,
+        ge=1,
+        validation_alias=_alias("MAX_BATCH"),
+        description="Requests one batch may hold; a longer batch gets one -32600 error.",
+    )
+    max_queue_messages: int = Field(
+        default=1000,
+        ge=10,
+        validation_alias=_alias("MAX_QUEUE_MESSAGES"),
+        description="Messages waiting for one socket (or one detached session) at most: a "
+        "socket whose client does not read is closed with 4008 when they fill up.",
+    )
+    max_queue_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=64 * 1024,
+        validation_alias=_alias("MAX_QUEUE_BYTES"),
+        description="Bytes waiting for one socket (or one detached session) at most.",
     )
     agent_timeout: float = Field(
         default=300.0,
@@ -73,6 +97,13 @@ class RpcSettings(CommonSettings):
         gt=0,
         validation_alias=_alias("SESSION_TTL"),
         description="Seconds a disconnected session is kept for a reconnect.",
+    )
+    background_watch: float = Field(
+        default=3600.0,
+        gt=0,
+        validation_alias=_alias("BACKGROUND_WATCH"),
+        description="Seconds a session follows its thread for background results (the "
+        "analyst's) after a chat started them.",
     )
 
     @field_validator("allowed_origins", mode="before")

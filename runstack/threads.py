@@ -4,7 +4,9 @@ the end-to-end tests start analyses and wait for their results with these.
 A background analysis (DESIGN section 4): the orchestrator answers at once with the
 analyst's ``task_id``; the analyst works on its own thread (``parent_thread_id`` in its
 metadata); when it finishes, deepagents wakes the orchestrator with a notification
-message and the orchestrator's last answer names the report.
+message (a new run on the orchestrator's thread) and the orchestrator's last answer names
+the report. Both runs can be followed as they happen with :func:`follow_run` (the Agent
+Server's run stream; background runs publish every stream mode, ``server/run_streams.py``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.schema import StreamPart
 
 __all__ = [
     "FLAGSHIP_REQUEST",
@@ -24,9 +27,11 @@ __all__ = [
     "TASK_ID",
     "Analysis",
     "analyst_thread",
+    "follow_run",
     "interrupts",
     "message_text",
     "poll",
+    "runs_since",
     "start_analysis",
     "thread_messages",
     "woken_answer",
@@ -86,6 +91,8 @@ class Analysis:
     task_id: str
     answer: str
     answered_in: float
+    run_id: str = ""
+    """The orchestrator's run that started it (a later run on the thread is the wake-up)."""
 
 
 async def start_analysis(
@@ -100,14 +107,17 @@ async def start_analysis(
     thread: Any = await client.threads.create(metadata=dict(metadata or {}))
     started = time.monotonic()
     prompt: Any = {"messages": [{"role": "user", "content": request}]}
-    await client.runs.wait(thread["thread_id"], "orchestrator", input=prompt, context=dict(context))
+    run = await client.runs.create(
+        thread["thread_id"], "orchestrator", input=prompt, context=dict(context)
+    )
+    await client.runs.join(thread["thread_id"], run["run_id"])
     answered_in = time.monotonic() - started
     answer = message_text((await thread_messages(client, thread["thread_id"]))[-1])
     found = TASK_ID.search(answer)
     if not found:
         msg = f"the orchestrator did not start a background analysis: {answer[:300]}"
         raise RuntimeError(msg)
-    return Analysis(thread["thread_id"], found.group(1), answer, answered_in)
+    return Analysis(thread["thread_id"], found.group(1), answer, answered_in, run["run_id"])
 
 
 async def analyst_thread(client: LangGraphClient, parent_id: str) -> dict[str, Any] | None:
@@ -128,3 +138,24 @@ async def woken_answer(
         return None
     text = message_text(last)
     return text if naming is None or naming.search(text) else None
+
+
+async def follow_run(
+    client: LangGraphClient, thread_id: str, run_id: str
+) -> AsyncIterator[StreamPart]:
+    """Every event the run publishes from now until it ends (nothing for a run that ended).
+
+    No ``stream_mode`` filter: this SDK sends a list of modes as repeated query parameters,
+    of which the server reads one; the caller picks events by ``part.event``."""
+    async for part in client.runs.join_stream(thread_id, run_id):
+        yield part
+
+
+async def runs_since(
+    client: LangGraphClient, thread_id: str, after_run_id: str
+) -> list[dict[str, Any]]:
+    """Runs on the thread created after the run ``after_run_id``, oldest first."""
+    runs = [dict(r) for r in await client.runs.list(thread_id, limit=50)]
+    since = next((str(r["created_at"]) for r in runs if r["run_id"] == after_run_id), "")
+    later = [r for r in runs if str(r["created_at"]) > since and r["run_id"] != after_run_id]
+    return sorted(later, key=lambda r: str(r["created_at"]))

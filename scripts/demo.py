@@ -2,11 +2,12 @@
 
 A buyer asks the orchestrator, through the LangGraph SDK, for a spark-plug supplier
 comparison. The orchestrator answers at once with a task id while the analyst works in
-the background on its own thread; the demo follows that thread and prints each stage,
-tool and elapsed time, waits until the orchestrator is woken with the result, prints
-where the report and charts are, then places an order for the analysis' best offer
-(checked by the ERP first), shows the approval card, approves it, and shows the ERP row
-it created with who asked for it and who approved it.
+the background on its own thread; the demo joins the analyst's run stream and prints
+each stage and tool as the analyst's ``custom`` progress events arrive, then joins the
+orchestrator's wake-up run (the analyst's end starts it) and prints the result, where the
+report and charts are, then places an order for the analysis' best offer (checked by the
+ERP first), shows the approval card, approves it, and shows the ERP row it created with
+who asked for it and who approved it. Nothing is polled.
 
 ``--erp-tour`` runs the older scripted ERP tour through the MCP server instead.
 """
@@ -32,10 +33,11 @@ from runstack.services import agent_server_auth
 from runstack.threads import (
     FLAGSHIP_REQUEST,
     REPORT,
-    analyst_thread,
+    Analysis,
+    follow_run,
     interrupts,
     message_text,
-    poll,
+    runs_since,
     start_analysis,
     thread_messages,
     woken_answer,
@@ -58,40 +60,47 @@ def _first_line(text: str, width: int = 110) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _describe(message: dict[str, Any]) -> str | None:
-    """One progress line for a message of the analyst's thread, or None to skip it."""
-    kind = message.get("type")
-    if kind == "ai":
-        calls = message.get("tool_calls") or []
-        names = ", ".join(c["name"] for c in calls)
-        said = _first_line(message_text(message))
-        if calls:
-            return f"  analyst → {names}" + (f"   ({said})" if said else "")
-        return f"  analyst: {said}" if said else None
-    if kind == "tool":
-        status = "error" if message.get("status") == "error" else "ok"
-        return f"  tool {message.get('name')} {status}"
+def _describe(event: Any) -> str | None:
+    """One progress line for an analyst ``custom`` event, or None to skip it."""
+    if not isinstance(event, dict) or event.get("type") != "analyst_progress":
+        return None
+    kind = event.get("event")
+    if kind == "stage":
+        return f"stage {event.get('stage')}/5: {event.get('label')}"
+    if kind == "tool" and event.get("status") == "started":
+        stage = f" (stage {event['stage']})" if event.get("stage") else ""
+        return f"  analyst → {event.get('tool')}{stage}"
+    if kind == "tool" and event.get("status") == "error":
+        return f"  tool {event.get('tool')} error"
+    if kind == "finished":
+        return f"analyst finished; stages {event.get('stages')}"
     return None
 
 
-async def follow_analyst(client: LangGraphClient, parent_id: str) -> str:
-    """Print the analyst's progress until the orchestrator is woken; return its final text."""
-    child_id: str | None = None
-    seen = 0
-
-    async def progress() -> str | None:
-        nonlocal child_id, seen
-        if child_id is None and (child := await analyst_thread(client, parent_id)):
-            child_id = child["thread_id"]
-            _say(f"analyst thread {child_id} (parent_thread_id = {parent_id})")
-        if child_id is not None:
-            msgs = await thread_messages(client, child_id)
-            for line in filter(None, map(_describe, msgs[seen:])):
+async def follow_analyst(client: LangGraphClient, started: Analysis) -> str:
+    """Follow the analyst's run and then the orchestrator's wake-up run as they stream;
+    return the orchestrator's final text."""
+    [run] = await client.runs.list(started.task_id, limit=1)
+    _say(f"analyst thread {started.task_id} (parent_thread_id = {started.thread_id})")
+    async with asyncio.timeout(ANALYSIS_TIMEOUT_S):
+        async for part in follow_run(client, started.task_id, run["run_id"]):
+            if part.event == "custom" and (line := _describe(part.data)):
                 _say(line)
-            seen = len(msgs)
-        return await woken_answer(client, parent_id, naming=REPORT)
-
-    return await poll(progress, ANALYSIS_TIMEOUT_S, "the analysis to finish")
+            elif part.event == "error":
+                msg = f"the analysis failed: {part.data}"
+                raise RuntimeError(msg)
+        # The analyst's end started a run on the orchestrator's thread: follow it too.
+        for wake in await runs_since(client, started.thread_id, started.run_id):
+            _say(f"orchestrator woken (run {wake['run_id']}); following it")
+            async for part in follow_run(client, started.thread_id, wake["run_id"]):
+                if part.event == "error":
+                    msg = f"the orchestrator's follow-up failed: {part.data}"
+                    raise RuntimeError(msg)
+    final = await woken_answer(client, started.thread_id, naming=REPORT)
+    if final is None:
+        msg = "the orchestrator was not woken with the report"
+        raise RuntimeError(msg)
+    return final
 
 
 async def _run(client: LangGraphClient, thread_id: str, **kwargs: Any) -> dict[str, Any]:
@@ -124,7 +133,7 @@ async def analyse(client: LangGraphClient) -> tuple[str, str]:
     )
     _say(f"orchestrator answered in {started.answered_in:.1f}s: {_first_line(started.answer)}")
     _say(f"background task {started.task_id}; the buyer could keep chatting meanwhile")
-    final = await follow_analyst(client, started.thread_id)
+    final = await follow_analyst(client, started)
     _say("orchestrator was woken by the analyst and told the buyer:")
     for line in final.splitlines()[:12]:
         if line.strip():

@@ -1,30 +1,28 @@
-"""ContextInjection: tell the agent whose run this is and where their preferences live.
+"""ContextInjection: tell the model whose run this is and where their preferences live.
 
-First layer of DESIGN section 4's stack (``before_agent``). It adds one system message
-with the user's id, display name and preferences path, so the agent can read
+First layer of DESIGN section 4's stack. Every model request gets a note in its system
+message with the user's id, display name and preferences path, so the agent can read
 ``/memories/{user_id}/preferences.md`` (written by MemoryUpdate and by the user) before
-answering. Three-level fallback: no context → nothing; no usable ``user_id`` →
-nothing; no ``username`` → the ``user_id`` is the name.
+answering. Three-level fallback: no context → nothing; no usable ``user_id`` → nothing; no
+``username`` → the ``user_id`` is the name.
 
-The message has a fixed id: a thread gets it once, and it is replaced in place (not
-repeated) when the user's details change.
+The note changes the model request, not the thread: it is never stored in
+``state["messages"]``, so it does not pile up, is not summarised away, and a chat UI never
+shows it. It is read from the run's context at each call, so a changed name shows at once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
-from langchain_core.messages import SystemMessage
-from langgraph.runtime import Runtime
+from langchain.agents.middleware.types import ModelRequest
 
 from graphs.context import user_fields
 from graphs.memory.preferences import preferences_path
-from graphs.middleware.fail_soft import FailSoft
+from graphs.middleware.notes import with_note
+from graphs.middleware.request_rewrite import RequestRewrite
 
-__all__ = ["CONTEXT_INJECTION_PROMPT", "CONTEXT_MESSAGE_ID", "ContextInjection"]
-
-CONTEXT_MESSAGE_ID = "context-injection"
+__all__ = ["CONTEXT_INJECTION_PROMPT", "ContextInjection", "context_note"]
 
 CONTEXT_INJECTION_PROMPT = (
     "当前用户 / Current user: user_id={user_id}, username={username}.\n"
@@ -35,30 +33,22 @@ CONTEXT_INJECTION_PROMPT = (
 )
 
 
-class ContextInjection(FailSoft):
-    """Add the user's identity and preferences path as a system message (once per thread)."""
+def context_note(context: object) -> str | None:
+    """The note for a run's context, or None (no context, or no usable user id)."""
+    fields = user_fields(context)
+    if fields is None:
+        return None
+    user_id, username = fields
+    return CONTEXT_INJECTION_PROMPT.format(
+        user_id=user_id, username=username, preferences_path=preferences_path(user_id)
+    )
 
-    def _update(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        fields = user_fields(getattr(runtime, "context", None))
-        if fields is None:
-            return None
-        user_id, username = fields
-        text = CONTEXT_INJECTION_PROMPT.format(
-            user_id=user_id, username=username, preferences_path=preferences_path(user_id)
-        )
-        for message in state.get("messages", []):
-            if getattr(message, "id", None) == CONTEXT_MESSAGE_ID and message.content == text:
-                return None
-        return {"messages": [SystemMessage(content=text, id=CONTEXT_MESSAGE_ID)]}
 
-    def before_agent(
-        self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
-    ) -> dict[str, Any] | None:
-        """The context message, or nothing (fallbacks, unchanged, or on error)."""
-        return self.soft(lambda: self._update(state, runtime), None)
+class ContextInjection(RequestRewrite):
+    """Add the user's identity and preferences path to each model request's system message."""
 
-    async def abefore_agent(
-        self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
-    ) -> dict[str, Any] | None:
-        """The context message, or nothing (fallbacks, unchanged, or on error)."""
-        return self.soft(lambda: self._update(state, runtime), None)
+    def rewrite(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with the user's note, or unchanged (fallbacks; on error, logged)."""
+        runtime = request.runtime
+        note = context_note(getattr(runtime, "context", None) if runtime is not None else None)
+        return with_note(request, note) if note else request

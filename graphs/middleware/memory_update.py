@@ -39,7 +39,7 @@ from graphs.memory.preferences import (
     preferences_path,
 )
 from graphs.memory.suppliers import SupplierSource
-from graphs.messages import is_notification, message_text, parse_json
+from graphs.messages import INTERNAL_TAGS, is_notification, message_text, parse_json
 from graphs.middleware.fail_soft import FailSoft
 from graphs.middleware.sync_bridge import run_blocking
 from graphs.names import display_name, match_names
@@ -176,7 +176,10 @@ class MemoryUpdate(FailSoft):
                 known=json.dumps(known, ensure_ascii=False), conversation=conversation
             )
             try:
-                reply = await self._model.ainvoke([HumanMessage(content=prompt)])
+                # An internal call: no client's messages stream may carry its JSON.
+                reply = await self._model.ainvoke(
+                    [HumanMessage(content=prompt)], config={"tags": list(INTERNAL_TAGS)}
+                )
                 data = parse_json(message_text(reply))
                 if isinstance(data, dict):
                     raw = [str(s) for s in data.get("suppliers") or [] if str(s).strip()]

@@ -5,8 +5,9 @@ local tree's content hashes with a manifest kept in the workspace
 (``/.skills-sync.json``, the hashes of what was last uploaded there) and uploads
 only the files that differ; files it uploaded earlier and that are gone locally are
 removed. The global guidelines (``graphs/AGENTS.md``) are seeded as ``/AGENTS.md``
-the same way. One system message lists what changed; none when nothing did. A change also
-clears ``skills_metadata``, so deepagents' SkillsMiddleware re-reads the skills.
+the same way. A note listing what changed goes into the run's model requests (never into
+the thread's messages: :mod:`graphs.middleware.notes`); none when nothing did. A change
+also clears ``skills_metadata``, so deepagents' SkillsMiddleware re-reads the skills.
 
 Local hashes are cached by (size, mtime) and the file list by folder mtimes, so an
 unchanged tree costs one ``stat`` per file and folder and one manifest read: that is
@@ -35,10 +36,9 @@ from typing import Any
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.skills import SkillsState
 from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
-from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from graphs.middleware.fail_soft import FailSoft
+from graphs.middleware.notes import NoteLayer, NotesState
 from graphs.storage import SandboxGetter, resolve_sandbox
 
 __all__ = [
@@ -219,7 +219,11 @@ def full_upload(tree: LocalTree, sandbox: BackendProtocol) -> int:
     return len(paths)
 
 
-class SkillsSync(FailSoft):
+class SkillsNotesState(SkillsState, NotesState):
+    """deepagents' skills state (``skills_metadata``) and the run's model notes."""
+
+
+class SkillsSync(NoteLayer):
     """Mirror local skills (and ``/AGENTS.md``) into the thread's sandbox before each run.
 
     ``sandbox`` is the sandbox backend itself (for example the ``ThreadSandboxBackend``
@@ -229,7 +233,7 @@ class SkillsSync(FailSoft):
 
     # Shares deepagents' skills state: clearing ``skills_metadata`` makes its
     # SkillsMiddleware (later in the stack) reload the skills it caches per thread.
-    state_schema = SkillsState
+    state_schema = SkillsNotesState
 
     def __init__(
         self,
@@ -252,24 +256,25 @@ class SkillsSync(FailSoft):
                 sync_tree(self.tree, seed)
         return sync_tree(self.tree, sandbox)
 
-    def _run(self) -> dict[str, Any] | None:
+    def _run(self, state: AgentState[Any]) -> dict[str, Any] | None:
         # Fail soft: the agent works with what the sandbox has.
         report = self.soft(self._sync, None)
         if report is None or not report.changed:
-            return None
+            # Last run's note said what changed then; this run has nothing new to say.
+            return self.clear_note(state)
         logger.info("SkillsSync: %s", report.describe())
         text = SKILLS_SYNC_PROMPT.format(changes=report.describe())
-        return {"messages": [SystemMessage(content=text)], "skills_metadata": None}
+        return {**self.note_update(text), "skills_metadata": None}
 
     def before_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
-        """Sync; a system message listing the changes, or nothing."""
-        return self._run()
+        """Sync; a note for this run's model calls listing the changes, or nothing."""
+        return self._run(state)
 
     async def abefore_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
         """Sync off the event loop (hashing and uploads touch the disk)."""
         # to_thread copies the context, so the sandbox still sees the run's thread id.
-        return await asyncio.to_thread(self._run)
+        return await asyncio.to_thread(self._run, state)

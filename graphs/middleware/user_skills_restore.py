@@ -5,7 +5,8 @@ and assigned with ``assign_skill`` are kept in the Store under
 ``/persisted-skills/{user_id}/<path under /skills/>``, so they outlive the sandbox
 (a new thread, a reset workspace, the analyst's own thread). Before each run the
 ones missing or different in this thread's sandbox are written back to
-``/skills/<path>``; files already identical are left alone.
+``/skills/<path>``; files already identical are left alone. What it restored is told to
+the run's model calls as a note (:mod:`graphs.middleware.notes`), not a stored message.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import logging
 from typing import Any
 
 from deepagents.backends.protocol import BackendProtocol
-from deepagents.middleware.skills import SkillsState
 from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
-from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
 from graphs.context import user_fields
-from graphs.middleware.fail_soft import FailSoft
+from graphs.middleware.notes import NoteLayer
+from graphs.middleware.skills_sync import SkillsNotesState
 from graphs.middleware.sync_bridge import run_blocking
 from graphs.storage import (
     PERSISTED_ROOT,
@@ -78,7 +78,7 @@ async def restore_skills(
     return written
 
 
-class UserSkillsRestore(FailSoft):
+class UserSkillsRestore(NoteLayer):
     """Restore the run's user's persisted skills into the thread's sandbox.
 
     ``files`` is a backend through which ``/persisted-skills/`` reaches the Store (the
@@ -86,7 +86,7 @@ class UserSkillsRestore(FailSoft):
     """
 
     # Clearing deepagents' ``skills_metadata`` makes SkillsMiddleware reload them.
-    state_schema = SkillsState
+    state_schema = SkillsNotesState
 
     def __init__(self, *, files: BackendProtocol, sandbox: BackendProtocol | SandboxGetter) -> None:
         """Read persisted skills through ``files``, write them to ``sandbox``."""
@@ -96,14 +96,14 @@ class UserSkillsRestore(FailSoft):
     async def abefore_agent(
         self, state: AgentState[ResponseT], runtime: Runtime[ContextT]
     ) -> dict[str, Any] | None:
-        """Restore; a system message naming the restored files, or nothing."""
+        """Restore; a note for this run's model calls naming the restored files, or nothing."""
         # Fail soft: the run goes on without the user's skills.
         written: list[str] = await self.asoft(lambda: self._restore(runtime), [])
         if not written:
-            return None
+            return self.clear_note(state)
         logger.info("UserSkillsRestore: restored %s", written)
-        note = SystemMessage(content=RESTORE_PROMPT.format(paths=", ".join(written)))
-        return {"messages": [note], "skills_metadata": None}
+        note = RESTORE_PROMPT.format(paths=", ".join(written))
+        return {**self.note_update(note), "skills_metadata": None}
 
     async def _restore(self, runtime: Runtime[Any]) -> list[str]:
         fields = user_fields(getattr(runtime, "context", None))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 from langchain_core.tools import StructuredTool
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
+
+from core.interrupts import ORDER_QUESTION, OrderQuestion
 
 __all__ = ["REQUEST_ORDER_INFO_DESCRIPTION", "OrderInfoRequest", "make_request_order_info"]
 
@@ -34,7 +36,8 @@ class OrderInfoRequest(BaseModel):
 
 
 def _ask(fields: list[str], question: str, options: list[str] | None = None) -> str:
-    payload: dict[str, Any] = {"type": "request_order_info", "fields": fields, "question": question}
+    # The shape clients read (core.interrupts): the JSON-RPC adapter shows it as a question.
+    payload: OrderQuestion = {"type": ORDER_QUESTION, "fields": fields, "question": question}
     if options:
         payload["options"] = options
     # The resume value is whatever the client sends: a mapping of field -> value, or text.

@@ -82,7 +82,8 @@ async def register(rpc: RawRpc, tools: list[dict[str, Any]], **extra: Any) -> di
 async def test_register_and_plain_chat(server: ServiceHandle, rpc: RawRpc) -> None:
     result = await register(rpc, [BOM, STOCK])
     assert result["status"] == "registered" and result["agent_id"] == AGENT
-    assert result["tools_count"] == 2 and result["tools_synced"] is True
+    # the stand-in server has no tool catalog: the client's tools are all it lists
+    assert result["tools_count"] == 2 and result["tools_synced"] == ["fetch_bom_tool", "get_stock"]
     assert result["protocol_version"] and result["capabilities"]["streaming"] is True
     synced = await rpc.notification("agent.status", status="tools_synced")
     assert synced["params"]["message"]
@@ -372,11 +373,86 @@ async def test_other_interrupts_are_reported_and_resumed(rpc: RawRpc) -> None:
     assert result["status"] == "interrupted"
     (intr,) = result["interrupts"]
     assert intr["value"]["action_requests"][0]["name"] == "add_numbers"
+    # the raw form: a whole resume value keyed by interrupt id
     done = await rpc.request(
         "agent.resume", {"resume": {intr["id"]: {"decisions": [{"type": "approve"}]}}}, wait=20
     )
     assert done["result"]["status"] == "completed"
     assert done["result"]["content"] == "results: add_numbers[success]=7.0"
+
+
+async def _approval_card(rpc: RawRpc, a: int, b: int) -> dict[str, Any]:
+    """Ask the approval graph to add ``a`` and ``b``; the agent.interrupt it sends."""
+    await rpc.request("agent.register", {"client_id": "c", "agent_id": "approval"})
+    await start_chat(rpc, "add", f'add_numbers args={{"a": {a}, "b": {b}}}')
+    card = (await rpc.notification("agent.interrupt", wait=20))["params"]
+    chat = await rpc.wait_for(lambda m: m.get("id") == "add", wait=20)
+    assert chat["result"]["status"] == "interrupted"
+    assert chat["result"]["pending"] == [card]
+    return card
+
+
+async def test_approval_reaches_the_client_as_its_own_notification(rpc: RawRpc) -> None:
+    card = await _approval_card(rpc, 2, 5)
+    assert card["kind"] == "approval" and card["action"] == "add_numbers"
+    assert card["args"] == {"a": 2, "b": 5}
+    # interrupt_on=True: every decision langchain knows
+    assert card["allowed"] == ["approve", "edit", "reject", "respond"]
+    assert card["description"]  # the card text the middleware wrote
+    assert rpc.notifications("agent.toolCall") == []  # not a client-tool call
+    await rpc.notification("agent.status", status="waiting")
+    done = await rpc.request(
+        "agent.resume", {"interrupt_id": card["interrupt_id"], "decision": "approve"}, wait=20
+    )
+    assert done["result"]["content"] == "results: add_numbers[success]=7.0"
+    again = await rpc.request(
+        "agent.resume", {"interrupt_id": card["interrupt_id"], "decision": "approve"}
+    )
+    assert again["error"]["code"] == -32602  # answered once; nothing waits any more
+
+
+async def test_edit_and_reject_over_agent_resume(server: ServiceHandle) -> None:
+    rpc = await RawRpc.connect(ws_url(server))
+    try:
+        card = await _approval_card(rpc, 1, 1)
+        edited = await rpc.request(
+            "agent.resume",
+            {"interrupt_id": card["interrupt_id"], "decision": "edit", "args": {"a": 40, "b": 2}},
+            wait=20,
+        )
+        content = edited["result"]["content"]
+        assert content.startswith("results: add_numbers[success]=")
+        assert content.endswith("Tool response:\n42.0")  # the edited call ran
+        card = await _approval_card(rpc, 3, 3)
+        bad = await rpc.request("agent.resume", {"interrupt_id": "nope", "decision": "approve"})
+        assert bad["error"]["code"] == -32602
+        assert bad["error"]["data"]["interrupt_ids"] == [card["interrupt_id"]]
+        rejected = await rpc.request(
+            "agent.resume",
+            {"interrupt_id": card["interrupt_id"], "decision": "reject", "message": "not now"},
+            wait=20,
+        )
+        content = rejected["result"]["content"]
+        assert content.startswith("results: add_numbers[error]=") and "not now" in content
+    finally:
+        await rpc.close()
+
+
+async def test_a_pending_approval_is_sent_again_after_a_reconnect(server: ServiceHandle) -> None:
+    sid = uuid.uuid4().hex
+    rpc = await RawRpc.connect(ws_url(server, sid))
+    card = await _approval_card(rpc, 4, 4)
+    await rpc.close()
+    rpc = await RawRpc.connect(ws_url(server, sid))
+    try:
+        again = (await rpc.notification("agent.interrupt", wait=10))["params"]
+        assert again["interrupt_id"] == card["interrupt_id"] and again["resent"] is True
+        done = await rpc.request(
+            "agent.resume", {"interrupt_id": card["interrupt_id"], "decision": "approve"}, wait=20
+        )
+        assert done["result"]["content"] == "results: add_numbers[success]=8.0"
+    finally:
+        await rpc.close()
 
 
 async def test_cli_runs_a_local_tool_and_prints_status_lines(
@@ -387,7 +463,7 @@ async def test_cli_runs_a_local_tool_and_prints_status_lines(
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "rpc_adapter.cli",
         "--url", f"ws://127.0.0.1:{server.port}/v1/ws", "--agent", AGENT,
-        "--root", str(tmp_path), "-m", message,
+        "--root", str(tmp_path), "-m", message, "--lang", "en",
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, err = await asyncio.wait_for(proc.communicate(), 60)
@@ -395,4 +471,5 @@ async def test_cli_runs_a_local_tool_and_prints_status_lines(
     assert "results: read_text_file[success]=CR7HSA x4" in out.decode()
     lines = err.decode()
     assert "[registered] agent=echo tools=2" in lines
-    assert "[tool] read_text_file" in lines and "[executing]" in lines
+    assert "[tool] read_text_file(path=bom.txt)" in lines and "[executing]" in lines
+    assert "{" not in lines  # status lines, never raw JSON

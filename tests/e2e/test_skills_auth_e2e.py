@@ -179,10 +179,10 @@ async def test_the_run_is_for_the_token_not_the_claimed_user(stack: Stack, agent
         mine = await wait_for_memory(service, "alice", first)
         assert "bob" not in mine
         assert await preferences(service, "bob") is None
+        # The user's note goes into each model request (tests/unit/test_mw_authenticated_user
+        # shows every call told "alice"), never into the thread, where a UI would show it.
         state: Any = await alice.threads.get_state(thread_id)
-        notes = [m for m in state["values"]["messages"] if m.get("type") == "system"]
-        assert any("/memories/alice/preferences.md" in str(m["content"]) for m in notes)
-        assert not any("/memories/bob/" in str(m["content"]) for m in notes)
+        assert not [m for m in state["values"]["messages"] if m.get("type") == "system"]
 
         # The service account acts for the user it names.
         other = (await service.threads.create())["thread_id"]

@@ -70,8 +70,8 @@ async def test_both_graphs_build_without_any_server(offline: None) -> None:
 
     orchestrator._graph.reset()
     analyst._graph.reset()
-    orch, ana = await asyncio.gather(orchestrator.make_graph(), analyst.make_graph())
-    assert (await orchestrator.make_graph()) is orch  # cached per process
+    orch, ana = await asyncio.gather(orchestrator.compiled(), analyst.compiled())
+    assert (await orchestrator.compiled()) is orch  # cached per process
     assert set(orch.nodes) >= {"model", "tools"} and set(ana.nodes) >= {"model", "tools"}
     orchestrator._graph.reset()
     analyst._graph.reset()

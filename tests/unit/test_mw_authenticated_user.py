@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 
 from graphs.context import ACT_AS_PERMISSION, Context, authenticated_user, claimed_user, user_of
 from graphs.middleware.authenticated_user import AuthenticatedUser, pin_user
-from graphs.middleware.context_injection import CONTEXT_MESSAGE_ID, ContextInjection
-from tests.unit.test_mw_support import agent, call, make_env, scripted, thread
+from graphs.middleware.context_injection import ContextInjection
+from tests.unit.test_mw_support import agent, call, make_env, recording, scripted, thread
 
 
 def authed(
@@ -102,9 +102,8 @@ async def test_a_claimed_user_id_is_replaced_by_the_callers(tmp_path: Path) -> N
         [call("write_file", {"file_path": "/memories/bob/notes.md", "content": "hijack"}, 1)],
         "done",
     ]
-    graph = agent(
-        env, scripted(*turns), [AuthenticatedUser(), ContextInjection()], backend=env.scoped()
-    )
+    model = recording(*turns)
+    graph = agent(env, model, [AuthenticatedUser(), ContextInjection()], backend=env.scoped())
     context = Context(user_id="bob", username="Bob")
     result = await graph.ainvoke(
         {"messages": [HumanMessage("记下来")]}, authed("alice"), context=context
@@ -115,10 +114,8 @@ async def test_a_claimed_user_id_is_replaced_by_the_callers(tmp_path: Path) -> N
     assert "Access denied" in texts[1] and "/memories/alice/" in texts[1], texts
     assert _ns(env, "alice") == ["/notes.md"]
     assert _ns(env, "bob") == []
-    [note] = [
-        m for m in result["messages"] if isinstance(m, SystemMessage) and m.id == CONTEXT_MESSAGE_ID
-    ]
-    assert "user_id=alice" in note.text and "bob" not in note.text
+    # every model call was told the run is alice's, never bob's
+    assert all("user_id=alice" in seen and "bob" not in seen for seen in model.seen)
     # The context object itself now names alice: that is what an async subagent inherits.
     assert (context.user_id, context.username) == ("alice", "Alice")
 

@@ -1,4 +1,5 @@
-"""ContextInjection: the user's identity and preferences path, three-level fallback, fails soft."""
+"""ContextInjection: the user's identity and preferences path in every model request (never in
+the thread's messages), three-level fallback, fails soft."""
 
 from __future__ import annotations
 
@@ -10,14 +11,12 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from graphs.context import Context, user_fields
 from graphs.middleware import context_injection
-from graphs.middleware.context_injection import CONTEXT_MESSAGE_ID, ContextInjection
-from tests.unit.test_mw_support import Boom, agent, make_env, scripted, thread
+from graphs.middleware.context_injection import ContextInjection
+from tests.unit.test_mw_support import Boom, agent, make_env, recording, thread
 
 
-def _context_messages(result: dict[str, Any]) -> list[SystemMessage]:
-    return [
-        m for m in result["messages"] if isinstance(m, SystemMessage) and m.id == CONTEXT_MESSAGE_ID
-    ]
+def _stored_notes(result: dict[str, Any]) -> list[SystemMessage]:
+    return [m for m in result["messages"] if isinstance(m, SystemMessage)]
 
 
 @pytest.mark.parametrize(
@@ -39,39 +38,43 @@ def test_three_level_fallback(context: object, expected: tuple[str, str] | None)
     assert user_fields(context) == expected
 
 
-async def test_injects_once_per_thread_with_the_preferences_path(tmp_path: Path) -> None:
+async def test_every_model_call_gets_the_note_the_thread_stores_none(tmp_path: Path) -> None:
     env = make_env(tmp_path)
-    graph = agent(env, scripted("hi", "again"), [ContextInjection()])
+    model = recording("hi", "again")
+    graph = agent(env, model, [ContextInjection()])
     config = thread()
     ctx = Context(user_id="u1", username="Ann")
-    first = await graph.ainvoke({"messages": [HumanMessage("你好")]}, config, context=ctx)
-    [note] = _context_messages(first)
-    assert "user_id=u1" in note.text and "username=Ann" in note.text
-    assert "/memories/u1/preferences.md" in note.text
+    await graph.ainvoke({"messages": [HumanMessage("你好")]}, config, context=ctx)
     second = await graph.ainvoke({"messages": [HumanMessage("在吗")]}, config, context=ctx)
-    assert len(_context_messages(second)) == 1
+    assert len(model.seen) == 2
+    for system in model.seen:
+        assert "user_id=u1" in system and "username=Ann" in system
+        assert "/memories/u1/preferences.md" in system
+    assert _stored_notes(second) == []
+    assert [m.text for m in second["messages"]] == ["你好", "hi", "在吗", "again"]
 
 
-async def test_a_changed_name_replaces_the_note_in_place(tmp_path: Path) -> None:
+async def test_a_changed_name_shows_at_once(tmp_path: Path) -> None:
     env = make_env(tmp_path)
-    graph = agent(env, scripted("a", "b"), [ContextInjection()])
+    model = recording("a", "b")
+    graph = agent(env, model, [ContextInjection()])
     config = thread()
     await graph.ainvoke({"messages": [HumanMessage("x")]}, config, context=Context(user_id="u1"))
-    result = await graph.ainvoke(
+    await graph.ainvoke(
         {"messages": [HumanMessage("y")]}, config, context=Context(user_id="u1", username="Ann")
     )
-    [note] = _context_messages(result)
-    assert "username=Ann" in note.text
+    assert "username=u1" in model.seen[0] and "username=Ann" in model.seen[1]
 
 
 @pytest.mark.parametrize("context", [None, {}, {"username": "Ann"}])
-async def test_no_user_no_message(tmp_path: Path, context: object) -> None:
+async def test_no_user_no_note(tmp_path: Path, context: object) -> None:
     # Without a context schema the context arrives as sent (the Context dataclass would
     # default user_id to "anonymous", which is a user).
     env = make_env(tmp_path)
-    graph = agent(env, scripted("hi"), [ContextInjection()], context_schema=None)
+    model = recording("hi")
+    graph = agent(env, model, [ContextInjection()], context_schema=None)
     result = await graph.ainvoke({"messages": [HumanMessage("hi")]}, thread(), context=context)
-    assert _context_messages(result) == []
+    assert "user_id=" not in model.seen[0]
     assert result["messages"][-1].text == "hi"
 
 
@@ -81,9 +84,10 @@ async def test_fails_soft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(context_injection, "user_fields", boom)
     env = make_env(tmp_path)
-    graph = agent(env, scripted("still here"), [ContextInjection()])
+    model = recording("still here")
+    graph = agent(env, model, [ContextInjection()])
     result = await graph.ainvoke(
         {"messages": [HumanMessage("hi")]}, thread(), context=Context(user_id="u1")
     )
     assert result["messages"][-1].text == "still here"
-    assert _context_messages(result) == []
+    assert "user_id=" not in model.seen[0]

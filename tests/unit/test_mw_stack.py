@@ -13,6 +13,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.tools import tool
 
 from graphs.context import Context
+from graphs.middleware.analyst_progress import AnalystProgress
 from graphs.middleware.authenticated_user import AuthenticatedUser
 from graphs.middleware.client_tools import ClientToolsMiddleware
 from graphs.middleware.context_injection import ContextInjection
@@ -93,8 +94,9 @@ def test_order_and_limits(tmp_path: Path) -> None:
         *core,
         *limits,
         CurrentDate,
+        AnalystProgress,
     ]
-    assert (analyst[-3].run_limit, analyst[-2].run_limit) == (50, 200)
+    assert (analyst[-4].run_limit, analyst[-3].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
     # The approval step, then the ERP's check: after_model hooks run last-listed first, so
     # every order is checked before anyone is asked to approve it.

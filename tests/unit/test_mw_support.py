@@ -18,11 +18,13 @@ from deepagents.backends.protocol import BackendProtocol
 from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
+from pydantic import Field
 
 from graphs.context import Context
 from graphs.sandbox import SandboxSettings, ThreadSandboxBackend
@@ -42,6 +44,23 @@ class ScriptedChatModel(GenericFakeChatModel):
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         return self
+
+
+class RecordingModel(ScriptedChatModel):
+    """A scripted model that also keeps the system text of every call it gets."""
+
+    seen: list[str] = Field(default_factory=list)
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, *args: Any, **kw: Any
+    ) -> ChatResult:
+        self.seen.append("\n".join(m.text for m in messages if isinstance(m, SystemMessage)))
+        return super()._generate(messages, stop, *args, **kw)
+
+
+def recording(*turns: list[dict[str, Any]] | str) -> RecordingModel:
+    """Like :func:`scripted`, keeping what each call saw in ``.seen``."""
+    return RecordingModel(messages=scripted(*turns).messages, seen=[])
 
 
 def call(name: str, args: dict[str, Any], i: int = 0) -> dict[str, Any]:

@@ -158,3 +158,69 @@ def test_a_standalone_adapter_sends_its_service_token(monkeypatch: pytest.Monkey
     assert [kw["headers"] for kw in seen] == [{"Authorization": f"Bearer {token}"}, None, None]
     assert seen[0]["url"] == "http://agents.internal:2024" and seen[1]["url"] is None
     assert token not in repr(settings)
+
+
+ALICE = {"X-Test-User": "alice", "Authorization": "Bearer user-tok"}
+"""Signed in to the Agent Server: Authorization is the user's, not the adapter's token."""
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "subprotocols"),
+    [
+        ("/v1/ws", {"X-RPC-Token": "t"}, None),
+        ("/v1/ws?token=t", {}, None),
+        ("/v1/ws", {}, ["jsonrpc-2.0", "rpc-token.t"]),
+        ("/v1/ws", {"Authorization": "Bearer t"}, None),
+        # the Agent Server's auth owns Authorization (the user's token); the adapter's own
+        # token still gets through in its header, its subprotocol or the query
+        ("/v1/ws", {**ALICE, "X-RPC-Token": "t"}, None),
+        ("/v1/ws?token=t", ALICE, None),
+        ("/v1/ws", ALICE, ["jsonrpc-2.0", "rpc-token.t"]),
+    ],
+)
+def test_the_adapter_token_travels_outside_authorization(
+    path: str, headers: dict[str, str], subprotocols: list[str] | None
+) -> None:
+    app = create_app(RpcSettings(token="t"), client_factory=lambda: FakeClient([]))  # type: ignore[arg-type, return-value]
+    with (
+        TestClient(_as_user(app)) as client,
+        client.websocket_connect(path, headers=dict(headers), subprotocols=subprotocols) as ws,
+    ):
+        if subprotocols:
+            assert ws.accepted_subprotocol == "jsonrpc-2.0"
+        ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 1})
+        assert ws.receive_json()["result"]["pong"] is True
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "subprotocols"),
+    [
+        ("/v1/ws", ALICE, None),
+        ("/v1/ws", {"X-RPC-Token": "wrong"}, None),
+        ("/v1/ws", {}, ["jsonrpc-2.0", "rpc-token.wrong"]),
+    ],
+)
+def test_a_missing_or_wrong_adapter_token_is_refused(
+    path: str, headers: dict[str, str], subprotocols: list[str] | None
+) -> None:
+    app = create_app(RpcSettings(token="t"), client_factory=lambda: FakeClient([]))  # type: ignore[arg-type, return-value]
+    with TestClient(_as_user(app)) as client:
+        with (
+            pytest.raises(WebSocketDisconnect) as err,
+            client.websocket_connect(path, headers=dict(headers), subprotocols=subprotocols),
+        ):
+            pass
+        assert err.value.code == 1008
+
+
+def test_deep_nesting_and_huge_batches_are_answered_not_dropped() -> None:
+    with _client([], max_batch=10) as client, client.websocket_connect("/v1/ws") as ws:
+        ws.send_text("[" * 100_000 + "]" * 100_000)
+        reply = ws.receive_json()
+        assert reply["error"]["code"] == -32700 and reply["id"] is None
+        ping = {"jsonrpc": "2.0", "method": "system.ping"}
+        ws.send_json([{**ping, "id": i} for i in range(11)])
+        reply = ws.receive_json()
+        assert reply["error"]["code"] == -32600 and reply["error"]["data"] == {"max_batch": 10}
+        ws.send_json([{**ping, "id": i} for i in range(10)])
+        assert sorted(r["id"] for r in ws.receive_json()) == list(range(10))

@@ -12,7 +12,7 @@ from graphs.context import Context
 from graphs.middleware.user_skills_restore import UserSkillsRestore
 from graphs.sandbox import check_bubblewrap
 from graphs.tools.skills import check_skill_md, make_assign_skill
-from tests.unit.test_mw_support import Boom, Env, agent, call, make_env, scripted, thread
+from tests.unit.test_mw_support import Boom, Env, agent, call, make_env, recording, scripted, thread
 
 # scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
 check_bubblewrap()
@@ -84,9 +84,10 @@ async def test_full_lifecycle(tmp_path: Path) -> None:
     # A new thread is a new, empty sandbox: UserSkillsRestore brings the skill back.
     second = thread()
     tool = make_assign_skill(sandbox=env.sandbox, files=env.scoped())
+    model = recording("hi", "hi again")
     graph = agent(
         env,
-        scripted("hi", "hi again"),
+        model,
         [UserSkillsRestore(files=env.scoped(), sandbox=env.sandbox)],
         backend=env.scoped(),
         tools=[tool],
@@ -94,14 +95,13 @@ async def test_full_lifecycle(tmp_path: Path) -> None:
     result = await graph.ainvoke(
         {"messages": [HumanMessage("hi")]}, second, context=Context(user_id="u1")
     )
-    notes = [m.text for m in result["messages"] if isinstance(m, SystemMessage)]
-    assert any("/skills/procurement/moq-checker/SKILL.md" in n for n in notes)
+    assert "Restored" in model.seen[0]
+    assert "/skills/procurement/moq-checker/SKILL.md" in model.seen[0]
     assert (_ws(env, second) / "skills/procurement/moq-checker/SKILL.md").read_text() == SKILL
+    assert not [m for m in result["messages"] if isinstance(m, SystemMessage)]
     # Already there: the next run restores nothing and says nothing.
-    again = await graph.ainvoke(
-        {"messages": [HumanMessage("hi")]}, second, context=Context(user_id="u1")
-    )
-    assert len([m for m in again["messages"] if isinstance(m, SystemMessage)]) == len(notes)
+    await graph.ainvoke({"messages": [HumanMessage("hi")]}, second, context=Context(user_id="u1"))
+    assert "Restored" not in model.seen[1]
 
     # Another user has none of it.
     other = thread()

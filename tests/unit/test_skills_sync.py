@@ -20,7 +20,7 @@ from graphs.middleware.skills_sync import (
 )
 from graphs.sandbox import check_bubblewrap, make_bubblewrap_sandbox
 from graphs.sandbox.settings import SandboxSettings
-from tests.unit.test_mw_support import Boom, agent, make_env, scripted, thread
+from tests.unit.test_mw_support import Boom, agent, make_env, recording, scripted, thread
 
 # scripts/setup installs bubblewrap; its absence is a failure here, never a skip.
 check_bubblewrap()
@@ -135,30 +135,29 @@ def test_reset_sandbox_gets_everything_again(tmp_path: Path) -> None:
     assert len(sync_tree(tree, fresh).added) == 3
 
 
-async def test_middleware_one_message_then_none(tmp_path: Path) -> None:
+async def test_middleware_tells_the_run_that_synced_then_nothing(tmp_path: Path) -> None:
     skills = _tree(tmp_path)
     env = make_env(tmp_path / "data")
     mw = SkillsSync(sandbox=env.sandbox, skills_dir=skills)
-    graph = agent(env, scripted("a", "b", "c"), [mw])
+    model = recording("a", "b", "c")
+    graph = agent(env, model, [mw])
     config = thread()
     ctx = Context(user_id="u1")
 
-    def notes(result: dict[str, Any]) -> list[str]:
-        return [
-            m.text
-            for m in result["messages"]
-            if isinstance(m, SystemMessage) and "Skills synced" in m.text
-        ]
+    def note(system: str) -> str:
+        return next((ln for ln in system.splitlines() if "Skills synced" in ln), "")
 
     first = await graph.ainvoke({"messages": [HumanMessage("1")]}, config, context=ctx)
-    assert len(notes(first)) == 1 and "/skills/main/alpha/SKILL.md" in notes(first)[0]
-    assert "/AGENTS.md" in notes(first)[0]
-    second = await graph.ainvoke({"messages": [HumanMessage("2")]}, config, context=ctx)
-    assert len(notes(second)) == 1  # nothing changed: no new message
+    assert "/skills/main/alpha/SKILL.md" in note(model.seen[0])
+    assert "/AGENTS.md" in note(model.seen[0])
+    await graph.ainvoke({"messages": [HumanMessage("2")]}, config, context=ctx)
+    assert note(model.seen[1]) == ""  # nothing changed: nothing said
     _touch_changed(skills / "procurement" / "beta" / "SKILL.md", "---\nname: beta\n---\nB2\n")
     third = await graph.ainvoke({"messages": [HumanMessage("3")]}, config, context=ctx)
-    assert len(notes(third)) == 2
-    assert notes(third)[1].endswith("updated: /skills/procurement/beta/SKILL.md")
+    assert note(model.seen[2]).endswith("updated: /skills/procurement/beta/SKILL.md")
+    # the notes went to the model, never into the thread
+    for result in (first, third):
+        assert not [m for m in result["messages"] if isinstance(m, SystemMessage)]
 
 
 async def test_fails_soft(tmp_path: Path) -> None:

@@ -1,0 +1,130 @@
+"""Issue 17, break 6: the Agent Server's auth on *and* the adapter's ``RPC_TOKEN`` set.
+
+``Authorization: Bearer`` belongs to the Agent Server's auth handler (the user's token),
+so the adapter's own token travels elsewhere: the ``X-RPC-Token`` header, a
+``rpc-token.<token>`` WebSocket subprotocol, or ``?token=``. Every combination a client
+can send is tried against a real ``langgraph dev`` with the shipped auth handler and the
+adapter mounted (the stand-in echo graphs: no model, no services), and against the
+standalone adapter in front of it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import websockets
+
+from runstack import agent_server
+from runstack.agent_server import shipped_auth_handler
+from runstack.echo_graph import langgraph_config
+from runstack.processes import ServiceHandle
+from tests.e2e.rpc_fixtures.server import standalone_adapter
+from tests.e2e.rpc_fixtures.ws import RawRpc
+
+pytestmark = pytest.mark.e2e
+
+RPC_TOKEN = "rpc-token-0123456789abcdef"
+ALICE = "alice-token-0123456789abcdef"
+SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServiceHandle]:
+    config: dict[str, Any] = langgraph_config()
+    config["auth"] = {"path": shipped_auth_handler()}
+    config["http"] = {**config["http"], "enable_custom_route_auth": True}
+    env = {
+        "AGENT_AUTH_TOKENS": f"alice:{ALICE}",
+        "AGENT_AUTH_SERVICE_TOKENS": ":".join(SERVICE),
+        "RPC_TOKEN": RPC_TOKEN,
+    }
+    probe = {"Authorization": f"Bearer {SERVICE[1]}"}
+    with agent_server.langgraph_dev(config, env, jobs=16, headers=probe) as svc:
+        yield svc
+
+
+def _url(server: ServiceHandle, query: str = "") -> str:
+    return f"ws://127.0.0.1:{server.port}/v1/ws?session_id={uuid.uuid4().hex}{query}"
+
+
+def _user(token: str = ALICE) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+ACCEPTED = [
+    ("header", "", {**_user(), "X-RPC-Token": RPC_TOKEN}, None),
+    ("query", f"&token={RPC_TOKEN}", _user(), None),
+    ("subprotocol", "", _user(), ["jsonrpc-2.0", f"rpc-token.{RPC_TOKEN}"]),
+]
+# A WebSocket refused before it is accepted reads as HTTP 403, whoever refused it: the
+# adapter (no or a wrong token of its own) or the server's auth (no known user).
+REFUSED = [
+    ("user token only", "", _user(), None),
+    ("wrong adapter token", "", {**_user(), "X-RPC-Token": "wrong-token-0123456789"}, None),
+    ("adapter token as bearer", "", _user(RPC_TOKEN), None),
+    ("adapter token, no user", "", {"X-RPC-Token": RPC_TOKEN}, None),
+    ("nothing", "", {}, None),
+]
+
+
+@pytest.mark.parametrize(("how", "query", "headers", "subprotocols"), ACCEPTED)
+async def test_a_user_and_the_adapter_token_together_are_let_in(
+    server: ServiceHandle,
+    how: str,
+    query: str,
+    headers: dict[str, str],
+    subprotocols: list[str] | None,
+) -> None:
+    rpc = await RawRpc.connect(
+        _url(server, query), additional_headers=headers, subprotocols=subprotocols
+    )
+    try:
+        if subprotocols:
+            assert rpc.ws.subprotocol == "jsonrpc-2.0"
+        assert (await rpc.request("system.ping"))["result"]["pong"] is True
+        reply = await rpc.request("agent.register", {"client_id": "cad", "agent_id": "echo"})
+        assert reply["result"]["status"] == "registered", (how, reply)
+        chat = await rpc.request("agent.chat", {"message": f"hello via {how}"}, wait=30)
+        assert chat["result"]["content"] == f"echo: hello via {how}"
+    finally:
+        await rpc.close()
+
+
+@pytest.mark.parametrize(("how", "query", "headers", "subprotocols"), REFUSED)
+async def test_anything_less_is_refused(
+    server: ServiceHandle,
+    how: str,
+    query: str,
+    headers: dict[str, str],
+    subprotocols: list[str] | None,
+) -> None:
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(
+            _url(server, query), additional_headers=headers, subprotocols=subprotocols
+        )
+    assert refused.value.response.status_code in (401, 403), how
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"X-RPC-Token": RPC_TOKEN}, {"Authorization": f"Bearer {RPC_TOKEN}"}],
+)
+async def test_the_standalone_adapter_in_front_of_the_authed_server(
+    server: ServiceHandle, headers: dict[str, str]
+) -> None:
+    env = {"RPC_TOKEN": RPC_TOKEN, "RPC_LANGGRAPH_TOKEN": SERVICE[1]}
+    with standalone_adapter(env, agent_server_url=server.url, health_path="/ready") as adapter:
+        url = f"ws://127.0.0.1:{adapter.port}/v1/ws"
+        rpc = await RawRpc.connect(url, additional_headers=headers)
+        try:
+            await rpc.request("agent.register", {"client_id": "cad", "agent_id": "echo"})
+            chat = await rpc.request("agent.chat", {"message": "through the front"}, wait=30)
+            assert chat["result"]["content"] == "echo: through the front"
+        finally:
+            await rpc.close()
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(url)
+        assert refused.value.response.status_code == 403
