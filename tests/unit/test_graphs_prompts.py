@@ -25,7 +25,7 @@ SNAPSHOTS = {
     "ANALYST_PROMPT": (prompts.ANALYST_PROMPT, "b9cbe1ac8ce899c4", 1200),
     "DELEGATION_TEMPLATE": (prompts.DELEGATION_TEMPLATE, "889e8314a08be61b", 200),
     "REQUEST_ORDER_INFO_DESCRIPTION": (REQUEST_ORDER_INFO_DESCRIPTION, "d6d72456daf4c736", 400),
-    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "9359c26c44f753f8", 1000),
+    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "14bcf93b804d3fe5", 1000),
 }
 
 

@@ -84,7 +84,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         ClientToolsMiddleware,
         CurrentDate,
     ]
-    assert stack[5].name == "SummarizationMiddleware"  # replaces deepagents' default in place
+    assert stack[6].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert stack[1].name == "FilesystemMiddleware"  # so does the file layer
     assert (stack[-4].run_limit, stack[-3].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")

@@ -51,11 +51,15 @@ def test_an_erp_refusal_becomes_one_sentence_with_its_code() -> None:
 
 def test_the_buyers_language_comes_from_their_own_words() -> None:
     english = DELEGATION_TEMPLATE.format(
-        goal="place an order", preferences="无", body="Order 200 spark plugs", output="确认"
+        goal="place an order",
+        preferences="无",
+        body="Order 200 spark plugs",
+        scope="无",
+        output="确认",
     )
     assert language_of(english) == "en"  # the Chinese section headers do not count
     chinese = DELEGATION_TEMPLATE.format(
-        goal="下单", preferences="无", body="给 NGK 下单 200 个火花塞", output="确认"
+        goal="下单", preferences="无", body="给 NGK 下单 200 个火花塞", scope="无", output="确认"
     )
     assert language_of(chinese) == "zh"
     assert language_of("200") is None

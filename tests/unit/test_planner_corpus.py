@@ -97,7 +97,7 @@ async def _orders_noted(world: PlannerWorld, note: str) -> list[dict[str, Any]]:
 async def test_a_missing_quantity_is_asked_then_the_approved_order_is_created(
     seeded: PlannerWorld,
 ) -> None:
-    text = "给NGK下个IU7的单，下周五前到货"
+    text = "给NGK下个IU7的单，1月20日前到货"
     first = await seeded.run(text)
     assert first.question is not None and first.question["fields"] == ["quantity"]
     assert first.proposal is None
@@ -105,7 +105,7 @@ async def test_a_missing_quantity_is_asked_then_the_approved_order_is_created(
     run = await seeded.run(text, script=script)
     assert run.proposal is not None and run.proposal[0] == "order_create"
     [order] = await _orders_noted(seeded, run.proposal[1]["note"])
-    assert order["supplier_code"] == "NGK" and order["expected_date"] == "2026-12-11"
+    assert order["supplier_code"] == "NGK" and order["expected_date"] == "2027-01-20"
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 300)]
     assert order["order_no"] in run.final
 
