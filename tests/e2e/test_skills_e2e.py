@@ -1,6 +1,7 @@
 """Skills and artifacts end to end: langgraph dev + the SDK, offline planner, real sandbox.
 
-SkillsSync puts the checkout's skills and ``/AGENTS.md`` into a thread's sandbox; a
+SkillsSync puts the checkout's skills and ``/AGENTS.md`` into the sandboxes' seed (every
+workspace, made on a thread's first write, starts as a copy of it); a
 skill persisted in the Store under one user is restored into that user's new
 threads only, and still after a restart of ``langgraph dev``; the artifacts route
 serves a thread's report and refuses paths outside the workspace.
@@ -16,6 +17,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from graphs.storage import SEED_FOLDER
 from tests.e2e.agents_stack import Stack, langgraph_dev, services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -49,9 +51,13 @@ async def test_sync_restore_restart_and_artifacts(stack: Stack) -> None:
     with langgraph_dev(stack) as agent:
         async with get_client(url=agent.url, timeout=120) as client:
             thread = await hello(client, "alice")
+            # A greeting makes no workspace (they are lazy): SkillsSync keeps the shared
+            # seed current, which every workspace starts as a copy of.
             ws = stack.workspace(thread)
-            assert (ws / "skills/main/skill-management/SKILL.md").is_file()
-            assert (ws / "AGENTS.md").read_text(encoding="utf-8").startswith("# 全局工作准则")
+            assert not ws.exists()
+            seed = stack.data_dir / "sandboxes" / SEED_FOLDER
+            assert (seed / "skills/main/skill-management/SKILL.md").is_file()
+            assert (seed / "AGENTS.md").read_text(encoding="utf-8").startswith("# 全局工作准则")
 
             await client.store.put_item(
                 ["files", "persisted-skills"],
@@ -63,6 +69,11 @@ async def test_sync_restore_restart_and_artifacts(stack: Stack) -> None:
             assert (stack.workspace(restored) / path).read_text(encoding="utf-8") == SKILL
             assert not (stack.workspace(await hello(client, "bob")) / path).exists()
 
+            # The restored skill was a write: that thread's workspace exists, seeded.
+            made = stack.workspace(restored)
+            assert (made / "skills/main/skill-management/SKILL.md").is_file()
+            assert (made / "AGENTS.md").read_text(encoding="utf-8").startswith("# 全局工作准则")
+            ws.mkdir(parents=True)  # as the first write of the greeted thread would
             (ws / "analysis").mkdir(exist_ok=True)
             (ws / "analysis" / "report_20260101.md").write_text("# report\n", encoding="utf-8")
             async with httpx.AsyncClient(base_url=agent.url, timeout=30) as http:
