@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from graphs.mcp_registry import McpRegistry, load_registry
 from graphs.offline import OfflinePlanner
+from graphs.settings import GraphSettings
 from sim.erp.app import create_app
 from sim.erp.models import Category, Inventory, Part, Supplier, SupplierPrice
 from tests.unit.erp_fixtures import fingerprint, settings_for
@@ -47,6 +48,8 @@ ORCHESTRATOR_LOCAL = (
 )  # fmt: skip
 _MAX_STEPS = 25
 HARNESS_USER = "buyer-harness"
+# deepagents evicts a tool result of 4 characters a token above the threshold.
+EVICT_CHARS = 4 * GraphSettings().tool_result_evict_tokens
 
 
 def stand_ins(names: Sequence[str]) -> list[StructuredTool]:
@@ -154,7 +157,11 @@ class PlannerWorld:
             args["requested_by"] = HARNESS_USER
         if name in ("order_create", "order_update"):
             args["actor"] = HARNESS_USER
-        return await self.registry.call(server, name, args)
+        text = await self.registry.call(server, name, args)
+        # The real stacks move a result this long to a file (the model gets its path), so a
+        # policy that needs the data must ask for less at a time.
+        assert len(text) < EVICT_CHARS, f"{name}{args}: {len(text)} characters would be evicted"
+        return text
 
     async def run(
         self, text: str, *, history: Sequence[BaseMessage] = (), script: Script | None = None

@@ -16,7 +16,10 @@ from graphs.offline.text import is_chinese, model_tokens, today_in
 __all__ = ["Facts", "ask", "paged"]
 
 Record = dict[str, Any]
-_PAGE = 100
+# Small enough that a page of the widest read (part_by_supplier, ~530 characters an item)
+# stays under the stacks' eviction threshold (TOOL_RESULT_EVICT_TOKENS): an evicted result
+# reaches the model as a file path, which this policy does not read.
+_PAGE = 50
 _MAX_ASKS = 2
 _READS = ("category_list", "supplier_query", "part_search", "part_by_supplier", "part_query",
           "order_search_details")  # fmt: skip
