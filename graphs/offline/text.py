@@ -342,14 +342,15 @@ def _relative(text: str, today: date) -> date | None:
         return today + timedelta(days=2)
     if "明天" in text or re.search(r"\btomorrow\b", low):
         return today + timedelta(days=1)
-    if re.search(r"月底|月末|本月底|end of (?:the |this )?month", low):
-        return date(today.year, today.month, calendar.monthrange(today.year, today.month)[1])
-    if re.search(r"下个?月底|end of next month", low):
+    # "下个月底" contains "月底": next month's end is looked for first.
+    if re.search(r"下个?月(?:底|末)|end of next month", low):
         d = _next_month(date(today.year, today.month, 1))
         return date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
+    if re.search(r"月底|月末|本月底|end of (?:the |this )?month", low):
+        return date(today.year, today.month, calendar.monthrange(today.year, today.month)[1])
     digits = _words_to_digits(
         re.sub(
-            r"([零〇一二两三四五六七八九十])(?=\s*[天周])",
+            r"([零〇一二两三四五六七八九十])(?=\s*(?:[天周]|个月))",
             lambda m: str(zh_number(m.group(1))),
             text,
         )
@@ -364,6 +365,15 @@ def _relative(text: str, today: date) -> date | None:
     )
     if m:
         return today + timedelta(weeks=int(m.group(1)))
+    m = re.search(r"(\d+)\s*个月(?:内|后|之内|以内)", digits) or re.search(
+        r"\b(?:in|within)\s+(\d+)\s+months?\b", digits, re.I
+    )
+    # "近 6 个月内" / "过去3个月内" is a history window, not a delivery date.
+    if m and not re.search(r"(?:近|过去|最近|前|last|past)\s*$", digits[: m.start()], re.I):
+        d = today
+        for _ in range(int(m.group(1))):
+            d = _next_month(d)
+        return d
     return None
 
 

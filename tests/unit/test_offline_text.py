@@ -107,6 +107,13 @@ def test_find_quantity(text: str, exclude: tuple[str, ...], qty: int | None) -> 
         ("by December 20", date(2026, 12, 20)),
         ("12月20号前", date(2026, 12, 20)),
         ("within two weeks", date(2026, 12, 16)),
+        ("下个月底前到货", date(2027, 1, 31)),
+        ("end of next month", date(2027, 1, 31)),
+        ("两个月内到货", date(2027, 2, 2)),
+        ("within 2 months", date(2027, 2, 2)),
+        ("交期三个月以内", date(2027, 3, 2)),
+        ("比较近6个月内的采购价", None),
+        ("过去 3 个月内的订单", None),
         ("no date here", None),
     ],
 )
