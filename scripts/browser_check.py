@@ -64,7 +64,10 @@ HIDDEN_TEXTS = (
 """What must never be on the page: context notes, the wake-up message, memory JSON."""
 APPROVE_BUTTON = re.compile(r"^\s*(Approve|Accept|Submit|批准)\s*$", re.IGNORECASE)
 ORDER_NO = re.compile(r"PO\d{11}")
-ORDER_REQUEST = "给 NGK 下单 190 个火花塞 IU7，下周五前到货"
+# A quantity of its own each run (a multiple of the part's order step of 10): the same order
+# again from the same person is held as a likely duplicate, which a rerun must not meet.
+ORDER_QTY = 100 + 10 * (int(time.time()) // 60 % 90)
+ORDER_REQUEST = f"给 NGK 下单 {ORDER_QTY} 个火花塞 IU7，6周内到货"
 
 
 @dataclass
@@ -171,7 +174,9 @@ def order_flow(report: Report, page: Any, ui_url: str, erp_url: str) -> None:
     if not report.check(page, "the approval card is shown with an approve button", shown):
         return
     body = page.inner_text("body")
-    report.check(page, "the card names the part and quantity", "190" in body and "IU7" in body)
+    report.check(
+        page, "the card names the part and quantity", str(ORDER_QTY) in body and "IU7" in body
+    )
     button.click()
     page.wait_for_function("() => /PO\\d{11}/.test(document.body.innerText)", timeout=120_000)
     order_no = ORDER_NO.search(page.inner_text("body"))
@@ -206,7 +211,10 @@ def analysis_flow(report: Report, page: Any, ui_url: str, agent_url: str) -> Non
             break
         time.sleep(2)
     # The wake-up is a new run on the thread: the UI shows it when it loads the thread.
-    page.goto(f"{ui_url}/?threadId={thread_id}")
+    # ui_url already carries the query (apiUrl, assistantId): the thread is one more field.
+    page.goto(
+        f"{ui_url}&threadId={thread_id}" if "?" in ui_url else f"{ui_url}/?threadId={thread_id}"
+    )
     try:
         page.wait_for_function(
             "() => /report_\\d{8}\\.md/.test(document.body.innerText)", timeout=60_000
