@@ -25,7 +25,7 @@ user's language.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any, Literal, Protocol
@@ -53,6 +53,7 @@ __all__ = [
     "delivery_issues",
     "price_lines",
     "price_warnings",
+    "refuse_first",
     "supplier_issue",
 ]
 
@@ -146,6 +147,14 @@ class Issue:
         if self.alternatives:
             details["sold_by"] = [a["supplier_code"] for a in self.alternatives]
         return ErpError(_ERP_CODE.get(self.code, "VALIDATION"), self.message, details)
+
+
+def refuse_first(issues: Iterable[Issue]) -> None:
+    """Raise the first hard violation among ``issues`` as create and update refuse it
+    (:meth:`Issue.error`); return when there is none (warnings do not refuse)."""
+    for issue in issues:
+        if issue.severity == "error":
+            raise issue.error()
 
 
 @dataclass(frozen=True)

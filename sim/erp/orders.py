@@ -25,7 +25,14 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from sim.erp.checks import PricedLine, Rules, check_draft, delivery_issues, price_lines
+from sim.erp.checks import (
+    PricedLine,
+    Rules,
+    check_draft,
+    delivery_issues,
+    price_lines,
+    refuse_first,
+)
 from sim.erp.checks import supplier_issue as _supplier_issue
 from sim.erp.db import Database
 from sim.erp.errors import ErpError
@@ -133,9 +140,7 @@ def _insert(
             {"field": "requested_by"},
         )
     checked = check_draft(session, master, rules, payload, utcnow().date(), warnings=False)
-    errors = checked.errors()
-    if errors:
-        raise errors[0].error()
+    refuse_first(checked.issues)
     assert checked.supplier is not None and checked.currency and checked.order_date
     order_date = checked.order_date
     priced = checked.lines
@@ -202,22 +207,6 @@ def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> 
     if problem is not None:
         raise problem.error()
     return master.suppliers[supplier_id]
-
-
-def _priced(
-    session: Session,
-    master: MasterData,
-    supplier: SupplierView,
-    lines: Sequence[LineIn],
-    order_date: date,
-    currency: str,
-) -> list[PricedLine]:
-    """Each line priced from the supplier's price list, or the first rule it breaks."""
-    priced, issues = price_lines(session, master, supplier, lines, order_date, currency)
-    errors = [i for i in issues if i.severity == "error"]
-    if errors:
-        raise errors[0].error()
-    return priced
 
 
 # ---------------------------------------------------------------- update
@@ -344,7 +333,8 @@ def _replace_lines(
             {"order_no": order.order_no, "status": order.status},
         )
     supplier = _active_supplier(session, master, order.supplier_id)
-    priced = _priced(session, master, supplier, lines, order.order_date, order.currency)
+    priced, issues = price_lines(session, master, supplier, lines, order.order_date, order.currency)
+    refuse_first(issues)
     order.lines.clear()
     # Old lines go before new ones take their line numbers (unique per order).
     session.flush()
@@ -397,9 +387,7 @@ def _check_delivery(
         order_date=order.order_date,
         expected=expected,
     )
-    errors = [i for i in delivery.issues if i.severity == "error"]
-    if errors:
-        raise errors[0].error()
+    refuse_first(delivery.issues)
 
 
 def _transition(
