@@ -45,7 +45,7 @@ from sim.erp.models import (
     PurchaseOrderLine,
     Supplier,
 )
-from sim.erp.schemas import LineIn, OrderCreate, OrderUpdate
+from sim.erp.schemas import LineIn, OrderChange, OrderCreate, OrderUpdate
 from sim.erp.seed import ORDER_COUNTER
 from sim.erp.views import OrderView, SupplierView, order_view, paged
 
@@ -212,6 +212,16 @@ def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> 
 # ---------------------------------------------------------------- update
 
 
+def changed_fields(change: OrderUpdate | OrderChange) -> set[str]:
+    """The fields ``change`` changes, as update applies it: null clears a note or an
+    expected date, and means "no change" for the other fields."""
+    return {
+        name
+        for name in change.model_fields_set - {"order_id", "expected_version", "actor"}
+        if name in ("note", "expected_date") or getattr(change, name) is not None
+    }
+
+
 def update_order(
     db: Database,
     master: MasterData,
@@ -220,12 +230,7 @@ def update_order(
     rules: Rules = DEFAULT_RULES,
 ) -> OrderView:
     """Apply ``payload`` to the order ``ref`` (id or order number) at its expected version."""
-    # null clears a note or an expected date; for the other fields it means "no change".
-    changing = {
-        name
-        for name in payload.model_fields_set - {"expected_version", "actor"}
-        if name in ("note", "expected_date") or getattr(payload, name) is not None
-    }
+    changing = changed_fields(payload)
     if not changing:
         raise ErpError(
             "VALIDATION",
