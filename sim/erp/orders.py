@@ -132,13 +132,7 @@ def _replay(order: PurchaseOrder, digest: str, master: MasterData) -> Created:
 def _insert(
     session: Session, master: MasterData, payload: OrderCreate, digest: str, rules: Rules
 ) -> PurchaseOrder:
-    actor = payload.actor or payload.requested_by
-    if not actor:
-        raise ErpError(
-            "VALIDATION",
-            "Say who asks for this order: send requested_by (a user id).",
-            {"field": "requested_by"},
-        )
+    actor = _acting(payload.actor or payload.requested_by, "requested_by", "asks for this order")
     checked = check_draft(session, master, rules, payload, utcnow().date(), warnings=False)
     refuse_first(checked.issues)
     assert checked.supplier is not None and checked.currency and checked.order_date
@@ -209,6 +203,13 @@ def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> 
     return master.suppliers[supplier_id]
 
 
+def _acting(actor: str | None, field: str, who: str) -> str:
+    """``actor``; when there is none, a VALIDATION error asking for ``field``."""
+    if not actor:
+        raise ErpError("VALIDATION", f"Say who {who}: send {field} (a user id).", {"field": field})
+    return actor
+
+
 # ---------------------------------------------------------------- update
 
 
@@ -263,15 +264,9 @@ def update_order(
         assert order is not None
         before = _snapshot(order) | {"version": payload.expected_version}
         action = _apply(session, master, order, payload, changing, rules)
-        actor = payload.actor or payload.approved_by
-        if not actor:
-            # Checked last, so a request that is wrong in other ways hears about those first;
-            # raising here rolls the whole change back.
-            raise ErpError(
-                "VALIDATION",
-                "Say who makes this change: send actor (a user id).",
-                {"field": "actor"},
-            )
+        # Checked last, so a request that is wrong in other ways hears about those first;
+        # raising here rolls the whole change back.
+        actor = _acting(payload.actor or payload.approved_by, "actor", "makes this change")
         order.updated_at = utcnow()
         session.flush()
         _audit(session, order, action, actor, before=before)
