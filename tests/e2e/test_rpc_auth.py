@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import websockets
 
 from runstack import agent_server
-from runstack.agent_server import shipped_auth_handler
 from runstack.echo_graph import langgraph_config
 from runstack.processes import ServiceHandle
+from tests.e2e.auth_stack import accounts_env, bearer, with_auth
 from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
 
@@ -33,16 +32,9 @@ SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServiceHandle]:
-    config: dict[str, Any] = langgraph_config()
-    config["auth"] = {"path": shipped_auth_handler()}
-    config["http"] = {**config["http"], "enable_custom_route_auth": True}
-    env = {
-        "AGENT_AUTH_TOKENS": f"alice:{ALICE}",
-        "AGENT_AUTH_SERVICE_TOKENS": ":".join(SERVICE),
-        "RPC_TOKEN": RPC_TOKEN,
-    }
-    probe = {"Authorization": f"Bearer {SERVICE[1]}"}
-    with agent_server.langgraph_dev(config, env, jobs=16, headers=probe) as svc:
+    config = with_auth(langgraph_config())
+    env = {**accounts_env({"alice": ALICE}, SERVICE), "RPC_TOKEN": RPC_TOKEN}
+    with agent_server.langgraph_dev(config, env, jobs=16, headers=bearer(SERVICE[1])) as svc:
         yield svc
 
 
@@ -51,7 +43,7 @@ def _url(server: ServiceHandle, query: str = "") -> str:
 
 
 def _user(token: str = ALICE) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    return bearer(token)
 
 
 ACCEPTED = [
