@@ -237,18 +237,27 @@ class OrderApproval(HumanInTheLoopMiddleware[OrderReviewState, Any, Any]):
         ]
         return {"messages": answers}
 
+    def _begin(
+        self, state: AgentState[Any], runtime: Runtime[Any]
+    ) -> tuple[_Pending, str, ApprovalLedger | None] | None:
+        """What this turn asks approval for, its thread, and the ledger of verdicts (None
+        without a Store); None when nothing needs approval."""
+        pending = self._pending(state)
+        if pending is None:
+            return None
+        store = getattr(runtime, "store", None)
+        return pending, _thread_id(), ApprovalLedger(store) if store is not None else None
+
     # ---- the hooks ------------------------------------------------------------------------
 
     async def aafter_model(
         self, state: AgentState[Any], runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Ask for the decision (again while one breaks the policy); settle it."""
-        pending = self._pending(state)
-        if pending is None:
+        begun = self._begin(state, runtime)
+        if begun is None:
             return None
-        thread_id = _thread_id()
-        store = getattr(runtime, "store", None)
-        ledger = ApprovalLedger(store) if store is not None else None
+        pending, thread_id, ledger = begun
         attempt, refusal = 0, None
         while True:
             try:
@@ -274,12 +283,10 @@ class OrderApproval(HumanInTheLoopMiddleware[OrderReviewState, Any, Any]):
 
     def after_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Sync twin of :meth:`aafter_model` (the thread is not flagged for approvers)."""
-        pending = self._pending(state)
-        if pending is None:
+        begun = self._begin(state, runtime)
+        if begun is None:
             return None
-        thread_id = _thread_id()
-        store = getattr(runtime, "store", None)
-        ledger = ApprovalLedger(store) if store is not None else None
+        pending, thread_id, ledger = begun
         attempt, refusal = 0, None
         while True:
             decisions = self._decisions(interrupt(self._request(pending, refusal)), pending)

@@ -24,23 +24,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from deepagents.backends.protocol import (
-    DeleteResult,
-    EditResult,
-    ExecuteResponse,
-    FileDownloadResponse,
-    FileUploadResponse,
-    GlobResult,
-    GrepResult,
-    LsResult,
-    ReadResult,
-    SandboxBackendProtocol,
-    WriteResult,
-)
+from deepagents.backends.protocol import SandboxBackendProtocol
 from langgraph.config import get_config
 
 from graphs.sandbox.bubblewrap import check_bubblewrap, make_bubblewrap_sandbox
 from graphs.sandbox.errors import SandboxConfigError
+from graphs.sandbox.forwarding import ForwardingSandbox
 from graphs.sandbox.lazy import LazyWorkspace
 from graphs.sandbox.settings import SandboxSettings
 from graphs.sandbox.workspace import (
@@ -99,7 +88,7 @@ def current_thread_id() -> str:
     return str(thread_id)
 
 
-class ThreadSandboxBackend(SandboxBackendProtocol):
+class ThreadSandboxBackend(ForwardingSandbox):
     """One backend object for a graph, one sandbox workspace per thread behind it.
 
     Plug it in as ``create_deep_agent(backend=ThreadSandboxBackend())`` or as the
@@ -260,128 +249,11 @@ class ThreadSandboxBackend(SandboxBackendProtocol):
         # config, and with it the thread id, is still visible.
         return await asyncio.to_thread(self._current)
 
+    # Every call goes to the current thread's workspace, reads and writes alike.
+    _reader = _writer = _current
+    _areader = _awriter = _acurrent
+
     @property
     def id(self) -> str:
         """The current thread's sandbox id."""
         return self._current().id
-
-    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
-        """Run ``command`` in the current thread's sandbox."""
-        return self._current().execute(command, timeout=timeout)
-
-    async def aexecute(
-        self,
-        command: str,
-        *,
-        timeout: int | None = None,  # noqa: ASYNC109 - the protocol's per-command limit
-    ) -> ExecuteResponse:
-        """Run ``command`` in the current thread's sandbox."""
-        backend = await self._acurrent()
-        return await backend.aexecute(command, timeout=timeout)
-
-    def ls(self, path: str) -> LsResult:
-        """List a folder of the current thread's workspace."""
-        return self._current().ls(path)
-
-    async def als(self, path: str) -> LsResult:
-        """List a folder of the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.als(path)
-
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Read a file of the current thread's workspace."""
-        return self._current().read(file_path, offset, limit)
-
-    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Read a file of the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.aread(file_path, offset, limit)
-
-    def write(self, file_path: str, content: str) -> WriteResult:
-        """Write a file of the current thread's workspace."""
-        return self._current().write(file_path, content)
-
-    async def awrite(self, file_path: str, content: str) -> WriteResult:
-        """Write a file of the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.awrite(file_path, content)
-
-    def edit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
-    ) -> EditResult:
-        """Edit a file of the current thread's workspace."""
-        return self._current().edit(file_path, old_string, new_string, replace_all)
-
-    async def aedit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
-    ) -> EditResult:
-        """Edit a file of the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.aedit(file_path, old_string, new_string, replace_all)
-
-    def delete(self, file_path: str) -> DeleteResult:
-        """Delete a path of the current thread's workspace."""
-        return self._current().delete(file_path)
-
-    async def adelete(self, file_path: str) -> DeleteResult:
-        """Delete a path of the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.adelete(file_path)
-
-    def grep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
-    ) -> GrepResult:
-        """Search the current thread's workspace for a literal string."""
-        return self._current().grep(pattern, path, glob, max_count=max_count)
-
-    async def agrep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
-    ) -> GrepResult:
-        """Search the current thread's workspace for a literal string."""
-        backend = await self._acurrent()
-        return await backend.agrep(pattern, path, glob, max_count=max_count)
-
-    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Find files of the current thread's workspace by pattern."""
-        return self._current().glob(pattern, path)
-
-    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Find files of the current thread's workspace by pattern."""
-        backend = await self._acurrent()
-        return await backend.aglob(pattern, path)
-
-    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Write files into the current thread's workspace."""
-        return self._current().upload_files(files)
-
-    async def aupload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Write files into the current thread's workspace."""
-        backend = await self._acurrent()
-        return await backend.aupload_files(files)
-
-    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Read files of the current thread's workspace as bytes."""
-        return self._current().download_files(paths)
-
-    async def adownload_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Read files of the current thread's workspace as bytes."""
-        backend = await self._acurrent()
-        return await backend.adownload_files(paths)

@@ -22,21 +22,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from deepagents.backends.protocol import (
-    BackendProtocol,
-    DeleteResult,
-    EditResult,
-    ExecuteResponse,
-    FileDownloadResponse,
-    FileUploadResponse,
-    GlobResult,
-    GrepResult,
-    LsResult,
-    ReadResult,
-    SandboxBackendProtocol,
-    WriteResult,
-)
+from deepagents.backends.protocol import BackendProtocol, SandboxBackendProtocol
 
+from graphs.sandbox.forwarding import ForwardingSandbox
 from graphs.sandbox.workspace import WorkspaceFiles, workspace_lock
 
 __all__ = ["LazyWorkspace", "seed_files"]
@@ -61,8 +49,9 @@ def seed_files(seed: WorkspaceFiles) -> list[tuple[str, bytes]]:
     return nested + top
 
 
-class LazyWorkspace(SandboxBackendProtocol):
-    """One thread's sandbox: reads from the seed until the thread needs its own workspace."""
+class LazyWorkspace(ForwardingSandbox):
+    """One thread's sandbox: reads from the seed until the thread needs its own workspace;
+    writes, deletes, uploads and commands create the workspace first if need be."""
 
     def __init__(
         self,
@@ -131,7 +120,10 @@ class LazyWorkspace(SandboxBackendProtocol):
             return self._real
         return await asyncio.to_thread(self._reader)
 
-    async def _areal(self) -> SandboxBackendProtocol:
+    def _writer(self) -> SandboxBackendProtocol:
+        return self.real()
+
+    async def _awriter(self) -> SandboxBackendProtocol:
         if self._real is not None:
             return self._real
         return await asyncio.to_thread(self.real)
@@ -140,110 +132,3 @@ class LazyWorkspace(SandboxBackendProtocol):
     def id(self) -> str:
         """The real backend's id once there is one; until then one derived from the thread."""
         return self._real.id if self._real is not None else f"pending-{self.thread_id}"
-
-    # ---- reads: the seed until the workspace exists ---------------------------------------
-
-    def ls(self, path: str) -> LsResult:
-        """List a folder."""
-        return self._reader().ls(path)
-
-    async def als(self, path: str) -> LsResult:
-        """List a folder."""
-        return await (await self._areader()).als(path)
-
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Read a file."""
-        return self._reader().read(file_path, offset, limit)
-
-    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Read a file."""
-        return await (await self._areader()).aread(file_path, offset, limit)
-
-    def grep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
-    ) -> GrepResult:
-        """Search files for a literal string."""
-        return self._reader().grep(pattern, path, glob, max_count=max_count)
-
-    async def agrep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
-    ) -> GrepResult:
-        """Search files for a literal string."""
-        return await (await self._areader()).agrep(pattern, path, glob, max_count=max_count)
-
-    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Find files by pattern."""
-        return self._reader().glob(pattern, path)
-
-    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Find files by pattern."""
-        return await (await self._areader()).aglob(pattern, path)
-
-    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Read files as bytes."""
-        return self._reader().download_files(paths)
-
-    async def adownload_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Read files as bytes."""
-        return await (await self._areader()).adownload_files(paths)
-
-    # ---- writes and commands: the thread's own workspace, created on first use ------------
-
-    def write(self, file_path: str, content: str) -> WriteResult:
-        """Write a file (creating the workspace first if need be)."""
-        return self.real().write(file_path, content)
-
-    async def awrite(self, file_path: str, content: str) -> WriteResult:
-        """Write a file (creating the workspace first if need be)."""
-        return await (await self._areal()).awrite(file_path, content)
-
-    def edit(
-        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
-    ) -> EditResult:
-        """Edit a file (creating the workspace first if need be)."""
-        return self.real().edit(file_path, old_string, new_string, replace_all)
-
-    async def aedit(
-        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
-    ) -> EditResult:
-        """Edit a file (creating the workspace first if need be)."""
-        return await (await self._areal()).aedit(file_path, old_string, new_string, replace_all)
-
-    def delete(self, file_path: str) -> DeleteResult:
-        """Delete a path (creating the workspace first if need be)."""
-        return self.real().delete(file_path)
-
-    async def adelete(self, file_path: str) -> DeleteResult:
-        """Delete a path (creating the workspace first if need be)."""
-        return await (await self._areal()).adelete(file_path)
-
-    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Write files (creating the workspace first if need be)."""
-        return self.real().upload_files(files)
-
-    async def aupload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Write files (creating the workspace first if need be)."""
-        return await (await self._areal()).aupload_files(files)
-
-    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
-        """Run a command (creating the workspace first if need be)."""
-        return self.real().execute(command, timeout=timeout)
-
-    async def aexecute(
-        self,
-        command: str,
-        *,
-        timeout: int | None = None,  # noqa: ASYNC109 - the protocol's per-command limit
-    ) -> ExecuteResponse:
-        """Run a command (creating the workspace first if need be)."""
-        return await (await self._areal()).aexecute(command, timeout=timeout)

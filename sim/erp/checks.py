@@ -25,10 +25,10 @@ user's language.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -37,7 +37,7 @@ from sim.erp.errors import ErpError, ErrorCode
 from sim.erp.masterdata import MasterData
 from sim.erp.models import Part, PurchaseOrder, PurchaseOrderLine, Supplier, SupplierPrice
 from sim.erp.schemas import LineIn
-from sim.erp.views import PartView, SupplierView, money
+from sim.erp.views import OfferTerms, PartView, SupplierView, money, offer_terms
 
 __all__ = [
     "Alternative",
@@ -53,6 +53,7 @@ __all__ = [
     "delivery_issues",
     "price_lines",
     "price_warnings",
+    "refuse_first",
     "supplier_issue",
 ]
 
@@ -103,19 +104,9 @@ class Rules:
     history_days: int = 365
 
 
-class Alternative(TypedDict):
+class Alternative(OfferTerms):
     """Another active supplier that sells the part, with its offer valid on the order date."""
 
-    supplier_id: int
-    supplier_code: str
-    supplier_name_zh: str
-    supplier_name_en: str
-    price_minor: int
-    price: str
-    currency: str
-    min_order_qty: int
-    order_step: int
-    lead_time_days: int
     earliest_date: str
 
 
@@ -156,6 +147,14 @@ class Issue:
         if self.alternatives:
             details["sold_by"] = [a["supplier_code"] for a in self.alternatives]
         return ErpError(_ERP_CODE.get(self.code, "VALIDATION"), self.message, details)
+
+
+def refuse_first(issues: Iterable[Issue]) -> None:
+    """Raise the first hard violation among ``issues`` as create and update refuse it
+    (:meth:`Issue.error`); return when there is none (warnings do not refuse)."""
+    for issue in issues:
+        if issue.severity == "error":
+            raise issue.error()
 
 
 @dataclass(frozen=True)
@@ -254,18 +253,8 @@ def alternatives(
 
 
 def _alternative(sp: SupplierPrice, master: MasterData, order_date: date) -> Alternative:
-    supplier = master.suppliers[sp.supplier_id]
     return Alternative(
-        supplier_id=sp.supplier_id,
-        supplier_code=supplier["code"],
-        supplier_name_zh=supplier["name_zh"],
-        supplier_name_en=supplier["name_en"],
-        price_minor=sp.price_minor,
-        price=money(sp.price_minor),
-        currency=sp.currency,
-        min_order_qty=sp.min_order_qty,
-        order_step=sp.order_step,
-        lead_time_days=sp.lead_time_days,
+        **offer_terms(sp, master.suppliers[sp.supplier_id]),
         earliest_date=(order_date + timedelta(days=sp.lead_time_days)).isoformat(),
     )
 

@@ -25,7 +25,14 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from sim.erp.checks import PricedLine, Rules, check_draft, delivery_issues, price_lines
+from sim.erp.checks import (
+    PricedLine,
+    Rules,
+    check_draft,
+    delivery_issues,
+    price_lines,
+    refuse_first,
+)
 from sim.erp.checks import supplier_issue as _supplier_issue
 from sim.erp.db import Database
 from sim.erp.errors import ErpError
@@ -38,7 +45,7 @@ from sim.erp.models import (
     PurchaseOrderLine,
     Supplier,
 )
-from sim.erp.schemas import LineIn, OrderCreate, OrderUpdate
+from sim.erp.schemas import LineIn, OrderChange, OrderCreate, OrderUpdate
 from sim.erp.seed import ORDER_COUNTER
 from sim.erp.views import OrderView, SupplierView, order_view, paged
 
@@ -125,17 +132,9 @@ def _replay(order: PurchaseOrder, digest: str, master: MasterData) -> Created:
 def _insert(
     session: Session, master: MasterData, payload: OrderCreate, digest: str, rules: Rules
 ) -> PurchaseOrder:
-    actor = payload.actor or payload.requested_by
-    if not actor:
-        raise ErpError(
-            "VALIDATION",
-            "Say who asks for this order: send requested_by (a user id).",
-            {"field": "requested_by"},
-        )
+    actor = _acting(payload.actor or payload.requested_by, "requested_by", "asks for this order")
     checked = check_draft(session, master, rules, payload, utcnow().date(), warnings=False)
-    errors = checked.errors()
-    if errors:
-        raise errors[0].error()
+    refuse_first(checked.issues)
     assert checked.supplier is not None and checked.currency and checked.order_date
     order_date = checked.order_date
     priced = checked.lines
@@ -204,23 +203,24 @@ def _active_supplier(session: Session, master: MasterData, supplier_id: int) -> 
     return master.suppliers[supplier_id]
 
 
-def _priced(
-    session: Session,
-    master: MasterData,
-    supplier: SupplierView,
-    lines: Sequence[LineIn],
-    order_date: date,
-    currency: str,
-) -> list[PricedLine]:
-    """Each line priced from the supplier's price list, or the first rule it breaks."""
-    priced, issues = price_lines(session, master, supplier, lines, order_date, currency)
-    errors = [i for i in issues if i.severity == "error"]
-    if errors:
-        raise errors[0].error()
-    return priced
+def _acting(actor: str | None, field: str, who: str) -> str:
+    """``actor``; when there is none, a VALIDATION error asking for ``field``."""
+    if not actor:
+        raise ErpError("VALIDATION", f"Say who {who}: send {field} (a user id).", {"field": field})
+    return actor
 
 
 # ---------------------------------------------------------------- update
+
+
+def changed_fields(change: OrderUpdate | OrderChange) -> set[str]:
+    """The fields ``change`` changes, as update applies it: null clears a note or an
+    expected date, and means "no change" for the other fields."""
+    return {
+        name
+        for name in change.model_fields_set - {"order_id", "expected_version", "actor"}
+        if name in ("note", "expected_date") or getattr(change, name) is not None
+    }
 
 
 def update_order(
@@ -231,12 +231,7 @@ def update_order(
     rules: Rules = DEFAULT_RULES,
 ) -> OrderView:
     """Apply ``payload`` to the order ``ref`` (id or order number) at its expected version."""
-    # null clears a note or an expected date; for the other fields it means "no change".
-    changing = {
-        name
-        for name in payload.model_fields_set - {"expected_version", "actor"}
-        if name in ("note", "expected_date") or getattr(payload, name) is not None
-    }
+    changing = changed_fields(payload)
     if not changing:
         raise ErpError(
             "VALIDATION",
@@ -269,15 +264,9 @@ def update_order(
         assert order is not None
         before = _snapshot(order) | {"version": payload.expected_version}
         action = _apply(session, master, order, payload, changing, rules)
-        actor = payload.actor or payload.approved_by
-        if not actor:
-            # Checked last, so a request that is wrong in other ways hears about those first;
-            # raising here rolls the whole change back.
-            raise ErpError(
-                "VALIDATION",
-                "Say who makes this change: send actor (a user id).",
-                {"field": "actor"},
-            )
+        # Checked last, so a request that is wrong in other ways hears about those first;
+        # raising here rolls the whole change back.
+        actor = _acting(payload.actor or payload.approved_by, "actor", "makes this change")
         order.updated_at = utcnow()
         session.flush()
         _audit(session, order, action, actor, before=before)
@@ -344,7 +333,8 @@ def _replace_lines(
             {"order_no": order.order_no, "status": order.status},
         )
     supplier = _active_supplier(session, master, order.supplier_id)
-    priced = _priced(session, master, supplier, lines, order.order_date, order.currency)
+    priced, issues = price_lines(session, master, supplier, lines, order.order_date, order.currency)
+    refuse_first(issues)
     order.lines.clear()
     # Old lines go before new ones take their line numbers (unique per order).
     session.flush()
@@ -397,9 +387,7 @@ def _check_delivery(
         order_date=order.order_date,
         expected=expected,
     )
-    errors = [i for i in delivery.issues if i.severity == "error"]
-    if errors:
-        raise errors[0].error()
+    refuse_first(delivery.issues)
 
 
 def _transition(

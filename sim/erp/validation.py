@@ -30,7 +30,7 @@ from sim.erp.db import Database
 from sim.erp.errors import ErpError
 from sim.erp.masterdata import MasterData
 from sim.erp.models import PurchaseOrder, Supplier
-from sim.erp.orders import TRANSITIONS, current_lines, find_order
+from sim.erp.orders import TRANSITIONS, changed_fields, current_lines, find_order
 from sim.erp.schemas import OrderChange, OrderDraft
 from sim.erp.views import order_view
 
@@ -134,19 +134,10 @@ def _state_issues(order: PurchaseOrder, change: OrderChange, changing: set[str])
     return issues
 
 
-def _changing(change: OrderChange) -> set[str]:
-    # As update reads it: null clears a note or a date, and means "no change" elsewhere.
-    return {
-        name
-        for name in change.model_fields_set - {"order_id", "expected_version", "actor"}
-        if name in ("note", "expected_date") or getattr(change, name) is not None
-    }
-
-
 def _check_change(
     session: Session, master: MasterData, rules: Rules, order: PurchaseOrder, change: OrderChange
 ) -> Checked:
-    changing = _changing(change)
+    changing = changed_fields(change)
     issues = _state_issues(order, change, changing)
     supplier = master.suppliers[order.supplier_id]
     priced: list[PricedLine]

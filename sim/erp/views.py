@@ -63,8 +63,9 @@ class PartView(TypedDict):
     unit: str
 
 
-class OfferView(TypedDict):
-    """docs/erp_api.md Offer: one supplier price-list row."""
+class OfferTerms(TypedDict):
+    """What one supplier price-list row offers, and who offers it: the fields an Offer and
+    an order check's alternative (:class:`sim.erp.checks.Alternative`) share."""
 
     supplier_id: int
     supplier_code: str
@@ -76,6 +77,11 @@ class OfferView(TypedDict):
     min_order_qty: int
     order_step: int
     lead_time_days: int
+
+
+class OfferView(OfferTerms):
+    """docs/erp_api.md Offer: one supplier price-list row."""
+
     valid_from: str
     valid_to: str
 
@@ -187,9 +193,9 @@ def part_view(p: Part) -> PartView:
     )
 
 
-def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
-    """The Offer shape of one price-list row."""
-    return OfferView(
+def offer_terms(sp: SupplierPrice, supplier: SupplierView) -> OfferTerms:
+    """The terms of one price-list row of ``supplier``."""
+    return OfferTerms(
         supplier_id=sp.supplier_id,
         supplier_code=supplier["code"],
         supplier_name_zh=supplier["name_zh"],
@@ -200,6 +206,13 @@ def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
         min_order_qty=sp.min_order_qty,
         order_step=sp.order_step,
         lead_time_days=sp.lead_time_days,
+    )
+
+
+def offer_view(sp: SupplierPrice, supplier: SupplierView) -> OfferView:
+    """The Offer shape of one price-list row."""
+    return OfferView(
+        **offer_terms(sp, supplier),
         valid_from=sp.valid_from.isoformat(),
         valid_to=sp.valid_to.isoformat(),
     )

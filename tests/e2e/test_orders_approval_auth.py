@@ -20,14 +20,13 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import NotFoundError
 
 from runstack.processes import ROOT
 from runstack.threads import interrupts
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
-from tests.e2e.test_skills_auth_e2e import bearer, with_auth
+from tests.e2e.agents_stack import Stack
+from tests.e2e.auth_stack import authed_agent, authed_services, sdk_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -42,23 +41,19 @@ REQUEST = "给 NGK 下单 200 个火花塞 IU7"  # 200 × 54.30 = 10,860 CNY: ab
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    with services() as running:
-        running.config = with_auth()
-        running.env["AGENT_AUTH_TOKENS"] = ",".join(f"{u}:{t}" for u, t in TOKENS.items())
-        running.env["AGENT_AUTH_SERVICE_TOKENS"] = ":".join(SERVICE)
-        running.env["AGENT_AUTH_APPROVERS"] = "bob"
-        running.env["ORDER_APPROVER_ABOVE"] = "CNY 5000"
+    limits = {"AGENT_AUTH_APPROVERS": "bob", "ORDER_APPROVER_ABOVE": "CNY 5000"}
+    with authed_services(TOKENS, SERVICE, **limits) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def agent(stack: Stack) -> Iterator[Any]:
-    with langgraph_dev(stack, probe_headers=bearer(SERVICE[1])) as handle:
+    with authed_agent(stack, SERVICE) as handle:
         yield handle
 
 
 def client_for(agent: Any, who: str) -> LangGraphClient:
-    return get_client(url=agent.url, timeout=120, headers=bearer(TOKENS[who]))
+    return sdk_client(agent, TOKENS[who])
 
 
 def approvals(agent: Any, who: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import NamedTuple
 
 import pytest
 import websockets
 
 from runstack import agent_server
-from runstack.agent_server import shipped_auth_handler
 from runstack.echo_graph import langgraph_config
 from runstack.processes import ServiceHandle
+from tests.e2e.auth_stack import accounts_env, bearer, with_auth
 from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
 
@@ -33,16 +33,9 @@ SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServiceHandle]:
-    config: dict[str, Any] = langgraph_config()
-    config["auth"] = {"path": shipped_auth_handler()}
-    config["http"] = {**config["http"], "enable_custom_route_auth": True}
-    env = {
-        "AGENT_AUTH_TOKENS": f"alice:{ALICE}",
-        "AGENT_AUTH_SERVICE_TOKENS": ":".join(SERVICE),
-        "RPC_TOKEN": RPC_TOKEN,
-    }
-    probe = {"Authorization": f"Bearer {SERVICE[1]}"}
-    with agent_server.langgraph_dev(config, env, jobs=16, headers=probe) as svc:
+    config = with_auth(langgraph_config())
+    env = {**accounts_env({"alice": ALICE}, SERVICE), "RPC_TOKEN": RPC_TOKEN}
+    with agent_server.langgraph_dev(config, env, jobs=16, headers=bearer(SERVICE[1])) as svc:
         yield svc
 
 
@@ -51,38 +44,46 @@ def _url(server: ServiceHandle, query: str = "") -> str:
 
 
 def _user(token: str = ALICE) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    return bearer(token)
+
+
+class Attempt(NamedTuple):
+    """What a client sends when it opens the socket: where the adapter's token goes."""
+
+    how: str
+    query: str
+    headers: dict[str, str]
+    subprotocols: list[str] | None
 
 
 ACCEPTED = [
-    ("header", "", {**_user(), "X-RPC-Token": RPC_TOKEN}, None),
-    ("query", f"&token={RPC_TOKEN}", _user(), None),
-    ("subprotocol", "", _user(), ["jsonrpc-2.0", f"rpc-token.{RPC_TOKEN}"]),
+    Attempt("header", "", {**_user(), "X-RPC-Token": RPC_TOKEN}, None),
+    Attempt("query", f"&token={RPC_TOKEN}", _user(), None),
+    Attempt("subprotocol", "", _user(), ["jsonrpc-2.0", f"rpc-token.{RPC_TOKEN}"]),
 ]
 # A WebSocket refused before it is accepted reads as HTTP 403, whoever refused it: the
 # adapter (no or a wrong token of its own) or the server's auth (no known user).
 REFUSED = [
-    ("user token only", "", _user(), None),
-    ("wrong adapter token", "", {**_user(), "X-RPC-Token": "wrong-token-0123456789"}, None),
-    ("adapter token as bearer", "", _user(RPC_TOKEN), None),
-    ("adapter token, no user", "", {"X-RPC-Token": RPC_TOKEN}, None),
-    ("nothing", "", {}, None),
+    Attempt("user token only", "", _user(), None),
+    Attempt("wrong adapter token", "", {**_user(), "X-RPC-Token": "wrong-token-0123456789"}, None),
+    Attempt("adapter token as bearer", "", _user(RPC_TOKEN), None),
+    Attempt("adapter token, no user", "", {"X-RPC-Token": RPC_TOKEN}, None),
+    Attempt("nothing", "", {}, None),
 ]
 
 
-@pytest.mark.parametrize(("how", "query", "headers", "subprotocols"), ACCEPTED)
+@pytest.mark.parametrize("attempt", ACCEPTED, ids=lambda a: a.how)
 async def test_a_user_and_the_adapter_token_together_are_let_in(
-    server: ServiceHandle,
-    how: str,
-    query: str,
-    headers: dict[str, str],
-    subprotocols: list[str] | None,
+    server: ServiceHandle, attempt: Attempt
 ) -> None:
+    how = attempt.how
     rpc = await RawRpc.connect(
-        _url(server, query), additional_headers=headers, subprotocols=subprotocols
+        _url(server, attempt.query),
+        additional_headers=attempt.headers,
+        subprotocols=attempt.subprotocols,
     )
     try:
-        if subprotocols:
+        if attempt.subprotocols:
             assert rpc.ws.subprotocol == "jsonrpc-2.0"
         assert (await rpc.request("system.ping"))["result"]["pong"] is True
         reply = await rpc.request("agent.register", {"client_id": "cad", "agent_id": "echo"})
@@ -93,19 +94,15 @@ async def test_a_user_and_the_adapter_token_together_are_let_in(
         await rpc.close()
 
 
-@pytest.mark.parametrize(("how", "query", "headers", "subprotocols"), REFUSED)
-async def test_anything_less_is_refused(
-    server: ServiceHandle,
-    how: str,
-    query: str,
-    headers: dict[str, str],
-    subprotocols: list[str] | None,
-) -> None:
+@pytest.mark.parametrize("attempt", REFUSED, ids=lambda a: a.how)
+async def test_anything_less_is_refused(server: ServiceHandle, attempt: Attempt) -> None:
     with pytest.raises(websockets.InvalidStatus) as refused:
         await websockets.connect(
-            _url(server, query), additional_headers=headers, subprotocols=subprotocols
+            _url(server, attempt.query),
+            additional_headers=attempt.headers,
+            subprotocols=attempt.subprotocols,
         )
-    assert refused.value.response.status_code in (401, 403), how
+    assert refused.value.response.status_code in (401, 403), attempt.how
 
 
 @pytest.mark.parametrize(

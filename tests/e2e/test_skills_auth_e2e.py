@@ -17,7 +17,6 @@ and accounts from ``AGENT_AUTH_TOKENS`` / ``AGENT_AUTH_SERVICE_TOKENS``:
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,15 +24,14 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
-from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import NotFoundError
 from websockets.exceptions import InvalidStatus
 
 from rpc_adapter.client import RpcClient
-from runstack.agent_server import PRODUCT_CONFIG, shipped_auth_handler
 from runstack.threads import FLAGSHIP_REQUEST, start_analysis
-from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.agents_stack import Stack
+from tests.e2e.auth_stack import authed_agent, authed_services, bearer
+from tests.e2e.auth_stack import sdk_client as client_for
 from tests.e2e.memory import MEMORIES, preferences, wait_for_memory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -42,41 +40,21 @@ TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789a
 SERVICE = ("rpc-adapter", "service-token-0123456789abcdef")
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def active_suppliers(stack: Stack, n: int) -> list[str]:
     items = stack.erp_get("/suppliers/search", name="", size=20, status="active")["items"]
     return [s["name_zh"] for s in items if s.get("name_zh")][:n]
 
 
-def with_auth() -> dict[str, Any]:
-    """The product's ``langgraph.json`` with the shipped auth handler switched on (the
-    handler sits beside the server's ``http.app``, wherever that package lives)."""
-    config: dict[str, Any] = json.loads(PRODUCT_CONFIG.read_text(encoding="utf-8"))
-    config["auth"] = {"path": shipped_auth_handler()}
-    config["http"] = {**config["http"], "enable_custom_route_auth": True}
-    return config
-
-
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    with services() as running:
-        running.config = with_auth()
-        running.env["AGENT_AUTH_TOKENS"] = ",".join(f"{u}:{t}" for u, t in TOKENS.items())
-        running.env["AGENT_AUTH_SERVICE_TOKENS"] = ":".join(SERVICE)
+    with authed_services(TOKENS, SERVICE) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def agent(stack: Stack) -> Iterator[Any]:
-    with langgraph_dev(stack, probe_headers=bearer(SERVICE[1])) as handle:
+    with authed_agent(stack, SERVICE) as handle:
         yield handle
-
-
-def client_for(agent: Any, token: str) -> LangGraphClient:
-    return get_client(url=agent.url, timeout=120, headers=bearer(token))
 
 
 async def test_unknown_callers_are_refused(agent: Any) -> None:

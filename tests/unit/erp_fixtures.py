@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy.engine import make_url
 from starlette.testclient import TestClient
@@ -101,6 +101,35 @@ class DbWatch:
     def close(self) -> None:
         """Close the watching connection."""
         self._conn.close()
+
+
+class WatchedErp:
+    """A TestClient of the ERP on a private copy of a template, its database URL, a
+    :class:`DbWatch` on that database, and a counter for idempotency keys."""
+
+    def __init__(self, client: TestClient, url: str) -> None:
+        self.client = client
+        self.url = url
+        self.watch = DbWatch(url)
+        self._keys = 0
+
+    def next_key(self, prefix: str) -> str:
+        """A new idempotency key: ``prefix`` and a running number."""
+        self._keys += 1
+        return f"{prefix}-{self._keys:05d}"
+
+    @classmethod
+    @contextmanager
+    def serving(cls, template: Path, folder: Path) -> Iterator[Self]:
+        """The app on a copy of ``template`` under ``folder``, its lifespan running; the
+        watch closed afterwards."""
+        settings = settings_for(template, folder)
+        with client_for(settings) as client:
+            erp = cls(client, settings.resolved_database_url)
+            try:
+                yield erp
+            finally:
+                erp.watch.close()
 
 
 def order_body(key: str, **overrides: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 
 from sim.catalog import REFERENCE_DATE, generate
 from sim.erp import orders
@@ -19,11 +18,9 @@ from sim.erp.errors import ErpError
 from tests.concurrency import all_at_once
 from tests.unit.erp_fixtures import (
     SEED,
-    DbWatch,
+    WatchedErp,
     assert_error,
-    client_for,
     fingerprint,
-    make_template,
     order_body,
     settings_for,
 )
@@ -31,18 +28,11 @@ from tests.unit.erp_fixtures import (
 CATALOG = generate(SEED)
 
 
-class Erp:
+class Erp(WatchedErp):
     """A client plus the database URL, with helpers for the common steps."""
 
-    def __init__(self, client: TestClient, url: str) -> None:
-        self.client = client
-        self.url = url
-        self.watch = DbWatch(url)
-        self._keys = 0
-
     def key(self) -> str:
-        self._keys += 1
-        return f"test-key-{self._keys:05d}"
+        return self.next_key("test-key")
 
     def create(self, **overrides: Any) -> dict[str, Any]:
         response = self.client.post("/orders/create", json=order_body(self.key(), **overrides))
@@ -102,28 +92,17 @@ class Erp:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_template(tmp_path_factory.mktemp("erp-template"))
-
-
-@pytest.fixture(scope="module")
-def erp(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Erp]:
+def erp(erp_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Erp]:
     """One ERP for the module: tests make their own orders and check their own changes."""
-    settings = settings_for(template, tmp_path_factory.mktemp("erp"))
-    with client_for(settings) as client:
-        erp = Erp(client, settings.resolved_database_url)
+    with Erp.serving(erp_template, tmp_path_factory.mktemp("erp")) as erp:
         yield erp
-        erp.watch.close()
 
 
 @pytest.fixture
-def fresh_erp(template: Path, tmp_path: Path) -> Iterator[Erp]:
+def fresh_erp(erp_template: Path, tmp_path: Path) -> Iterator[Erp]:
     """An ERP in the seed state, for tests that depend on it."""
-    settings = settings_for(template, tmp_path)
-    with client_for(settings) as client:
-        erp = Erp(client, settings.resolved_database_url)
+    with Erp.serving(erp_template, tmp_path) as erp:
         yield erp
-        erp.watch.close()
 
 
 # ---------------------------------------------------------------- create
@@ -600,14 +579,14 @@ def test_service_stays_up_after_abuse(erp: Erp) -> None:
 
 
 def test_a_lost_insert_race_replays_the_winner(
-    template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    erp_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # SQLite serializes writers, so force the race Postgres can have: the key is not
     # seen by the look-up, and the unique index refuses the second insert.
     from sim.erp.schemas import OrderCreate
     from sim.erp.service import Erp as ErpService
 
-    service = ErpService(settings_for(template, tmp_path))
+    service = ErpService(settings_for(erp_template, tmp_path))
     service.start()
     try:
         body = OrderCreate.model_validate_json(json.dumps(order_body("race-lost-key")))

@@ -13,12 +13,9 @@ from sim.catalog import REFERENCE_DATE, generate
 from sim.erp.app import create_app
 from tests.unit.erp_fixtures import (
     SEED,
-    DbWatch,
+    WatchedErp,
     assert_error,
-    client_for,
     fingerprint,
-    make_template,
-    settings_for,
 )
 
 CATALOG = generate(SEED)
@@ -48,16 +45,14 @@ LINE_KEYS = {
 
 
 @pytest.fixture(scope="module")
-def erp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str]]:
-    template = make_template(tmp_path_factory.mktemp("erp-template"))
-    settings = settings_for(template, tmp_path_factory.mktemp("erp"))
-    with client_for(settings) as client:
-        yield client, settings.resolved_database_url
+def erp(erp_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WatchedErp]:
+    with WatchedErp.serving(erp_template, tmp_path_factory.mktemp("erp")) as erp:
+        yield erp
 
 
 @pytest.fixture(scope="module")
-def client(erp: tuple[TestClient, str]) -> TestClient:
-    return erp[0]
+def client(erp: WatchedErp) -> TestClient:
+    return erp.client
 
 
 def get(client: TestClient, path: str, **query: Any) -> Any:
@@ -73,8 +68,7 @@ def test_health_and_index(client: TestClient) -> None:
     assert "PUT /orders/update/{order_id}" in endpoints
 
 
-def test_foreign_host_is_refused(erp: tuple[TestClient, str], tmp_path: Path) -> None:
-    client, _url = erp
+def test_foreign_host_is_refused(client: TestClient) -> None:
     response = client.get("/health", headers={"host": "evil.example"})
     assert response.status_code == 403
     response = client.get("/health", headers={"origin": "http://evil.example"})
@@ -273,22 +267,19 @@ BAD_QUERIES = [
 
 @pytest.mark.parametrize(("path", "query"), BAD_QUERIES)
 def test_bad_query_is_validation_and_changes_nothing(
-    erp: tuple[TestClient, str], path: str, query: dict[str, Any]
+    erp: WatchedErp, path: str, query: dict[str, Any]
 ) -> None:
-    client, url = erp
-    watch = DbWatch(url)
-    before = watch.state()
-    error = assert_error(client.get(path, params=query), 422, "VALIDATION")
+    before = erp.watch.state()
+    error = assert_error(erp.client.get(path, params=query), 422, "VALIDATION")
     assert len(str(error)) < 1000
-    assert watch.state() == before
-    watch.close()
+    assert erp.watch.state() == before
 
 
 @pytest.mark.parametrize(
     "text", ["' OR 1=1 --", "'; DROP TABLE part; --", "%", "_", "\\", "<script>"]
 )
-def test_hostile_search_text_is_just_text(erp: tuple[TestClient, str], text: str) -> None:
-    client, url = erp
+def test_hostile_search_text_is_just_text(erp: WatchedErp, text: str) -> None:
+    client, url = erp.client, erp.url
     before = fingerprint(url)
     for path, key in [
         ("/parts/search", "name"),

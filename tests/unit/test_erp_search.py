@@ -13,19 +13,14 @@ from sim.erp.db import Database
 from sim.erp.masterdata import MasterData
 from sim.erp.search import SearchIndex, _one_edit_apart, compact, normalize
 from sim.erp.views import PartView
-from tests.unit.erp_fixtures import SEED, client_for, make_template, settings_for
+from tests.unit.erp_fixtures import SEED, client_for, settings_for
 
 CATALOG = generate(SEED)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_template(tmp_path_factory.mktemp("erp-template"))
-
-
-@pytest.fixture(scope="module")
-def master(template: Path) -> Iterator[MasterData]:
-    db = Database(f"sqlite:///{template}")
+def master(erp_template: Path) -> Iterator[MasterData]:
+    db = Database(f"sqlite:///{erp_template}")
     try:
         with db.read() as session:
             yield MasterData.load(session)
@@ -34,8 +29,8 @@ def master(template: Path) -> Iterator[MasterData]:
 
 
 @pytest.fixture(scope="module")
-def client(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with client_for(settings_for(template, tmp_path_factory.mktemp("erp"))) as c:
+def client(erp_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with client_for(settings_for(erp_template, tmp_path_factory.mktemp("erp"))) as c:
         yield c
 
 

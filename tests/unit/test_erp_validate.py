@@ -17,15 +17,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import make_url
-from starlette.testclient import TestClient
 
 from sim.catalog import REFERENCE_DATE, generate
 from sim.erp.seed import order_step
 from tests.unit.erp_fixtures import (
     SEED,
-    DbWatch,
+    WatchedErp,
     client_for,
-    make_template,
     settings_for,
 )
 
@@ -33,14 +31,8 @@ CATALOG = generate(SEED)
 DAY = REFERENCE_DATE.isoformat()  # every check is made as of the seed's reference date
 
 
-class Erp:
+class Erp(WatchedErp):
     """A client with the dry-run and create calls, and a watch on the database."""
-
-    def __init__(self, client: TestClient, url: str) -> None:
-        self.client = client
-        self.url = url
-        self.watch = DbWatch(url)
-        self._keys = 0
 
     def validate(self, **body: Any) -> dict[str, Any]:
         """The dry run's answer, after checking it changed nothing."""
@@ -55,9 +47,8 @@ class Erp:
         return self.validate(**{"order_date": DAY, **body})
 
     def create(self, **body: Any) -> Any:
-        self._keys += 1
         payload = {
-            "idempotency_key": f"validate-{self._keys:05d}",
+            "idempotency_key": self.next_key("validate"),
             "order_date": DAY,
             "requested_by": "li.lei",
             **body,
@@ -66,17 +57,9 @@ class Erp:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_template(tmp_path_factory.mktemp("erp-template"))
-
-
-@pytest.fixture(scope="module")
-def erp(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Erp]:
-    settings = settings_for(template, tmp_path_factory.mktemp("erp"))
-    with client_for(settings) as client:
-        erp = Erp(client, settings.resolved_database_url)
+def erp(erp_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Erp]:
+    with Erp.serving(erp_template, tmp_path_factory.mktemp("erp")) as erp:
         yield erp
-        erp.watch.close()
 
 
 def codes(answer: dict[str, Any], kind: str = "violations") -> list[str]:
@@ -182,8 +165,8 @@ def test_a_part_the_supplier_does_not_sell_names_who_does(erp: Erp) -> None:
     refused_alike(erp, answer, body, "PART_NOT_SUPPLIED")
 
 
-def test_an_inactive_part_is_refused(erp: Erp, template: Path, tmp_path: Path) -> None:
-    settings = settings_for(template, tmp_path)
+def test_an_inactive_part_is_refused(erp: Erp, erp_template: Path, tmp_path: Path) -> None:
+    settings = settings_for(erp_template, tmp_path)
     path = make_url(settings.resolved_database_url).database
     assert path
     with sqlite3.connect(path) as conn:
@@ -343,8 +326,8 @@ def test_a_price_above_the_12_month_average_is_a_warning(erp: Erp) -> None:
     assert erp.create(**body).status_code == 201
 
 
-def test_the_warning_threshold_is_a_setting(template: Path, tmp_path: Path) -> None:
-    settings = settings_for(template, tmp_path)
+def test_the_warning_threshold_is_a_setting(erp_template: Path, tmp_path: Path) -> None:
+    settings = settings_for(erp_template, tmp_path)
     settings.price_warning_percent = 1000
     with client_for(settings) as client:
         mine = Erp(client, settings.resolved_database_url)
