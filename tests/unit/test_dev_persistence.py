@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from runstack.processes import ROOT
 
@@ -24,11 +25,19 @@ from runstack.processes import ROOT
 SCRIPT = """
 import gc, json, pickle, sys
 from pathlib import Path
+from typing import Any
 if sys.argv[1] == "fixed":
     from server.dev_persistence import keep_checkpoints_flushed
     assert keep_checkpoints_flushed() and keep_checkpoints_flushed()
+from langgraph.checkpoint.memory import PersistentDict
 from langgraph_runtime_inmem import _persistence, checkpoint
 
+loads = []
+original_load = PersistentDict.load
+def counted_load(self, *args, **kwargs):
+    loads.append(self.filename)
+    return original_load(self, *args, **kwargs)
+PersistentDict.load = counted_load
 checkpoint.Checkpointer()
 for thread_id in ("thread-a", "thread-b"):
     saver = checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
@@ -41,7 +50,7 @@ for ref in list(_persistence._stores.values()):
 path = Path(".langgraph_api/.langgraph_checkpoint.1.pckl")
 saved = sorted(pickle.loads(path.read_bytes())) if path.exists() else []
 _persistence.stop_flush_loop()
-print(json.dumps(saved))
+print(json.dumps({"saved": saved, "loads": len(loads)}))
 """
 # The variables langgraph dev sets before its runtime is imported (langgraph_api/cli.py).
 DEV_ENV = {
@@ -54,7 +63,8 @@ DEV_ENV = {
 }
 
 
-def saved_threads(tmp_path: Path, mode: str) -> list[str]:
+def run_server_steps(tmp_path: Path, mode: str) -> dict[str, Any]:
+    """What reached the disk (``saved``: thread ids) and how many files were read (``loads``)."""
     pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, mode],
@@ -66,15 +76,24 @@ def saved_threads(tmp_path: Path, mode: str) -> list[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    saved: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return saved
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def test_checkpoints_of_every_run_reach_the_disk(tmp_path: Path) -> None:
-    assert saved_threads(tmp_path, "fixed") == ["thread-a", "thread-b"]
+    result = run_server_steps(tmp_path, "fixed")
+    assert result["saved"] == ["thread-a", "thread-b"]
+    # Only the live saver reads the three files; a run's throw-away saver no longer loads
+    # every thread's checkpoints from disk to discard them (40% of the server's CPU with
+    # 16 concurrent analyses in bench_analysis_ramp).
+    assert result["loads"] == 3
+
+
+def test_without_the_fix_every_run_reads_every_file(tmp_path: Path) -> None:
+    assert run_server_steps(tmp_path, "released")["loads"] == 9
 
 
 def test_without_the_fix_the_runtime_stops_saving_them(tmp_path: Path) -> None:
     # The runtime as released: the failure the fix is for. If this starts failing, the
     # runtime was fixed upstream and server/dev_persistence.py can go.
-    assert saved_threads(tmp_path, "released") != ["thread-a", "thread-b"]
+    assert run_server_steps(tmp_path, "released")["saved"] != ["thread-a", "thread-b"]
