@@ -121,7 +121,9 @@ def read(text: str) -> Reading:
         return reading(task)
     if order_no:
         return reading(_by_order_no(masked))
-    ordering = lexicon.has(masked, "order_verb") and has_quantity(masked)
+    ordering = lexicon.has(masked, "order_verb") and (
+        has_quantity(masked) or lexicon.has(masked, "placing")
+    )
     if lexicon.has(masked, "inventory") and not ordering:
         return reading("inventory")
     if lexicon.has(masked, "analysis") or (

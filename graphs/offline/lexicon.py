@@ -62,6 +62,11 @@ GROUPS: dict[str, str] = {
         "order", "orders", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
     ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
+    # Saying "place an order" outright orders even before a number is given: "VM22 要补货，
+    # 帮忙下个单" wants an order, not a stock report ("下了单" / "下的单" is a past order).
+    "placing": r"下(?![的了过])[^，,。的了]{0,3}?单|" + _en(
+        "place an order", "place a new order", "raise a po", "put in an order",
+    ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
@@ -78,8 +83,11 @@ GROUPS: dict[str, str] = {
         "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
         "bring forward",
     ),
-    "cancel": _zh("取消", "撤销", "作废", "不要了", "撤单") + "|" + _en(
-        "cancel*", "void", "withdraw*", "call off",
+    "cancel": _zh(
+        "取消", "撤销", "作废", "不要了", "撤单", "撤掉", "撤了", "撤回", "不需要了",
+    ) + "|" + _en(
+        "cancel*", "void", "withdraw*", "call off", "drop", "scrap", "don't need",
+        "no longer need",
     ),
     "lookup": _zh(
         "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",

@@ -36,7 +36,7 @@ __all__ = [
 # Characters that only Chinese sentence structure uses (particles, measure words, verbs of
 # asking): a message with English words around them is still Chinese.
 _ZH_STRUCTURE = re.compile(
-    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改取消比分析看做还有多少]"
+    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改删取消比分析看做还有多少]"
 )
 
 
@@ -142,7 +142,7 @@ _QTY_PATTERNS = (
 )
 _DATEISH = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|\d+\s*天|\d+\s*days?|"
-    r"\d+\s*周|\d+\s*weeks?|\d+\s*个?月|\d+\s*months?|\d+\s*(?:号|日)|"
+    r"(?<![\d/.\-])\d{1,2}/\d{1,2}(?![\d/.\-])|\d+\s*周|\d+\s*weeks?|\d+\s*个?月|\d+\s*months?|\d+\s*(?:号|日)|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?",
     re.I,
 )
@@ -296,6 +296,10 @@ def _on_or_after(d: date, today: date) -> date:
     return d if d >= today else date(d.year + 1, d.month, d.day)
 
 
+# 12/28 or 28/12: two numbers, no year, nothing else joined to them (not 2.75-18, not 1/2/3).
+_SLASH_DATE = re.compile(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})(?![\d/.\-])")
+
+
 def _absolute(text: str, today: date) -> date | None:
     m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", text)
     if m:
@@ -309,6 +313,12 @@ def _absolute(text: str, today: date) -> date | None:
     if m:
         month = _MONTHS_EN[m.group(1).lower()[:3]]
         return _on_or_after(date(today.year, month, int(m.group(2))), today)
+    m = _SLASH_DATE.search(text)
+    if m:
+        first, second = int(m.group(1)), int(m.group(2))
+        # Month first as buyers here write it (12/28); a first number above 12 is a day (28/12).
+        month, day = (first, second) if first <= 12 else (second, first)
+        return _on_or_after(date(today.year, month, day), today)
     m = re.search(r"(?<![\d月.])(\d{1,2})\s*[号日](?:前|之前|以前|到)", text)
     if m:
         d = date(today.year, today.month, int(m.group(1)))

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from graphs.mcp_registry import McpRegistry, load_registry
 from graphs.offline import OfflinePlanner
+from graphs.settings import GraphSettings
 from sim.erp.app import create_app
 from sim.erp.models import Category, Inventory, Part, Supplier, SupplierPrice
 from tests.unit.erp_fixtures import fingerprint, settings_for
@@ -47,6 +48,10 @@ ORCHESTRATOR_LOCAL = (
 )  # fmt: skip
 _MAX_STEPS = 25
 HARNESS_USER = "buyer-harness"
+# In the graphs a tool result longer than this is moved to a file and only its head and tail
+# stay in the conversation (TOOL_RESULT_EVICT_TOKENS, 4 characters a token): the planner
+# would not read it, so no ERP read of a policy may come back larger.
+EVICTED_CHARS = 4 * GraphSettings.model_fields["tool_result_evict_tokens"].default
 
 
 def stand_ins(names: Sequence[str]) -> list[StructuredTool]:
@@ -154,7 +159,12 @@ class PlannerWorld:
             args["requested_by"] = HARNESS_USER
         if name in ("order_create", "order_update"):
             args["actor"] = HARNESS_USER
-        return await self.registry.call(server, name, args)
+        answer = await self.registry.call(server, name, args)
+        assert len(answer) < EVICTED_CHARS, (
+            f"{agent}: {name}({args}) returned {len(answer)} characters, which the graph would "
+            "move to a file unread"
+        )
+        return answer
 
     async def run(
         self, text: str, *, history: Sequence[BaseMessage] = (), script: Script | None = None

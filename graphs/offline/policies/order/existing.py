@@ -13,9 +13,11 @@ from typing import Any
 from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
+from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
 from graphs.offline.text import find_date, find_order_no, model_tokens, read_quantity
+from graphs.orders.words import status_word
 
 __all__ = ["change", "lookup"]
 
@@ -93,7 +95,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
 
 def _ask_order(facts: Facts, items: list[Record], lead: str = "") -> Decision:
     options = [
-        f"{o.get('order_no')} {o.get('order_date', '')} {o.get('status', '')}" for o in items
+        f"{o.get('order_no')} {o.get('order_date', '')} {status_word(o.get('status'), facts.lang)}"
+        for o in items
     ]
     question = lead + facts.say(
         "是哪一张订单？请告诉我订单号", "Which order is it? Please give the order number"
@@ -193,12 +196,22 @@ def change(facts: Facts, cancel: bool) -> Decision:
             )
             return ask(facts, ["quantity", "expected_date"], question)
         action = facts.say(f"修改订单 {order_no}", f"Change order {order_no}")
+    return _propose(facts, order, args, action, "cancel" if cancel else "update")
+
+
+def _propose(facts: Facts, order: Record, args: dict[str, Any], action: str, note: str) -> Decision:
+    """The change put up for approval once the ERP's dry run takes it (else its refusal)."""
+    validation = check.validated(facts, "order_update", args)
+    if isinstance(validation, Decision):
+        return validation
+    if validation is not None and not validation.get("ok"):
+        return check.refusal(facts, "order_update", args, validation)
+    status = status_word(order.get("status"), facts.lang)
+    version = order.get("version")
     return Decision(
         order_summary(order, facts.zh) + "\n\n" + facts.say(
-            f"{action}（当前状态 {order.get('status')}，版本 {order.get('version')}）。"
-            "提交前需要你批准。",
-            f"{action} (now {order.get('status')}, version {order.get('version')}). Needs your "
-            "approval first."),
+            f"{action}（当前状态 {status}，版本 {version}）。提交前需要你批准。",
+            f"{action} (now {status}, version {version}). Needs your approval first."),
         [("order_update", args)],
-        note="cancel" if cancel else "update",
+        note=note,
     )  # fmt: skip

@@ -12,6 +12,7 @@ from graphs.offline.history import View
 from graphs.offline.intent import Intent, read
 from graphs.offline.policies.base import Decision, blocked, request_body, say
 from graphs.offline.text import is_chinese, model_tokens, today_in
+from graphs.orders.words import Lang
 
 __all__ = ["Facts", "ask", "paged"]
 
@@ -78,6 +79,16 @@ class Facts:
         """The request with the buyer's answers after it (answers come later, so they win)."""
         extra = " ".join(str(v) for v in self.answers.values())
         return f"{self.body}\n{self.answer_text}\n{extra}".strip()
+
+    @property
+    def lang(self) -> Lang:
+        """The buyer's language, as the order controls name it."""
+        return "zh" if self.zh else "en"
+
+    @property
+    def answered(self) -> bool:
+        """Whether the buyer has answered a question of this agent since the request."""
+        return bool(self.answers or self.answer_text.strip())
 
     def say(self, chinese: str, english: str) -> str:
         """The sentence in the buyer's language."""
