@@ -69,7 +69,7 @@ def refusal(facts: Facts, tool: str, args: dict[str, Any], check: Record) -> Dec
     """The final answer for an order the ERP would refuse: each problem with its fix, then
     the order as understood (so the buyer sees what was checked)."""
     text = blocked_text(_review(facts, tool, args, check))
-    if tool == "order_create":
+    if tool == "order_create" and (check.get("order") or {}).get("lines"):
         text += (
             "\n"
             + pick(facts.lang, "核对的订单：", "The order checked: ")

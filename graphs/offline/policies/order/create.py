@@ -29,7 +29,6 @@ from graphs.offline.policies.order.outcome import after_commit
 from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity
 from graphs.orders.issues import Facts as IssueFacts
 from graphs.orders.issues import issue_text
-from graphs.orders.words import supplier_status_word
 
 __all__ = ["create"]
 
@@ -138,11 +137,8 @@ def _not_taking_orders(facts: Facts, supplier: Record, choice: _Choice) -> Decis
     sentence = issue_text(issue, lang, IssueFacts({"status": status}, supplier=who))
     part = facts.say(f"（{_pname(facts, choice.part)}）", f" ({_pname(facts, choice.part)})") if (
         choice.part) else ""  # fmt: skip
-    word = supplier_status_word(status, lang)
     return _refuse(
-        facts,
-        f"不能下单{part}：{sentence}（ERP 中该供应商状态：{word}）",
-        f"I can't place that order{part}: {sentence} (its status in the ERP: {word})",
+        facts, f"不能下单{part}：{sentence}", f"I can't place that order{part}: {sentence}"
     )
 
 
