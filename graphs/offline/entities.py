@@ -388,4 +388,18 @@ def ground(
     )
     spans = [(m.start, m.end) for m in (*found.categories, *found.suppliers, *part_hits)]
     found.unknown = unknown_words(text, [*spans, *models])
+    if not found.categories:
+        found.categories = _by_head(text, found.unknown, categories)
+        found.unknown = [w for w in found.unknown if w not in {m.term for m in found.categories}]
     return found
+
+
+def _by_head(text: str, words: Sequence[str], categories: Sequence[Record]) -> list[Mention]:
+    """A category named only by its head noun ("grips" → Handlebar Grip), when exactly one
+    category has it (a word two categories share names neither: the caller asks)."""
+    for word in words:
+        heads = by_head_noun([word], categories)
+        at = text.find(word)
+        if len(heads) == 1 and at >= 0:
+            return [Mention(heads[0], at, at + len(word), word, exact=False)]
+    return []

@@ -48,11 +48,11 @@ GROUPS: dict[str, str] = {
         "跌了", "涨幅", "降了",
         r"价格怎么样", r"报价.{0,4}(?:最低|对比|比较)",
     ) + "|" + _en(
-        "analy*", "compar*", "benchmark*", "report", "reports", "recommend*", "evaluat*",
-        "assess*", "shortlist*", "market", "trend*", "cheap*", "best price", "best deal",
-        "who sells", "whos", "who's", "who is cheaper", "which supplier", "which vendor",
-        "which suppliers", "where to buy", "where to get", "price check", "price comparison",
-        "vs", "versus", "prices move", "price trend", "pricing",
+        "analy*", "compar*", "compair*", "benchmark*", "report", "reports", "recommend*",
+        "evaluat*", "assess*", "shortlist*", "market", "trend*", "cheap*", "best price",
+        "best deal", "who sells", "whos", "who's", "who is cheaper", "which supplier",
+        "which vendor", "which suppliers", "where to buy", "where to get", "price check",
+        "price comparison", "vs", "versus", "prices move", "price trend", "pricing",
     ),
     "order_verb": _zh(
         r"下.{0,3}?单", r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",
@@ -107,12 +107,12 @@ GROUPS: dict[str, str] = {
     "inventory": _zh(
         "库存", "缺货", "补货", "快没了", "没货", "还剩", "还有多少", "剩多少", "剩下多少",
         "存货", "预警", "低于安全", "断货", "现货",
-        "够用", "够不够", "够吗",
+        "够用", "够不够", "够吗", "有货", "有没有货", "存量",
     ) + "|" + _en(
         "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
         "running low", "run low", "run out",
         "running out", "reorder*", "below safety", "warehouse", "on hand", "shortage*",
-        "how many",
+        "how many", "have enough", "got enough",
     ),
     "task": _zh("分析", "报告", "比价", "任务", "对比") + "|" + _en(
         "analysis", "analyses", "report", "comparison", "task", "job",

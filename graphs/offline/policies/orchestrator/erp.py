@@ -20,7 +20,8 @@ __all__ = ["READS", "ErpData", "read_erp"]
 Record = dict[str, Any]
 READS = frozenset({"category_list", "supplier_query", "part_search", "part_query",
                    "part_by_supplier", "inventory_warning"})  # fmt: skip
-_PAGE = 100
+# Pages small enough that no read is moved to a file unread (TOOL_RESULT_EVICT_TOKENS).
+_PAGE = 50
 
 
 @dataclass

@@ -308,7 +308,9 @@ def _with_supplier(facts: Facts, found: Grounding, supplier: Record) -> _Choice 
     return choice
 
 
-def _without_supplier(facts: Facts, found: Grounding) -> _Choice | Decision:
+def _without_supplier(
+    facts: Facts, found: Grounding, suppliers: list[Record]
+) -> _Choice | Decision:
     """No supplier named: find the part first, then offer the suppliers that sell it."""
     choice = _Choice(missing=["supplier"])
     named = list({int(m.record["id"]): m.record for m in found.parts}.values())
@@ -329,9 +331,12 @@ def _without_supplier(facts: Facts, found: Grounding) -> _Choice | Decision:
     if isinstance(offers, Decision):
         return offers
     name = "supplier_name_zh" if facts.zh else "supplier_name_en"
+    # Only suppliers that take orders are offered (one on hold or blocked would be refused).
+    taking = {s.get("id") for s in suppliers if s.get("status") == "active"}
     choice.options = [
         f"{o.get('supplier_code')} {o.get(name)} @ {o.get('price')} {o.get('currency')}"
         for o in offers.get(int(part["id"]), [])
+        if o.get("supplier_id") in taking
     ][:_OPTIONS]
     return choice
 
@@ -340,7 +345,9 @@ def _choose(facts: Facts, found: Grounding, suppliers: list[Record]) -> _Choice 
     supplier = _supplier(facts, found, suppliers)
     if isinstance(supplier, Decision):
         return supplier
-    return _with_supplier(facts, found, supplier) if supplier else _without_supplier(facts, found)
+    if supplier:
+        return _with_supplier(facts, found, supplier)
+    return _without_supplier(facts, found, suppliers)
 
 
 def _not_supplied(facts: Facts, supplier: Record, part: Record) -> Decision:

@@ -17,7 +17,8 @@ from graphs.orders.words import Lang
 __all__ = ["Facts", "ask", "paged"]
 
 Record = dict[str, Any]
-_PAGE = 100
+# Pages small enough that no read is moved to a file unread (TOOL_RESULT_EVICT_TOKENS).
+_PAGE = 50
 _MAX_ASKS = 2
 _READS = ("category_list", "supplier_query", "part_search", "part_by_supplier", "part_query",
           "order_search_details")  # fmt: skip
