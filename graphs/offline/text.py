@@ -23,6 +23,7 @@ __all__ = [
     "find_date",
     "find_order_no",
     "find_quantity",
+    "find_shift",
     "find_window_months",
     "has_quantity",
     "is_chinese",
@@ -139,6 +140,8 @@ _QTY_PATTERNS = (
     re.compile(
         rf"(?:下|订|买|采购|购买|\border|\bbuy|\bpurchase|\bget me|\bneed)\s*({_NUM})", re.I
     ),
+    # A count written as a multiplication, as order lists do: "VM22 x 30", "G22 ×100".
+    re.compile(rf"(?<![A-Za-z0-9])[x×*]\s*({_NUM})(?![\w.])", re.I),
 )
 _DATEISH = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|\d+\s*天|\d+\s*days?|"
@@ -383,6 +386,32 @@ def find_date(text: str, today: date) -> date | None:
         return _absolute(text, today) or _weekday(text, today) or _relative(text, today)
     except ValueError:  # 2月30日: no such day
         return None
+
+
+_SHIFT = re.compile(
+    r"(?P<verb>推迟|延后|推后|往后推|向后推|延期|延迟|顺延|提前|往前提|"
+    r"push(?:ed)?\b[^,.;]{0,40}?\bback(?:\s+by)?|move[sd]?\b[^,.;]{0,40}?\b(?:back|out)(?:\s+by)?|"
+    r"(?:delay|postpone)(?:ed|d)?(?:\b[^,.;]{0,40}?\bby)?|"
+    r"bring\b[^,.;]{0,40}?\bforward(?:\s+by)?|pull\b[^,.;]{0,40}?\bin(?:\s+by)?)"
+    r"\s*(?P<n>\d+|[零〇一二两三四五六七八九十]+|an?|one|two|three|four|five|six|seven|eight"
+    r"|nine|ten)?\s*(?:个)?(?P<unit>天|日|周|星期|礼拜|月|days?|weeks?|months?)(?![a-z])",
+    re.I,
+)
+_EARLIER = ("提前", "往前提", "bring", "pull")
+
+
+def find_shift(text: str) -> int | None:
+    """By how many days the buyer moves a date ("推迟一周" → 7, "提前 3 天" → -3, "push it
+    back a week" → 7), or None when the text moves no date by an amount."""
+    m = _SHIFT.search(text)
+    if m is None:
+        return None
+    raw = (m.group("n") or "1").lower()
+    count = int(raw) if raw.isdigit() else zh_number(raw) or en_number(raw) or 1
+    unit = m.group("unit").lower()
+    days = count * (7 if unit[0] in "周星礼w" else 30 if unit[0] in "月m" else 1)
+    earlier = m.group("verb").lower().startswith(_EARLIER)
+    return -days if earlier else days
 
 
 def find_window_months(text: str) -> int | None:

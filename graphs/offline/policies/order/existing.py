@@ -8,6 +8,7 @@ A change never becomes a new order.
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 from graphs.offline.entities import Grounding
@@ -16,7 +17,7 @@ from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
-from graphs.offline.text import find_date, find_order_no, model_tokens, read_quantity
+from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
 from graphs.orders.words import status_word
 
 __all__ = ["change", "lookup"]
@@ -169,6 +170,22 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | 
     return None
 
 
+def _new_date(facts: Facts, order: Record) -> str | None:
+    """The delivery date asked for: a date ("下周五"), or the order's date moved by an amount
+    ("推迟一周", "push it back 3 days")."""
+    expected = find_date(facts.text, facts.today)
+    if expected is not None:
+        return expected.isoformat()
+    shift = find_shift(facts.text)
+    current = order.get("expected_date")
+    if shift is None or not current:
+        return None
+    try:
+        return (date.fromisoformat(str(current)) + timedelta(days=shift)).isoformat()
+    except ValueError:
+        return None
+
+
 def change(facts: Facts, cancel: bool) -> Decision:
     """Propose the change (or cancellation) of the order the buyer means, for approval."""
     done = after_commit(facts, "order_update")
@@ -186,9 +203,9 @@ def change(facts: Facts, cancel: bool) -> Decision:
         step = _new_lines(facts, order, args)
         if step is not None:
             return step
-        expected = find_date(facts.text, facts.today)
+        expected = _new_date(facts, order)
         if expected is not None:
-            args["expected_date"] = expected.isoformat()
+            args["expected_date"] = expected
         if "lines" not in args and "expected_date" not in args:
             question = facts.say(
                 f"订单 {order_no} 要改成多少数量，或哪天到货？",
