@@ -120,11 +120,13 @@ def _parts_seen(run: Run, world_parts: dict[int, str]) -> set[str]:
     return seen
 
 
-async def _latest_order(world: PlannerWorld, supplier: str | None) -> str | None:
+async def _latest_order(world: PlannerWorld, supplier: str | None, sku: str | None) -> str | None:
     query: dict[str, Any] = {"size": 1}
     if supplier:
         listed = (await world.erp("/suppliers/search", name="", size=100))["items"]
         query["supplier_id"] = next(s["id"] for s in listed if s["code"] == supplier)
+    if sku:
+        query["sku"] = sku
     found = (await world.erp("/orders/search-details", **query))["items"]
     return str(found[0]["order_no"]) if found else None
 
@@ -238,7 +240,7 @@ async def _check_order(entry: dict[str, Any], run: Run, world: PlannerWorld) -> 
             problems.append(f"order {entry['order_no']} not looked up")
     if entry.get("latest"):
         suppliers = entry.get("suppliers") or [None]
-        want = await _latest_order(world, suppliers[0])
+        want = await _latest_order(world, suppliers[0], entry.get("part"))
         meant = proposal.get("order_id") if run.proposal else None
         if meant != want and (want is None or want not in run.last_text):
             problems.append(f"not the latest order {want} (got {meant})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
@@ -24,6 +25,8 @@ __all__ = ["change", "lookup"]
 
 Record = dict[str, Any]
 _RECENT = 5
+# The statuses of an order still under way (docs/erp_api.md "Order states").
+_OPEN = ("draft", "pending_approval", "approved", "partially_received")
 
 
 def _by_number(facts: Facts, order_no: str) -> Record | Decision:
@@ -56,41 +59,63 @@ def _recent_query(found: Grounding) -> dict[str, Any]:
     return query
 
 
+def _searches(facts: Facts, queries: list[dict[str, Any]]) -> list[Record] | Decision:
+    """The orders the ``queries`` find (newest first), or the step that runs them."""
+    missing, items = [], []
+    for query in queries:
+        done = [r for r in facts.view.called("order_search_details") if r.args == query]
+        if not done:
+            missing.append(query)
+            continue
+        data = done[-1].data() if done[-1].ok else None
+        items += [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+    if missing:
+        return Decision(
+            facts.say("在 ERP 中查找你说的订单。", "Finding that order in the ERP."),
+            [("order_search_details", q) for q in missing],
+            note="find-order",
+        )
+    if len(queries) > 1:
+        items.sort(key=lambda o: (str(o.get("order_date")), str(o.get("order_no"))), reverse=True)
+    return items[:_RECENT]
+
+
 def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
-    """The order the buyer describes (their supplier's newest), or the step that finds it."""
+    """The order the buyer describes (their supplier's newest), or the step that finds it.
+    A question about orders (``asking=False``) that names none lists the recent ones, or
+    the open ones when it asks about those ("哪些订单还没到货")."""
     found, _suppliers, step = facts.master_data()
     if step is not None:
         return step
     latest = read(facts.body).latest
-    if not found.suppliers and not found.parts and not latest:
+    still_open = not latest and lexicon.has(facts.body, "open")
+    if not found.suppliers and not found.parts and not latest and not still_open:
         return _ask_order(facts, [])
-    query = _recent_query(found)
-    done = [r for r in facts.view.called("order_search_details") if r.args == query]
-    if not done:
-        return Decision(
-            facts.say("在 ERP 中查找你说的订单。", "Finding that order in the ERP."),
-            [("order_search_details", query)],
-            note="find-order",
-        )
-    data = done[-1].data() if done[-1].ok else None
-    items = [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+    base = _recent_query(found)
+    queries = [{**base, "status": s} for s in _OPEN] if still_open else [base]
+    items = _searches(facts, queries)
+    if isinstance(items, Decision):
+        return items
     if not items:
-        who = found.suppliers[0].record if found.suppliers else None
-        name = (who.get("name_zh") if facts.zh else who.get("name_en")) if who else ""
+        key = "name_zh" if facts.zh else "name_en"
+        named = [str(m.record.get(key)) for m in found.suppliers[:1]]
+        named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
+        name = " ".join(named)
         none = facts.say(
-            f"ERP 中没有找到{name}的订单。",
-            f"I found no orders{' with ' + name if name else ''} in the ERP. ",
+            f"ERP 中没有找到{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
+            f"I found no {'open ' if still_open else ''}orders{' for ' + name if name else ''} "
+            "in the ERP. ",
         )
         if not asking:  # a question about orders that do not exist has its answer
             return Decision(none, note="none-found")
         return _ask_order(facts, [], none)
-    if latest or len(items) == 1:
+    if latest or (len(items) == 1 and not still_open):
         return items[0]
     if not asking:  # a question about several orders is answered with the list
         lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
-        return Decision(
-            facts.say("最近的订单：\n", "Recent orders:\n") + "\n".join(lines), note="listed"
-        )
+        head = facts.say("未完成的订单：\n", "Open orders:\n") if still_open else facts.say(
+            "最近的订单：\n", "Recent orders:\n")  # fmt: skip
+        return Decision(head + "\n".join(lines), note="listed")
     return _ask_order(facts, items)
 
 
