@@ -281,7 +281,15 @@ def supplier_marked(text: str, mentions: Sequence[Mention]) -> list[Mention]:
 
 
 def _model_pattern(model: str) -> re.Pattern[str]:
-    pieces = [re.escape(ch) if ch not in " -" else r"[\s\-]?" for ch in model.strip()]
+    # Written with or without a space or hyphen where letters meet digits: PE28, PE-28, PE 28.
+    pieces = []
+    for i, ch in enumerate(model.strip()):
+        if ch in " -":
+            pieces.append(r"[\s\-]?")
+            continue
+        if i and model[i - 1].isalpha() != ch.isalpha() and model[i - 1] not in " -":
+            pieces.append(r"[\s\-]?")
+        pieces.append(re.escape(ch))
     return re.compile(_boundary("".join(pieces)), re.I)
 
 

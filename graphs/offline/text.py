@@ -187,6 +187,23 @@ def _cleaned(text: str, exclude: Iterable[str]) -> str:
     return _DATEISH.sub(" ", cleaned)
 
 
+_DOZENS = re.compile(
+    r"(\d+|[零〇一二两三四五六七八九十百]+|a|one|two|three|four|five|six|ten)\s*(?:dozens?|打)",
+    re.I,
+)
+
+
+def _dozens(text: str) -> str:
+    """Counts in dozens as numbers of items ("2 dozen" → 24 pcs, 两打 → 24 个)."""
+
+    def items(m: re.Match[str]) -> str:
+        raw = m.group(1)
+        count = int(raw) if raw.isdigit() else zh_number(raw) or en_number(raw) or 1
+        return f"{count * 12} pcs" if re.search(r"dozen", m.group(0), re.I) else f"{count * 12}个"
+
+    return _DOZENS.sub(items, text)
+
+
 def _words_to_digits(text: str) -> str:
     """Chinese and English number words before a unit written as digits (两百条 → 200条)."""
 
@@ -194,6 +211,7 @@ def _words_to_digits(text: str) -> str:
         value = zh_number(m.group(1))
         return f"{value}{m.group(2)}" if value is not None else m.group(0)
 
+    text = _dozens(text)
     text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
     text = re.sub(
         r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
@@ -266,7 +284,7 @@ def model_tokens(text: str) -> list[str]:
         joined = bool(re.search(r"\d[-/]\d|\d\.\d+-", token))
         if not has_digit or (not has_alpha and not joined):
             continue
-        if re.fullmatch(r"\d+(?:st|nd|rd|th|pcs|pc|x)", token, re.I):
+        if re.fullmatch(r"\d+(?:st|nd|rd|th|pcs|pc|x)|[x×]\d+", token, re.I):
             continue
         if token not in out:
             out.append(token)

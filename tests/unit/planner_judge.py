@@ -140,7 +140,8 @@ def _written_in_chinese(text: str) -> bool:
 
 
 def _check_language(entry: dict[str, Any], run: Run) -> list[str]:
-    zh = _written_in_chinese(entry["text"])
+    # Model numbers and SKUs (CB-KEIHIN-PE28, x40) are in no language.
+    zh = _written_in_chinese(re.sub(r"[\w.-]*\d[\w.-]*", "", entry["text"], flags=re.ASCII))
     mark = MARKS[zh]
     problems = []
     text = run.last_text
