@@ -97,6 +97,8 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_lookup"
     if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
         return "order_lookup"
+    if lexicon.has(masked, "past_order") and not has_quantity(masked):
+        return "order_lookup"  # "what did we order from NGK recently"
     if noun and not verb and not has_quantity(masked):
         return "order_lookup"  # "my orders", "最近的订单": which orders there are
     if verb or noun:

@@ -86,6 +86,10 @@ GROUPS: dict[str, str] = {
     "open": _zh("未完成", "没到货", "还没到", "未到货", "没收到", "在途") + "|" + _en(
         "open", "outstanding", "pending", "not arrived", "undelivered", "in transit",
     ),
+    # An order already placed ("what did we order from NGK", "上周下的单"): a look-up.
+    "past_order": _zh("下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货") + "|" + _en(
+        "ordered", "bought", "purchased", "have we ever", "did we order", "did i order",
+    ),
     # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.
     "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格") + "|" + _en(
         "paid", "did we pay", "spent", "did it cost",

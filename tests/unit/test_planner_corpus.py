@@ -182,6 +182,16 @@ async def test_a_change_by_description_finds_the_order_then_the_edit_is_applied(
     assert run.handed_over is not None and not run.called("order_create")
 
 
+async def test_a_new_note_is_the_change_and_its_numbers_are_no_quantity(
+    seeded: PlannerWorld,
+) -> None:
+    run = await seeded.run("PO20261100579 的备注改成 加急，第2批，12月20日前确认")
+    assert run.proposal is not None and run.proposal[0] == "order_update"
+    args = run.proposal[1]
+    assert args["note"] == "加急，第2批，12月20日前确认"
+    assert "lines" not in args and "expected_date" not in args
+
+
 async def test_an_unknown_category_is_asked_and_the_answer_starts_the_analysis(
     seeded: PlannerWorld,
 ) -> None:

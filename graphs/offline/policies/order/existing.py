@@ -8,6 +8,7 @@ A change never becomes a new order.
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -25,6 +26,11 @@ __all__ = ["change", "lookup"]
 
 Record = dict[str, Any]
 _RECENT = 5
+_NEW_NOTE = re.compile(
+    r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|[:：])"
+    r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
+    re.I | re.S,
+)
 # The statuses of an order still under way (docs/erp_api.md "Order states").
 _OPEN = ("draft", "pending_approval", "approved", "partially_received")
 
@@ -150,13 +156,13 @@ def lookup(facts: Facts) -> Decision:
     return Decision(order_summary(order, facts.zh), note="looked-up")
 
 
-def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | None:
+def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> Decision | None:
     """Set ``args["lines"]`` for a quantity change (None), or ask / refuse."""
     lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
     exclude = [str(ln.get("sku")) for ln in lines] + [str(order.get("order_no"))]
-    exclude += model_tokens(facts.body)
+    exclude += model_tokens(body)
     answered = facts.answer("quantity", "qty", "数量")
-    quantity = read_quantity(str(answered) if answered else facts.body, exclude=exclude)
+    quantity = read_quantity(str(answered) if answered else body, exclude=exclude)
     if quantity is None:
         return None
     if quantity.value is None:
@@ -195,13 +201,13 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | 
     return None
 
 
-def _new_date(facts: Facts, order: Record) -> str | None:
+def _new_date(order: Record, text: str, today: date) -> str | None:
     """The delivery date asked for: a date ("下周五"), or the order's date moved by an amount
     ("推迟一周", "push it back 3 days")."""
-    expected = find_date(facts.text, facts.today)
+    expected = find_date(text, today)
     if expected is not None:
         return expected.isoformat()
-    shift = find_shift(facts.text)
+    shift = find_shift(text)
     current = order.get("expected_date")
     if shift is None or not current:
         return None
@@ -225,13 +231,18 @@ def change(facts: Facts, cancel: bool) -> Decision:
         args["status"] = "cancelled"
         action = facts.say(f"取消订单 {order_no}", f"Cancel order {order_no}")
     else:
-        step = _new_lines(facts, order, args)
+        # A new note is text, never read for a quantity or a date ("备注改成 第 2 批").
+        note = _NEW_NOTE.search(facts.body)
+        body = facts.body[: note.start()] if note else facts.body
+        if note:
+            args["note"] = note.group(1).strip()
+        step = _new_lines(facts, order, args, body)
         if step is not None:
             return step
-        expected = _new_date(facts, order)
+        expected = _new_date(order, body + "\n" + facts.answer_text, facts.today)
         if expected is not None:
             args["expected_date"] = expected
-        if "lines" not in args and "expected_date" not in args:
+        if not {"lines", "expected_date", "note"} & set(args):
             question = facts.say(
                 f"订单 {order_no} 要改成多少数量，或哪天到货？",
                 f"What quantity or delivery date should {order_no} have?",
