@@ -64,7 +64,7 @@ HIDDEN_TEXTS = (
 """What must never be on the page: context notes, the wake-up message, memory JSON."""
 APPROVE_BUTTON = re.compile(r"^\s*(Approve|Accept|Submit|批准)\s*$", re.IGNORECASE)
 ORDER_NO = re.compile(r"PO\d{11}")
-ORDER_REQUEST = "给 NGK 下单 190 个火花塞 IU7，下周五前到货"
+ORDER_REQUEST = "给 NGK 下单 190 个火花塞 IU7，8周内到货"
 
 
 @dataclass
