@@ -122,6 +122,18 @@ async def test_a_free_text_answer_is_read_whole(seeded: PlannerWorld) -> None:
     assert "补安全库存" in order["note"]
 
 
+async def test_a_free_text_answer_names_the_supplier_too(seeded: PlannerWorld) -> None:
+    answer = "找博世吧，要 120 个，月底前到，备注：急用"
+    run = await seeded.run("订 KN-189 机油滤清器", script=Script(answers=[answer]))
+    assert run.question is not None  # one question, then the approval card
+    assert len(run.called("request_order_info")) == 1 and run.proposal is not None
+    args = run.proposal[1]
+    suppliers = (await seeded.erp("/suppliers/search", name="", size=100))["items"]
+    assert args["supplier_id"] == next(s["id"] for s in suppliers if s["code"] == "BOSCH")
+    assert args["lines"][0]["quantity"] == 120 and args["expected_date"] == "2026-12-31"
+    assert args["note"].endswith("急用")
+
+
 async def test_an_answer_that_cannot_be_read_is_asked_again_naming_the_field(
     seeded: PlannerWorld,
 ) -> None:
