@@ -67,7 +67,7 @@ ORDER_NO = re.compile(r"PO\d{11}")
 # A quantity of its own each run (a multiple of the part's order step of 10): the same order
 # again from the same person is held as a likely duplicate, which a rerun must not meet.
 ORDER_QTY = 100 + 10 * (int(time.time()) // 60 % 90)
-ORDER_REQUEST = f"给 NGK 下单 {ORDER_QTY} 个火花塞 IU7，6周内到货"
+ORDER_REQUEST = f"给 NGK 下单 {ORDER_QTY} 个火花塞 IU7，8周内到货"
 
 
 @dataclass

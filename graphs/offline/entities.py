@@ -281,7 +281,15 @@ def supplier_marked(text: str, mentions: Sequence[Mention]) -> list[Mention]:
 
 
 def _model_pattern(model: str) -> re.Pattern[str]:
-    pieces = [re.escape(ch) if ch not in " -" else r"[\s\-]?" for ch in model.strip()]
+    # Written with or without a space or hyphen where letters meet digits: PE28, PE-28, PE 28.
+    pieces = []
+    for i, ch in enumerate(model.strip()):
+        if ch in " -":
+            pieces.append(r"[\s\-]?")
+            continue
+        if i and model[i - 1].isalpha() != ch.isalpha() and model[i - 1] not in " -":
+            pieces.append(r"[\s\-]?")
+        pieces.append(re.escape(ch))
     return re.compile(_boundary("".join(pieces)), re.I)
 
 
@@ -388,4 +396,18 @@ def ground(
     )
     spans = [(m.start, m.end) for m in (*found.categories, *found.suppliers, *part_hits)]
     found.unknown = unknown_words(text, [*spans, *models])
+    if not found.categories:
+        found.categories = _by_head(text, found.unknown, categories)
+        found.unknown = [w for w in found.unknown if w not in {m.term for m in found.categories}]
     return found
+
+
+def _by_head(text: str, words: Sequence[str], categories: Sequence[Record]) -> list[Mention]:
+    """A category named only by its head noun ("grips" → Handlebar Grip), when exactly one
+    category has it (a word two categories share names neither: the caller asks)."""
+    for word in words:
+        heads = by_head_noun([word], categories)
+        at = text.find(word)
+        if len(heads) == 1 and at >= 0:
+            return [Mention(heads[0], at, at + len(word), word, exact=False)]
+    return []

@@ -95,8 +95,12 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_change"
     if latest and lexicon.has(masked, "lookup"):
         return "order_lookup"
-    if noun and lexicon.has(masked, "lookup") and not has_quantity(masked):
+    if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
         return "order_lookup"
+    if lexicon.has(masked, "past_order") and not has_quantity(masked):
+        return "order_lookup"  # "what did we order from NGK recently"
+    if noun and not verb and not has_quantity(masked):
+        return "order_lookup"  # "my orders", "最近的订单": which orders there are
     if verb or noun:
         return "order_create"
     return None
@@ -121,7 +125,11 @@ def read(text: str) -> Reading:
         return reading(task)
     if order_no:
         return reading(_by_order_no(masked))
-    ordering = lexicon.has(masked, "order_verb") and has_quantity(masked)
+    if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
+        return Reading("order_lookup", None, True, True)
+    ordering = lexicon.has(masked, "order_verb") and (
+        has_quantity(masked) or lexicon.has(masked, "placing")
+    )
     if lexicon.has(masked, "inventory") and not ordering:
         return reading("inventory")
     if lexicon.has(masked, "analysis") or (

@@ -44,31 +44,55 @@ GROUPS: dict[str, str] = {
         "分析", "对比", "比较", "推荐", "哪个好", "哪家好", "比一下", "比一比", "比下", "比价",
         "报告", "建议", "评估",
         "行情", "筛选", "选型", "走势", "趋势", "涨价", "降价", "哪家", "哪个供应商", "哪个厂家",
+        "哪些供应商", "哪些厂家",
         "便宜", "划算", "性价比", "最合适", "合适", "最低", "最优", "优惠", "比较好", "涨了",
         "跌了", "涨幅", "降了",
         r"价格怎么样", r"报价.{0,4}(?:最低|对比|比较)",
     ) + "|" + _en(
-        "analy*", "compar*", "benchmark*", "report", "reports", "recommend*", "evaluat*",
-        "assess*", "shortlist*", "market", "trend*", "cheap*", "best price", "best deal",
-        "who sells", "whos", "who's", "who is cheaper", "which supplier", "which vendor",
-        "which suppliers", "where to buy", "where to get", "price check", "price comparison",
-        "vs", "versus", "prices move", "price trend", "pricing",
+        "analy*", "compar*", "compair*", "benchmark*", "report", "reports", "recommend*",
+        "evaluat*", "assess*", "shortlist*", "market", "trend*", "cheap*", "best price",
+        "best deal", "who sells", "who supplies", "who stocks", "whos", "who's",
+        "who is cheaper", "which supplier",
+        "which vendor", "which suppliers", "where to buy", "where to get", "price check",
+        "price comparison", "vs", "versus", "prices move", "price trend", "pricing",
     ),
     "order_verb": _zh(
-        r"下.{0,3}?单", r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",
-        r"(?<![还只需])要(?=\s*[\d一二两三四五六七八九十百千])", "订购", "订货", "订", "采购",
+        r"下.{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
+        r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",
+        r"(?<![还只需])要(?=\s*[\d一二两三四五六七八九十百千])", "订购", "订货", r"订(?!单)",
+        r"采购(?![单员部])",
+        r"(?<![出起回过本原近未后])来(?=\s*[\d一二两三四五六七八九十百千])",
         "购买", "买", "进货", "要货",
     ) + "|" + _en(
-        "order", "orders", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
+        "order", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
     ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
+    # Saying "place an order" outright orders even before a number is given: "VM22 要补货，
+    # 帮忙下个单" wants an order, not a stock report ("下了单" / "下的单" is a past order).
+    "placing": _zh(
+        r"下(?![的了过])[^，,。的了]{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
+    ) + "|" + _en(
+        "place an order", "place a new order", "raise a po", "put in an order",
+    ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
         "spend", "spent",
     ),
     "order_noun": _zh("订单", "单子", "采购单", r"(?<![下])单(?![位价据])") + "|" + _en(
-        "order", "orders", "po", "pos", "purchase order*",
+        "order", "orders", "po", "pos", "purchase order*", "shipment", "shipments",
+    ),
+    # Orders still under way: a look-up of these lists them ("哪些订单还没到货").
+    "open": _zh("未完成", "没到货", "还没到", "未到货", "没收到", "在途") + "|" + _en(
+        "open", "outstanding", "pending", "not arrived", "undelivered", "in transit",
+    ),
+    # An order already placed ("what did we order from NGK", "上周下的单"): a look-up.
+    "past_order": _zh("下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货") + "|" + _en(
+        "ordered", "bought", "purchased", "have we ever", "did we order", "did i order",
+    ),
+    # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.
+    "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格") + "|" + _en(
+        "paid", "did we pay", "spent", "did it cost",
     ),
     "change": _zh(
         "修改", "更改", "改成", "改为", "改到", "改一下", "改", "更新", "调整", "变更", "推迟",
@@ -78,8 +102,11 @@ GROUPS: dict[str, str] = {
         "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
         "bring forward",
     ),
-    "cancel": _zh("取消", "撤销", "作废", "不要了", "撤单") + "|" + _en(
-        "cancel*", "void", "withdraw*", "call off",
+    "cancel": _zh(
+        "取消", "撤销", "作废", "不要了", "撤单", "撤掉", "撤了", "撤回", "不需要了",
+    ) + "|" + _en(
+        "cancel*", "void", "withdraw*", "call off", "drop", "scrap", "don't need",
+        "no longer need",
     ),
     "lookup": _zh(
         "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",
@@ -99,12 +126,12 @@ GROUPS: dict[str, str] = {
     "inventory": _zh(
         "库存", "缺货", "补货", "快没了", "没货", "还剩", "还有多少", "剩多少", "剩下多少",
         "存货", "预警", "低于安全", "断货", "现货",
-        "够用", "够不够", "够吗",
+        "够用", "够不够", "够吗", "有货", "有没有货", "存量",
     ) + "|" + _en(
         "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
         "running low", "run low", "run out",
         "running out", "reorder*", "below safety", "warehouse", "on hand", "shortage*",
-        "how many",
+        "how many", "have enough", "got enough",
     ),
     "task": _zh("分析", "报告", "比价", "任务", "对比") + "|" + _en(
         "analysis", "analyses", "report", "comparison", "task", "job",

@@ -23,6 +23,7 @@ __all__ = [
     "find_date",
     "find_order_no",
     "find_quantity",
+    "find_shift",
     "find_window_months",
     "has_quantity",
     "is_chinese",
@@ -36,7 +37,7 @@ __all__ = [
 # Characters that only Chinese sentence structure uses (particles, measure words, verbs of
 # asking): a message with English words around them is still Chinese.
 _ZH_STRUCTURE = re.compile(
-    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改取消比分析看做还有多少]"
+    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改删取消比分析看做还有多少]"
 )
 
 
@@ -139,10 +140,12 @@ _QTY_PATTERNS = (
     re.compile(
         rf"(?:下|订|买|采购|购买|\border|\bbuy|\bpurchase|\bget me|\bneed)\s*({_NUM})", re.I
     ),
+    # A count written as a multiplication, as order lists do: "VM22 x 30", "G22 ×100".
+    re.compile(rf"(?<![A-Za-z0-9])[x×*]\s*({_NUM})(?![\w.])", re.I),
 )
 _DATEISH = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|\d+\s*天|\d+\s*days?|"
-    r"\d+\s*周|\d+\s*weeks?|\d+\s*个?月|\d+\s*months?|\d+\s*(?:号|日)|"
+    r"(?<![\d/.\-])\d{1,2}/\d{1,2}(?![\d/.\-])|\d+\s*周|\d+\s*weeks?|\d+\s*个?月|\d+\s*months?|\d+\s*(?:号|日)|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?",
     re.I,
 )
@@ -184,6 +187,23 @@ def _cleaned(text: str, exclude: Iterable[str]) -> str:
     return _DATEISH.sub(" ", cleaned)
 
 
+_DOZENS = re.compile(
+    r"(\d+|[零〇一二两三四五六七八九十百]+|a|one|two|three|four|five|six|ten)\s*(?:dozens?|打)",
+    re.I,
+)
+
+
+def _dozens(text: str) -> str:
+    """Counts in dozens as numbers of items ("2 dozen" → 24 pcs, 两打 → 24 个)."""
+
+    def items(m: re.Match[str]) -> str:
+        raw = m.group(1)
+        count = int(raw) if raw.isdigit() else zh_number(raw) or en_number(raw) or 1
+        return f"{count * 12} pcs" if re.search(r"dozen", m.group(0), re.I) else f"{count * 12}个"
+
+    return _DOZENS.sub(items, text)
+
+
 def _words_to_digits(text: str) -> str:
     """Chinese and English number words before a unit written as digits (两百条 → 200条)."""
 
@@ -191,6 +211,7 @@ def _words_to_digits(text: str) -> str:
         value = zh_number(m.group(1))
         return f"{value}{m.group(2)}" if value is not None else m.group(0)
 
+    text = _dozens(text)
     text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
     text = re.sub(
         r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
@@ -263,7 +284,7 @@ def model_tokens(text: str) -> list[str]:
         joined = bool(re.search(r"\d[-/]\d|\d\.\d+-", token))
         if not has_digit or (not has_alpha and not joined):
             continue
-        if re.fullmatch(r"\d+(?:st|nd|rd|th|pcs|pc|x)", token, re.I):
+        if re.fullmatch(r"\d+(?:st|nd|rd|th|pcs|pc|x)|[x×]\d+", token, re.I):
             continue
         if token not in out:
             out.append(token)
@@ -296,6 +317,10 @@ def _on_or_after(d: date, today: date) -> date:
     return d if d >= today else date(d.year + 1, d.month, d.day)
 
 
+# 12/28 or 28/12: two numbers, no year, nothing else joined to them (not 2.75-18, not 1/2/3).
+_SLASH_DATE = re.compile(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})(?![\d/.\-])")
+
+
 def _absolute(text: str, today: date) -> date | None:
     m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", text)
     if m:
@@ -309,6 +334,12 @@ def _absolute(text: str, today: date) -> date | None:
     if m:
         month = _MONTHS_EN[m.group(1).lower()[:3]]
         return _on_or_after(date(today.year, month, int(m.group(2))), today)
+    m = _SLASH_DATE.search(text)
+    if m:
+        first, second = int(m.group(1)), int(m.group(2))
+        # Month first as buyers here write it (12/28); a first number above 12 is a day (28/12).
+        month, day = (first, second) if first <= 12 else (second, first)
+        return _on_or_after(date(today.year, month, day), today)
     m = re.search(r"(?<![\d月.])(\d{1,2})\s*[号日](?:前|之前|以前|到)", text)
     if m:
         d = date(today.year, today.month, int(m.group(1)))
@@ -383,6 +414,32 @@ def find_date(text: str, today: date) -> date | None:
         return _absolute(text, today) or _weekday(text, today) or _relative(text, today)
     except ValueError:  # 2月30日: no such day
         return None
+
+
+_SHIFT = re.compile(
+    r"(?P<verb>推迟|延后|推后|往后推|向后推|延期|延迟|顺延|提前|往前提|"
+    r"push(?:ed)?\b[^,.;]{0,40}?\bback(?:\s+by)?|move[sd]?\b[^,.;]{0,40}?\b(?:back|out)(?:\s+by)?|"
+    r"(?:delay|postpone)(?:ed|d)?(?:\b[^,.;]{0,40}?\bby)?|"
+    r"bring\b[^,.;]{0,40}?\bforward(?:\s+by)?|pull\b[^,.;]{0,40}?\bin(?:\s+by)?)"
+    r"\s*(?P<n>\d+|[零〇一二两三四五六七八九十]+|an?|one|two|three|four|five|six|seven|eight"
+    r"|nine|ten)?\s*(?:个)?(?P<unit>天|日|周|星期|礼拜|月|days?|weeks?|months?)(?![a-z])",
+    re.I,
+)
+_EARLIER = ("提前", "往前提", "bring", "pull")
+
+
+def find_shift(text: str) -> int | None:
+    """By how many days the buyer moves a date ("推迟一周" → 7, "提前 3 天" → -3, "push it
+    back a week" → 7), or None when the text moves no date by an amount."""
+    m = _SHIFT.search(text)
+    if m is None:
+        return None
+    raw = (m.group("n") or "1").lower()
+    count = int(raw) if raw.isdigit() else zh_number(raw) or en_number(raw) or 1
+    unit = m.group("unit").lower()
+    days = count * (7 if unit[0] in "周星礼w" else 30 if unit[0] in "月m" else 1)
+    earlier = m.group("verb").lower().startswith(_EARLIER)
+    return -days if earlier else days
 
 
 def find_window_months(text: str) -> int | None:

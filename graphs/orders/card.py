@@ -209,10 +209,18 @@ def blocked_text(review: OrderReview) -> str:
             f"(code {code}) An order that was not checked is never put up for approval.",
         )
     lines = _issues(review, "violations")
-    head = pick(
-        lang,
-        "没有提交审批：ERP 预检发现这张订单不能下，原因和改法如下：",
-        "Not put up for approval: the ERP's check found this order cannot be placed. What is "
-        "wrong, and how to fix it:",
-    )
+    if review["tool"] == "order_update":  # a change to an order, not an order to place
+        head = pick(
+            lang,
+            "没有提交审批：ERP 预检发现这项修改做不了，原因和改法如下：",
+            "Not put up for approval: the ERP's check found this change cannot be made. What is "
+            "wrong, and how to fix it:",
+        )
+    else:
+        head = pick(
+            lang,
+            "没有提交审批：ERP 预检发现这张订单不能下，原因和改法如下：",
+            "Not put up for approval: the ERP's check found this order cannot be placed. What "
+            "is wrong, and how to fix it:",
+        )
     return "\n".join([head, *lines])

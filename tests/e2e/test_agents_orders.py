@@ -1,8 +1,8 @@
 """Orders end to end: langgraph dev + the LangGraph SDK + the real ERP, on the offline planner.
 
-- an order the ERP would refuse (below the MOQ, a blocked supplier, a date it cannot
-  reach) is answered with the fix and never put up for approval; the ERP is unchanged
-  (its orders and its audit);
+- an order the ERP would refuse (below the MOQ, a blocked supplier, a part the supplier does
+  not sell, a date it cannot reach) is answered with the fix and never put up for approval;
+  the ERP is unchanged (its orders and its audit);
 - missing quantity → a question → the approval card names supplier, part, prices and
   totals → approve → one ERP row with requested_by / approved_by, the audit's actor the
   user; the same request again on the thread replays that order;
@@ -79,6 +79,8 @@ REFUSED = [
      ["来不及", "交期 29 天", "或之后"]),
     ("blocked supplier", "给 LIFAN 下单 40 个刹车片 FA512HH", "SUPPLIER_BLOCKED",
      ["已停用", "可改向这些供应商订购"]),
+    ("part not supplied", "在钱江摩配买 300 个 NGK 的 IU7", "PART_NOT_SUPPLIED",
+     ["不供应", "可改向这些供应商订购"]),
 ]  # fmt: skip
 
 

@@ -195,7 +195,7 @@ async def test_a_question_then_the_approval_over_json_rpc(served: Stack) -> None
     try:
         await _register(rpc)
         chat = await rpc.request(
-            "agent.chat", {"message": "给 NGK 下单火花塞 IU7，6周内到货"}, wait=120
+            "agent.chat", {"message": "给 NGK 下单火花塞 IU7，8周内到货"}, wait=120
         )
         [question] = chat["result"]["pending"]
         assert question["kind"] == "question" and question["fields"] == ["quantity"]
@@ -299,7 +299,7 @@ def test_the_cli_in_a_terminal_approves_an_order(served: Stack) -> None:
     try:
         child.expect("已连接")  # the status line is in the user's language (the locale's)
         child.expect("你> ")
-        child.sendline("给 NGK 下单 170 个火花塞 IU7，6周内到货")
+        child.sendline("给 NGK 下单 170 个火花塞 IU7，8周内到货")
         child.expect("需要你的批准：order_create")
         child.expect("批准 / 修改 / 拒绝")
         card = child.before  # the card's text, as the agent wrote it

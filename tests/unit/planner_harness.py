@@ -48,8 +48,10 @@ ORCHESTRATOR_LOCAL = (
 )  # fmt: skip
 _MAX_STEPS = 25
 HARNESS_USER = "buyer-harness"
-# deepagents evicts a tool result of 4 characters a token above the threshold.
-EVICT_CHARS = 4 * GraphSettings().tool_result_evict_tokens
+# In the graphs a tool result longer than this is moved to a file and only its head and tail
+# stay in the conversation (TOOL_RESULT_EVICT_TOKENS, 4 characters a token): the planner
+# would not read it, so no ERP read of a policy may come back larger.
+EVICTED_CHARS = 4 * GraphSettings.model_fields["tool_result_evict_tokens"].default
 
 
 def stand_ins(names: Sequence[str]) -> list[StructuredTool]:
@@ -157,11 +159,12 @@ class PlannerWorld:
             args["requested_by"] = HARNESS_USER
         if name in ("order_create", "order_update"):
             args["actor"] = HARNESS_USER
-        text = await self.registry.call(server, name, args)
-        # The real stacks move a result this long to a file (the model gets its path), so a
-        # policy that needs the data must ask for less at a time.
-        assert len(text) < EVICT_CHARS, f"{name}{args}: {len(text)} characters would be evicted"
-        return text
+        answer = await self.registry.call(server, name, args)
+        assert len(answer) < EVICTED_CHARS, (
+            f"{agent}: {name}({args}) returned {len(answer)} characters, which the graph would "
+            "move to a file unread"
+        )
+        return answer
 
     async def run(
         self, text: str, *, history: Sequence[BaseMessage] = (), script: Script | None = None

@@ -80,15 +80,32 @@ def _names_in(text: str, records: list[dict[str, Any]]) -> set[str]:
 async def _suppliers_seen(run: Run, world: PlannerWorld, outcome: str) -> set[str]:
     listed = (await world.erp("/suppliers/search", name="", size=100))["items"]
     by_id = {int(s["id"]): s for s in listed}
-    ids = {int(a["supplier_id"]) for a in run.called("part_by_supplier") if "supplier_id" in a}
-    ids |= {int(a["supplier_id"]) for a in run.called("order_search_details")
-            if "supplier_id" in a}  # fmt: skip
+    # The supplier the planner understood: the one whose catalogue it read, whose orders it
+    # searched, or that the order it checked or proposed is for.
+    scoped = ("part_by_supplier", "part_query", "order_search_details", "order_validate")
+    ids = {int(a["supplier_id"]) for tool in scoped for a in run.called(tool)
+           if "supplier_id" in a}  # fmt: skip
     if run.proposal and "supplier_id" in run.proposal[1]:
         ids.add(int(run.proposal[1]["supplier_id"]))
     seen = {str(by_id[i]["code"]) for i in ids if i in by_id}
     if not seen and outcome == "refuse":
-        seen = _names_in(run.final, listed)
+        # A part's name carries its brand ("NGK 火花塞 IU7"), which is no supplier named.
+        text = run.final
+        for part in await _catalogue_names(world):
+            text = text.replace(part, " ")
+        seen = _names_in(text, listed)
     return seen
+
+
+async def _catalogue_names(world: PlannerWorld) -> list[str]:
+    names: list[str] = []
+    page = 1
+    while True:
+        found = await world.erp("/parts", page=page, size=100)
+        names += [str(p[k]) for p in found["items"] for k in ("name_zh", "name_en") if p.get(k)]
+        if page * 100 >= found["total"]:
+            return sorted(names, key=len, reverse=True)
+        page += 1
 
 
 def _parts_seen(run: Run, world_parts: dict[int, str]) -> set[str]:
@@ -103,11 +120,13 @@ def _parts_seen(run: Run, world_parts: dict[int, str]) -> set[str]:
     return seen
 
 
-async def _latest_order(world: PlannerWorld, supplier: str | None) -> str | None:
+async def _latest_order(world: PlannerWorld, supplier: str | None, sku: str | None) -> str | None:
     query: dict[str, Any] = {"size": 1}
     if supplier:
         listed = (await world.erp("/suppliers/search", name="", size=100))["items"]
         query["supplier_id"] = next(s["id"] for s in listed if s["code"] == supplier)
+    if sku:
+        query["sku"] = sku
     found = (await world.erp("/orders/search-details", **query))["items"]
     return str(found[0]["order_no"]) if found else None
 
@@ -121,7 +140,8 @@ def _written_in_chinese(text: str) -> bool:
 
 
 def _check_language(entry: dict[str, Any], run: Run) -> list[str]:
-    zh = _written_in_chinese(entry["text"])
+    # Model numbers and SKUs (CB-KEIHIN-PE28, x40) are in no language.
+    zh = _written_in_chinese(re.sub(r"[\w.-]*\d[\w.-]*", "", entry["text"], flags=re.ASCII))
     mark = MARKS[zh]
     problems = []
     text = run.last_text
@@ -221,7 +241,7 @@ async def _check_order(entry: dict[str, Any], run: Run, world: PlannerWorld) -> 
             problems.append(f"order {entry['order_no']} not looked up")
     if entry.get("latest"):
         suppliers = entry.get("suppliers") or [None]
-        want = await _latest_order(world, suppliers[0])
+        want = await _latest_order(world, suppliers[0], entry.get("part"))
         meant = proposal.get("order_id") if run.proposal else None
         if meant != want and (want is None or want not in run.last_text):
             problems.append(f"not the latest order {want} (got {meant})")

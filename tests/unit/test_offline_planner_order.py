@@ -100,7 +100,7 @@ def test_lookup_reports_the_order() -> None:
     world.calls.clear()
     messages = converse(POLICY, f"订单 {order_no} 现在什么状态？", world)
     assert [n for n, _ in world.calls] == ["order_search_details"]
-    assert order_no in final_text(messages) and "draft" in final_text(messages)
+    assert order_no in final_text(messages) and "草稿" in final_text(messages)  # draft, in words
 
 
 def test_a_down_erp_ends_the_run_with_the_servers_error_not_a_loop() -> None:
@@ -121,7 +121,8 @@ def test_the_supplier_ordered_from_wins_over_a_brand_that_is_also_a_supplier() -
     # sells no mirrors: the agent says so instead of switching supplier, and orders nothing.
     world = World()
     messages = converse(POLICY, "Order 20 Zenith Mirror M8 from Acme Industrial", world)
-    lookups = [a for n, a in world.calls if n == "part_by_supplier"]
+    lookups = [a for n, a in world.calls if n in ("part_by_supplier", "part_query")
+               and "part_id" not in a]  # fmt: skip
     assert lookups and all(a["supplier_id"] == 7 for a in lookups)
     names = [n for n, _ in world.calls]
     assert "order_create" not in names and "request_order_info" not in names

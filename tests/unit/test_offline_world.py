@@ -106,7 +106,14 @@ class World:
                           "inventory": {"on_hand": 5, "reserved": 0, "on_order": 0,
                                         "safety_stock": 10, "reorder_point": 12}}  # fmt: skip
                 return json.dumps(detail, ensure_ascii=False), "success"
-            return json.dumps(self.page(PARTS, args), ensure_ascii=False), "success"
+            # Filtered like the ERP's GET /parts: by category code and by who sells the part.
+            listed = [
+                p for p in PARTS
+                if args.get("category") in (None, p["category_code"])
+                and (args.get("supplier_id") is None
+                     or any(o["supplier_id"] == args["supplier_id"] for o in OFFERS[p["id"]]))
+            ]  # fmt: skip
+            return json.dumps(self.page(listed, args), ensure_ascii=False), "success"
         if name == "category_list":
             return json.dumps({"items": CATEGORIES}, ensure_ascii=False), "success"
         if name == "part_search":

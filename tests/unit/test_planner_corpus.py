@@ -110,6 +110,41 @@ async def test_a_missing_quantity_is_asked_then_the_approved_order_is_created(
     assert order["order_no"] in run.final
 
 
+async def test_a_free_text_answer_is_read_whole(seeded: PlannerWorld) -> None:
+    # Issue 14.5: the quantity, the date and the note of one sentence all reach the ERP row.
+    text = "给NGK下个IU7的单"
+    answer = "要 240 个，2月1日前到，备注：补安全库存"
+    run = await seeded.run(text, script=Script(answers=[answer], decisions=[{"type": "approve"}]))
+    assert run.proposal is not None and run.proposal[0] == "order_create"
+    [order] = await _orders_noted(seeded, run.proposal[1]["note"])
+    assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 240)]
+    assert order["expected_date"] == "2027-02-01"
+    assert "补安全库存" in order["note"]
+
+
+async def test_a_free_text_answer_names_the_supplier_too(seeded: PlannerWorld) -> None:
+    answer = "找博世吧，要 120 个，月底前到，备注：急用"
+    run = await seeded.run("订 KN-189 机油滤清器", script=Script(answers=[answer]))
+    assert run.question is not None  # one question, then the approval card
+    assert len(run.called("request_order_info")) == 1 and run.proposal is not None
+    args = run.proposal[1]
+    suppliers = (await seeded.erp("/suppliers/search", name="", size=100))["items"]
+    assert args["supplier_id"] == next(s["id"] for s in suppliers if s["code"] == "BOSCH")
+    assert args["lines"][0]["quantity"] == 120 and args["expected_date"] == "2026-12-31"
+    assert args["note"].endswith("急用")
+
+
+async def test_an_answer_that_cannot_be_read_is_asked_again_naming_the_field(
+    seeded: PlannerWorld,
+) -> None:
+    before = seeded.fingerprint()
+    run = await seeded.run("给NGK下个IU7的单", script=Script(answers=["越快越好"]))
+    assert run.question is not None and run.question["fields"] == ["quantity"]
+    assert "没能从你的回答里读出数量" in run.question["question"]
+    assert len(run.called("request_order_info")) == 2 and run.proposal is None
+    assert seeded.fingerprint() == before
+
+
 async def test_an_unknown_supplier_is_asked_and_the_answer_is_used(seeded: PlannerWorld) -> None:
     text = "订 100 个 KN-189 机油滤清器"
     first = await seeded.run(text)
@@ -157,6 +192,16 @@ async def test_a_change_by_description_finds_the_order_then_the_edit_is_applied(
     after = await seeded.erp(f"/orders/{newest['order_no']}")
     assert after["expected_date"] == "2026-12-18" and after["version"] == newest["version"] + 1
     assert run.handed_over is not None and not run.called("order_create")
+
+
+async def test_a_new_note_is_the_change_and_its_numbers_are_no_quantity(
+    seeded: PlannerWorld,
+) -> None:
+    run = await seeded.run("PO20261100579 的备注改成 加急，第2批，12月20日前确认")
+    assert run.proposal is not None and run.proposal[0] == "order_update"
+    args = run.proposal[1]
+    assert args["note"] == "加急，第2批，12月20日前确认"
+    assert "lines" not in args and "expected_date" not in args
 
 
 async def test_an_unknown_category_is_asked_and_the_answer_starts_the_analysis(

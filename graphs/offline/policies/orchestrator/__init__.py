@@ -29,7 +29,7 @@ from graphs.offline.policies.orchestrator import replies, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
-from graphs.offline.text import is_chinese
+from graphs.offline.text import find_date, has_quantity, is_chinese, today_in
 
 __all__ = ["decide"]
 
@@ -114,6 +114,23 @@ def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
     return _to_order_agent(view, reading, zh)
 
 
+def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """An order written as a line of an order list, with no verb ("G22 手把套，星辉，100 副",
+    "Mikuni VM22 x 30"): a count of a part the ERP knows, or of a category at a named
+    supplier, and nothing else asked. None: not that (or the ERP reads still to make)."""
+    if not has_quantity(view.request):
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    today = today_in(view.system)
+    unknown = [w for w in found.unknown if find_date(w, today) is None]  # 下周五前 is a date
+    if unknown or not (found.parts or (found.categories and found.suppliers)):
+        return None
+    return _to_order_agent(view, Reading("order_create", None, False, True), zh)
+
+
 def _answering(view: View) -> str | None:
     """The earlier request when this message answers the orchestrator's category question."""
     before = view.messages[: view.request_index]
@@ -150,7 +167,9 @@ def _route(view: View, reading: Reading, zh: bool) -> Decision:
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
         case _:
-            return Decision(replies.out_of_scope(zh), note="out-of-scope")
+            return _terse_order(view, reading, zh) or Decision(
+                replies.out_of_scope(zh), note="out-of-scope"
+            )
 
 
 def decide(view: View) -> Decision:

@@ -20,9 +20,7 @@ __all__ = ["READS", "ErpData", "read_erp"]
 Record = dict[str, Any]
 READS = frozenset({"category_list", "supplier_query", "part_search", "part_query",
                    "part_by_supplier", "inventory_warning"})  # fmt: skip
-# Small enough that a page of the widest read (part_by_supplier, ~530 characters an item)
-# stays under the stacks' eviction threshold (TOOL_RESULT_EVICT_TOKENS): an evicted result
-# reaches the model as a file path, which this policy does not read.
+# Pages small enough that no read is moved to a file unread (TOOL_RESULT_EVICT_TOKENS).
 _PAGE = 50
 
 

@@ -1,7 +1,7 @@
 """Stock questions, answered by the orchestrator itself with read-only ERP tools.
 
 - a part (by SKU or model) → ``part_query`` → its stock figures;
-- a supplier → the parts it sells (``part_by_supplier``) that are below safety stock;
+- a supplier → the parts it sells (``part_query`` by supplier) that are below safety stock;
 - a category → ``inventory_warning`` for that category;
 - nothing named → every part below safety stock.
 """
@@ -77,9 +77,11 @@ def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> D
 
 
 def _by_supplier(view: View, supplier: Record, zh: bool) -> Decision:
-    sold, sold_next = paged(view, "part_by_supplier", supplier_id=supplier["id"])
+    # The supplier's parts without their offers: a distributor's catalogue with offers is
+    # larger than a tool result the graph keeps in the conversation.
+    sold, sold_next = paged(view, "part_query", supplier_id=supplier["id"])
     short, short_next = paged(view, "inventory_warning")
-    calls = [("part_by_supplier", sold_next)] if sold_next else []
+    calls = [("part_query", sold_next)] if sold_next else []
     calls += [("inventory_warning", short_next)] if short_next else []
     if calls:
         return Decision(say(zh, "查询库存预警。", "Reading stock warnings."), calls,

@@ -1,6 +1,12 @@
 """A new order: supplier, part and quantity resolved against the ERP, asked for when missing
-or ambiguous, refused when impossible (bad quantity, blocked supplier, a part the supplier
-does not sell), then ``order_create``, which pauses for the buyer's approval."""
+or ambiguous, refused when impossible (bad quantity, a supplier that takes no orders, a part
+the supplier does not sell), checked with the ERP's dry run (:mod:`.check`: MOQ, order step,
+price list, reachable date), then ``order_create``, which pauses for the buyer's approval.
+
+Reads stay small whatever the ERP's size (a large tool result is moved to a file the
+planner does not read): a named part's offers (``part_query`` by id), a category's parts
+at the supplier (``part_query`` by category), or one page of the supplier's catalogue.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +14,35 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.offline.entities import Grounding, Mention, find_parts, not_negated, supplier_marked
+from graphs.offline.entities import (
+    Grounding,
+    Mention,
+    find_parts,
+    find_suppliers,
+    not_negated,
+    supplier_marked,
+)
 from graphs.offline.policies.base import Decision
-from graphs.offline.policies.order.facts import Facts, ask, paged
+from graphs.offline.policies.order import check
+from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit
-from graphs.offline.text import find_date, model_tokens, read_quantity
+from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity
+from graphs.orders.issues import Facts as IssueFacts
+from graphs.orders.issues import issue_text
 
 __all__ = ["create"]
 
 Record = dict[str, Any]
 _OPTIONS = 20
+_POOL = 50  # parts of one category at one supplier, or of one supplier, read at once
+_MOST_CANDIDATES = 4  # named parts whose offers are read (more: the buyer is asked which)
+_READS = ("supplier-parts", "part-offers", "category-parts")
 # The words between "给 / 从 / from" and the ordering verb name the supplier the buyer means.
 _SUPPLIER_SLOT = re.compile(
     r"(?:给|从|向|跟|找|在)\s*([^\s，,。0-9]{2,12}?)\s*(?:下|订|买|采购|购买)"
     r"|\b(?:from|with)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"
 )
+_NOTE = re.compile(r"(?:备注|附言|说明|note|remark)s?\s*[:：]?\s*(.+)", re.I | re.S)
 
 
 @dataclass
@@ -33,7 +53,7 @@ class _Choice:
     part: Record | None = None
     missing: list[str] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
-    note: str = ""
+    not_supplied: Record | None = None  # a named part the supplier does not sell
 
 
 def _sname(facts: Facts, supplier: Record) -> str:
@@ -48,32 +68,38 @@ def _refuse(facts: Facts, zh: str, en: str) -> Decision:
     return Decision(facts.say(zh, en), note="refused")
 
 
-def _quantity_problem(facts: Facts, found: Grounding) -> Decision | None:
+def _bad_quantity(facts: Facts, found: Grounding) -> Quantity | None:
+    """A zero, negative or fractional quantity the buyer wrote (never read as another one)."""
     exclude = model_tokens(facts.text) + [m.term for m in found.suppliers]
     quantity = read_quantity(facts.body, exclude=exclude)
-    if quantity is None or quantity.problem is None:
-        return None
-    what = "，".join(
-        [_sname(facts, m.record) for m in found.suppliers[:1]]
-        + [_pname(facts, m.record) for m in found.parts[:1]]
-    )
+    return quantity if quantity is not None and quantity.problem is not None else None
+
+
+def _quantity_refusal(facts: Facts, quantity: Quantity, choice: _Choice | None) -> Decision:
+    named = []
+    if choice is not None and choice.supplier:
+        named.append(_sname(facts, choice.supplier))
+    if choice is not None and choice.part:
+        named.append(_pname(facts, choice.part))
+    what = facts.say("（" + "，".join(named) + "）", " (" + ", ".join(named) + ")") if named else ""
     return _refuse(
         facts,
-        f"不能下单：数量 {quantity.raw} 不是正整数（{what}）。订购数量必须是大于 0 的整数，"
+        f"不能下单：数量 {quantity.raw} 不是正整数{what}。订购数量必须是大于 0 的整数，"
         "没有创建任何订单。",
-        f"I can't place that order: {quantity.raw} is not a whole positive quantity ({what}). "
+        f"I can't place that order: {quantity.raw} is not a whole positive quantity{what}. "
         "Order quantities must be whole numbers above zero; nothing was ordered.",
     )
 
 
+# --- the supplier -------------------------------------------------------------------------
+
+
 def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> list[Mention]:
-    named = facts.answer("supplier", "supplier_name", "供应商")
+    named = facts.answer("supplier", "supplier_name", "supplier_id", "供应商")
     if named is not None:
         by_id = [s for s in suppliers if str(s.get("id")) == str(named).strip()]
         if by_id:
             return [Mention(by_id[0], 0, 0, str(named))]
-        from graphs.offline.entities import find_suppliers
-
         hits = find_suppliers(str(named), suppliers)
         if hits:
             return hits
@@ -86,7 +112,7 @@ def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> 
 
 
 def _supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> Record | Decision | None:
-    """The supplier, None when the buyer named none the ERP knows, or a question / refusal."""
+    """The supplier, None when the buyer named none the ERP knows, or a question."""
     mentions = _named_supplier(facts, found, suppliers)
     if len(mentions) > 1:
         options = [f"{m.record.get('code')} {_sname(facts, m.record)}" for m in mentions]
@@ -97,21 +123,23 @@ def _supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> Record
                       f"Which supplier should I order from: {', '.join(options)}?"),
             options,
         )  # fmt: skip
-    if not mentions:
-        return None
-    supplier = mentions[0].record
-    if supplier.get("status") != "active":
-        what = "".join(f"（{_pname(facts, m.record)}）" for m in found.parts[:1])
-        return _refuse(
-            facts,
-            f"不能向 {_sname(facts, supplier)} 下单{what}：它在 ERP 中的状态是 "
-            f"{supplier.get('status')}（不接受新订单）。请换一家供应商。",
-            f"I can't order from {_sname(facts, supplier)}"
-            f"{what.replace('（', ' (').replace('）', ')')}: its status in the ERP is "
-            f"{supplier.get('status')}, so it takes no new orders. "
-            "Choose another supplier.",
-        )
-    return supplier
+    return mentions[0].record if mentions else None
+
+
+def _not_taking_orders(facts: Facts, supplier: Record, choice: _Choice) -> Decision:
+    """A supplier on hold or blocked, said as OrderGuard says it (the ERP's rule and fix)."""
+    lang = facts.lang
+    status = str(supplier.get("status"))
+    code = "SUPPLIER_BLOCKED" if status == "blocked" else "SUPPLIER_ON_HOLD"
+    who = f"{_sname(facts, supplier)}（{supplier.get('code')}）" if facts.zh else (
+        f"{_sname(facts, supplier)} ({supplier.get('code')})")  # fmt: skip
+    issue = {"code": code, "details": {"status": status}}
+    sentence = issue_text(issue, lang, IssueFacts({"status": status}, supplier=who))
+    part = facts.say(f"（{_pname(facts, choice.part)}）", f" ({_pname(facts, choice.part)})") if (
+        choice.part) else ""  # fmt: skip
+    return _refuse(
+        facts, f"不能下单{part}：{sentence}", f"I can't place that order{part}: {sentence}"
+    )
 
 
 def _unknown_supplier(facts: Facts) -> str:
@@ -121,41 +149,208 @@ def _unknown_supplier(facts: Facts) -> str:
         name) else ""  # fmt: skip
 
 
-def _pick_part(facts: Facts, found: Grounding, sold: list[Record], choice: _Choice) -> None:
-    """Choose among the parts the supplier sells (or note what to ask / refuse)."""
-    sold_ids = {int(p["id"]): p for p in sold if "id" in p}
+# --- the part -----------------------------------------------------------------------------
+
+
+def _items(data: Any) -> list[Record]:
+    if isinstance(data, dict) and isinstance(data.get("items"), list):
+        return [i for i in data["items"] if isinstance(i, dict)]
+    return []
+
+
+def _read(facts: Facts, tool: str, args: dict[str, Any]) -> Any:
+    """The data of the ``tool(args)`` read made since the request (None: not made yet)."""
+    done = [d for r, d in facts.view.iter_data(tool) if r.args == args]
+    return done[-1] if done else None
+
+
+def _offers(facts: Facts, parts: list[Record]) -> dict[int, list[Record]] | Decision:
+    """Each part's offers (``part_query`` by id), or the step that reads them."""
+    out: dict[int, list[Record]] = {}
+    calls = []
+    for part in parts:
+        data = _read(facts, "part_query", {"part_id": part["id"]})
+        if data is None:
+            calls.append(("part_query", {"part_id": part["id"]}))
+        else:
+            out[int(part["id"])] = [o for o in data.get("offers") or [] if isinstance(o, dict)]
+    if calls:
+        skus = ", ".join(str(p.get("sku")) for p in parts)
+        return Decision(
+            facts.say(f"查询 {skus} 的供应商和报价。", f"Looking up who sells {skus}."),
+            calls,
+            note="part-offers",
+        )
+    return out
+
+
+def _answered_part(facts: Facts, pool: list[Record]) -> Record | None:
     named = facts.answer("part", "part_id", "sku", "model", "零件", "型号")
-    if named is not None:
-        key = str(named).strip().lower()
-        exact = [p for p in sold if key in {str(p.get("id")), str(p.get("sku", "")).lower(),
-                                             str(p.get("model", "")).lower()}]  # fmt: skip
-        if exact:
-            choice.part = exact[0]
-            return
-    # The supplier's own list names parts a search for model-like words cannot (model "520").
-    hits = [*found.parts, *not_negated(facts.text, find_parts(facts.text, sold, bare_numbers=True))]
-    mentioned = [sold_ids[int(m.record["id"])] for m in hits if int(m.record.get("id", -1))
-                 in sold_ids]  # fmt: skip
-    if len({p["id"] for p in mentioned}) == 1:
-        choice.part = mentioned[0]
-        return
-    if found.parts and not mentioned:
-        choice.note = "not-supplied"
-        return
-    pool = mentioned
-    if not pool:
-        codes = {m.code for m in found.categories}
-        pool = [p for p in sold if p.get("category_code") in codes] if codes else sold
-    if len(pool) == 1 and not model_tokens(facts.body):
-        choice.part = pool[0]
+    if named is None:
+        return None
+    key = str(named).strip().lower()
+    exact = [p for p in pool if key in {str(p.get("id")), str(p.get("sku", "")).lower(),
+                                         str(p.get("model", "")).lower()}]  # fmt: skip
+    return exact[0] if exact else None
+
+
+def _from_pool(facts: Facts, pool: list[Record], choice: _Choice) -> None:
+    """Pick the part among ``pool`` (what the buyer named in it, or its only part) or note
+    the question."""
+    chosen = _answered_part(facts, pool)
+    if chosen is None:
+        # A list names parts a search for model-like words cannot (a bare model "520").
+        hits = not_negated(facts.text, find_parts(facts.text, pool, bare_numbers=True))
+        ids = {int(m.record["id"]) for m in hits}
+        if len(ids) == 1:
+            chosen = hits[0].record
+        elif len(pool) == 1 and not model_tokens(facts.body):
+            chosen = pool[0]
+        elif hits:
+            pool = [m.record for m in hits]
+    if chosen is not None:
+        choice.part = chosen
         return
     choice.missing.append("part")
-    unique = list({int(p["id"]): p for p in (pool or sold)}.values())
+    unique = list({int(p["id"]): p for p in pool}.values())
     choice.options = [_pname(facts, p) for p in unique[:_OPTIONS]]
 
 
-def _not_supplied(facts: Facts, supplier: Record, found: Grounding) -> Decision:
-    part = found.parts[0].record
+def _category_pool(
+    facts: Facts, found: Grounding, supplier: Record | None
+) -> list[Record] | Decision | None:
+    """The parts of the named categories (at ``supplier``), or the step that lists them;
+    None when the request names no category."""
+    if not found.categories:
+        return None
+    pool: list[Record] = []
+    calls = []
+    for mention in found.categories:
+        args: dict[str, Any] = {"category": mention.code, "size": _POOL}
+        if supplier is not None:
+            args["supplier_id"] = supplier["id"]
+        data = _read(facts, "part_query", args)
+        if data is None:
+            calls.append(("part_query", args))
+        else:
+            pool += _items(data)
+    if calls:
+        return Decision(
+            facts.say("查询这类零件。", "Looking up the parts of that kind."),
+            calls,
+            note="category-parts",
+        )
+    return pool
+
+
+def _sold_by(facts: Facts, supplier: Record, named: list[Record]) -> list[Record] | Decision:
+    """Which of the ``named`` parts ``supplier`` sells: its catalogue in their categories
+    (one small read each), or each part's offers where that catalogue runs past one page."""
+    sold: list[Record] = []
+    unsure: list[Record] = []
+    calls = []
+    for code in dict.fromkeys(str(p.get("category_code")) for p in named):
+        args = {"category": code, "supplier_id": supplier["id"], "size": _POOL}
+        data = _read(facts, "part_query", args)
+        if data is None:
+            calls.append(("part_query", args))
+            continue
+        ids = {int(i["id"]) for i in _items(data) if "id" in i}
+        complete = int(data.get("total") or 0) <= len(ids)
+        for part in (p for p in named if str(p.get("category_code")) == code):
+            if int(part["id"]) in ids:
+                sold.append(part)
+            elif not complete:
+                unsure.append(part)
+    if calls:
+        return Decision(
+            facts.say(f"查询 {_sname(facts, supplier)} 供应的这类零件。",
+                      f"Looking up what {_sname(facts, supplier)} sells of that kind."),
+            calls,
+            note="category-parts",
+        )  # fmt: skip
+    if unsure:
+        offers = _offers(facts, unsure)
+        if isinstance(offers, Decision):
+            return offers
+        sold += [p for p in unsure if any(o.get("supplier_id") == supplier["id"]
+                                          for o in offers.get(int(p["id"]), []))]  # fmt: skip
+    return sold
+
+
+def _with_supplier(facts: Facts, found: Grounding, supplier: Record) -> _Choice | Decision:
+    choice = _Choice(supplier=supplier)
+    named = list({int(m.record["id"]): m.record for m in found.parts}.values())
+    if named and len(named) <= _MOST_CANDIDATES:
+        sold = _sold_by(facts, supplier, named)
+        if isinstance(sold, Decision):
+            return sold
+        if not sold:
+            choice.not_supplied = named[0]
+            return choice
+        _from_pool(facts, sold, choice)
+        return choice
+    pool = _category_pool(facts, found, supplier)
+    if isinstance(pool, Decision):
+        return pool
+    if pool is None:
+        args = {"supplier_id": supplier["id"], "page": 1, "size": _POOL}
+        data = _read(facts, "part_by_supplier", args)
+        if data is None:
+            return Decision(
+                facts.say(f"查询 {_sname(facts, supplier)} 供应的零件。",
+                          f"Looking up the parts {_sname(facts, supplier)} sells."),
+                [("part_by_supplier", args)],
+                note="supplier-parts",
+            )  # fmt: skip
+        pool = _items(data)
+    _from_pool(facts, named or pool, choice)
+    return choice
+
+
+def _without_supplier(
+    facts: Facts, found: Grounding, suppliers: list[Record]
+) -> _Choice | Decision:
+    """No supplier named: find the part first, then offer the suppliers that sell it."""
+    choice = _Choice(missing=["supplier"])
+    named = list({int(m.record["id"]): m.record for m in found.parts}.values())
+    if not named:
+        pool = _category_pool(facts, found, None)
+        if isinstance(pool, Decision):
+            return pool
+        _from_pool(facts, pool or [], choice)
+        if choice.part is None:
+            return choice
+        named = [choice.part]
+    if len(named) > 1:
+        choice.missing.append("part")
+        choice.options = [_pname(facts, p) for p in named][:_OPTIONS]
+        return choice
+    part = choice.part = named[0]
+    offers = _offers(facts, [part])
+    if isinstance(offers, Decision):
+        return offers
+    name = "supplier_name_zh" if facts.zh else "supplier_name_en"
+    # Only suppliers that take orders are offered (one on hold or blocked would be refused).
+    taking = {s.get("id") for s in suppliers if s.get("status") == "active"}
+    choice.options = [
+        f"{o.get('supplier_code')} {o.get(name)} @ {o.get('price')} {o.get('currency')}"
+        for o in offers.get(int(part["id"]), [])
+        if o.get("supplier_id") in taking
+    ][:_OPTIONS]
+    return choice
+
+
+def _choose(facts: Facts, found: Grounding, suppliers: list[Record]) -> _Choice | Decision:
+    supplier = _supplier(facts, found, suppliers)
+    if isinstance(supplier, Decision):
+        return supplier
+    if supplier:
+        return _with_supplier(facts, found, supplier)
+    return _without_supplier(facts, found, suppliers)
+
+
+def _not_supplied(facts: Facts, supplier: Record, part: Record) -> Decision:
     return _refuse(
         facts,
         f"不能下单：ERP 中 {_sname(facts, supplier)} 不供应 {_pname(facts, part)}。"
@@ -165,53 +360,7 @@ def _not_supplied(facts: Facts, supplier: Record, found: Grounding) -> Decision:
     )
 
 
-def _with_supplier(facts: Facts, found: Grounding, supplier: Record) -> _Choice | Decision:
-    sold, next_page = paged(facts.view, "part_by_supplier", supplier_id=supplier["id"])
-    if next_page is not None:
-        return Decision(
-            facts.say(f"查询 {_sname(facts, supplier)} 供应的零件。",
-                      f"Looking up the parts {_sname(facts, supplier)} sells."),
-            [("part_by_supplier", next_page)],
-            note="supplier-parts",
-        )  # fmt: skip
-    choice = _Choice(supplier=supplier)
-    _pick_part(facts, found, sold, choice)
-    if choice.note == "not-supplied":
-        return _not_supplied(facts, supplier, found)
-    return choice
-
-
-def _without_supplier(facts: Facts, found: Grounding) -> _Choice | Decision:
-    """No supplier named: find the part first, then offer the suppliers that sell it."""
-    choice = _Choice(missing=["supplier"])
-    parts = {int(m.record["id"]): m.record for m in found.parts if "id" in m.record}
-    if len(parts) > 1:
-        choice.missing = ["part"]
-        choice.options = [_pname(facts, p) for p in parts.values()][:_OPTIONS]
-        return choice
-    if not parts:
-        if "part" not in choice.missing:
-            choice.missing.append("part")
-        return choice
-    part = next(iter(parts.values()))
-    choice.part = part
-    details = [d for r, d in facts.view.iter_data("part_query") if r.args.get("part_id") ==
-               part["id"]]  # fmt: skip
-    if not details:
-        return Decision(
-            facts.say(
-                f"查询 {part.get('sku')} 的供应商。", f"Looking up who sells {part.get('sku')}."
-            ),
-            [("part_query", {"part_id": part["id"]})],
-            note="part-offers",
-        )
-    offers = details[-1].get("offers") if isinstance(details[-1], dict) else []
-    choice.options = [
-        f"{o.get('supplier_code')} {o.get('supplier_name_zh' if facts.zh else 'supplier_name_en')}"
-        f" @ {o.get('price')} {o.get('currency')}"
-        for o in offers or []
-    ][:_OPTIONS]
-    return choice
+# --- asking, and the order itself -----------------------------------------------------------
 
 
 def _known(facts: Facts, choice: _Choice, found: Grounding) -> str:
@@ -232,56 +381,89 @@ def _known(facts: Facts, choice: _Choice, found: Grounding) -> str:
     return facts.say("已确定：" + "，".join(said) + "。", "So far: " + ", ".join(said) + ". ")
 
 
+_FIELD_NAMES = {"supplier": ("供应商", "supplier"), "part": ("零件型号", "part (model or SKU)"),
+                "quantity": ("数量", "quantity")}  # fmt: skip
+
+
 def _ask_missing(facts: Facts, choice: _Choice, quantity_missing: bool, lead: str) -> Decision:
-    names = {"supplier": ("供应商", "supplier"), "part": ("零件型号", "part (model or SKU)"),
-             "quantity": ("数量", "quantity")}  # fmt: skip
     missing = choice.missing + (["quantity"] if quantity_missing else [])
-    head = facts.say("请补充：" + "、".join(names[m][0] for m in missing),
-                     "Please tell me the " + ", ".join(names[m][1] for m in missing))  # fmt: skip
+    names = [_FIELD_NAMES[m] for m in missing]
+    if facts.answered:
+        # The buyer answered already: say what could not be read from it, by name.
+        lead = facts.say("没能从你的回答里读出" + "、".join(n[0] for n in names) + "。",
+                         "I could not read the " + ", ".join(n[1] for n in names)
+                         + " from your answer. ") + lead  # fmt: skip
+    head = facts.say("请补充：" + "、".join(n[0] for n in names),
+                     "Please tell me the " + ", ".join(n[1] for n in names))  # fmt: skip
     if choice.options:
         head += facts.say("（可选：" + "；".join(choice.options[:8]) + "）",
                           " (options: " + "; ".join(choice.options[:8]) + ")")  # fmt: skip
     return ask(facts, missing, lead + head + facts.say("。", "."), choice.options or None)
 
 
-def _create_call(facts: Facts, supplier: Record, part: Record, quantity: int) -> Decision:
-    args: dict[str, Any] = {
-        "supplier_id": supplier["id"],
-        "lines": [{"part_id": part["id"], "quantity": quantity}],
-        "note": facts.say("采购助理代下单：", "Placed by the procurement assistant: ")
-        + facts.body.strip()[:300],
-    }
-    when = facts.answer("expected_date", "delivery_date", "date", "到货日期")
-    expected = find_date(str(when) if when else facts.body, facts.today)
-    if expected is not None:
-        args["expected_date"] = expected.isoformat()
-    raw_offer = part.get("offer")
-    offer: dict[str, Any] = raw_offer if isinstance(raw_offer, dict) else {}
-    return Decision(
-        facts.say(
-            f"准备下单：{_sname(facts, supplier)}，{_pname(facts, part)} × {quantity}"
-            f"（单价 {offer.get('price')}，起订量 {offer.get('min_order_qty')}），"
-            f"预计到货 {args.get('expected_date', '未指定')}。提交前需要你批准。",
-            f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity} "
-            f"(unit price {offer.get('price')}, MOQ {offer.get('min_order_qty')}), expected "
-            f"{args.get('expected_date', 'not set')}. Needs your approval first.",
-        ),
-        [("order_create", args)],
-        note="create",
+def _note(facts: Facts) -> str:
+    """The request, and a note the buyer added in an answer (备注 / note)."""
+    note = (
+        facts.say("采购助理代下单：", "Placed by the procurement assistant: ") + facts.body.strip()
     )
+    added = facts.answer("note", "备注", "remark")
+    if added is None:
+        m = _NOTE.search(facts.answer_text)
+        added = m.group(1).strip() if m else None
+    if added:
+        note += facts.say("；备注：", "; note: ") + str(added).strip()
+    return note[:500]
+
+
+def _expected_date(facts: Facts) -> str | None:
+    """The delivery date: from an answer first (answers come later, so they win)."""
+    sources = [facts.answer("expected_date", "delivery_date", "date", "due", "到货日期", "交期"),
+               *facts.answers.values(), facts.answer_text, facts.body]  # fmt: skip
+    for source in sources:
+        if source:
+            found = find_date(str(source), facts.today)
+            if found is not None:
+                return found.isoformat()
+    return None
 
 
 def _quantity(facts: Facts, choice: _Choice) -> int | None:
     answered = facts.answer("quantity", "qty", "数量")
     exclude = [str(v) for v in ((choice.part or {}).get("model"), (choice.part or {}).get("sku"),
                                 (choice.supplier or {}).get("code")) if v]  # fmt: skip
-    exclude += model_tokens(facts.body)
-    for text in (str(answered) if answered is not None else None, facts.body, facts.answer_text):
+    exclude += model_tokens(facts.text)
+    for text in (str(answered) if answered is not None else None, facts.answer_text, facts.body):
         if text:
             found = read_quantity(text, exclude=exclude)
             if found is not None and found.value is not None:
                 return found.value
     return None
+
+
+def _create_call(facts: Facts, supplier: Record, part: Record, quantity: int) -> Decision:
+    args: dict[str, Any] = {
+        "supplier_id": supplier["id"],
+        "lines": [{"part_id": part["id"], "quantity": quantity}],
+        "note": _note(facts),
+    }
+    expected = _expected_date(facts)
+    if expected is not None:
+        args["expected_date"] = expected
+    validation = check.validated(facts, "order_create", args)
+    if isinstance(validation, Decision):
+        return validation
+    if validation is not None and not validation.get("ok"):
+        return check.refusal(facts, "order_create", args, validation)
+    if validation is not None:
+        text = check.preview(facts, validation)
+    else:  # no dry run available to this agent: OrderGuard still checks the call
+        text = facts.say(
+            f"准备下单：{_sname(facts, supplier)}，{_pname(facts, part)} × {quantity}，"
+            f"预计到货 {args.get('expected_date', '按交期')}。提交前需要你批准。",
+            f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity}, "
+            f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
+        )
+    return Decision(text, [("order_create", args)], note="create")
 
 
 def create(facts: Facts) -> Decision:
@@ -292,18 +474,30 @@ def create(facts: Facts) -> Decision:
     found, suppliers, step = facts.master_data()
     if step is not None:
         return step
-    problem = _quantity_problem(facts, found)
-    if problem is not None:
-        return problem
-    supplier = _supplier(facts, found, suppliers)
-    if isinstance(supplier, Decision):
-        return supplier
-    chosen = _with_supplier(facts, found, supplier) if supplier else _without_supplier(facts, found)
+    bad = _bad_quantity(facts, found)
+    chosen = _choose(facts, found, suppliers)
+    if bad is not None:
+        # Refused whatever else is missing; a read first only to name the part.
+        if isinstance(chosen, Decision) and chosen.note in _READS:
+            return chosen
+        return _quantity_refusal(facts, bad, chosen if isinstance(chosen, _Choice) else None)
     if isinstance(chosen, Decision):
         return chosen
+    supplier = chosen.supplier
     quantity = _quantity(facts, chosen)
+    if supplier is not None and chosen.not_supplied is not None:
+        if quantity is None or not facts.view.has_tool(check.TOOL):
+            return _not_supplied(facts, supplier, chosen.not_supplied)
+        # The ERP's refusal names who does sell it, at what price.
+        return _create_call(facts, supplier, chosen.not_supplied, quantity)
+    if (
+        supplier is not None
+        and supplier.get("status") != "active"
+        and (chosen.missing or quantity is None)
+    ):
+        return _not_taking_orders(facts, supplier, chosen)
     if chosen.missing or quantity is None:
         lead = (_unknown_supplier(facts) if supplier is None else "") + _known(facts, chosen, found)
         return _ask_missing(facts, chosen, quantity is None, lead)
-    assert chosen.supplier is not None and chosen.part is not None
-    return _create_call(facts, chosen.supplier, chosen.part, quantity)
+    assert supplier is not None and chosen.part is not None
+    return _create_call(facts, supplier, chosen.part, quantity)

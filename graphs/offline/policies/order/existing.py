@@ -8,19 +8,31 @@ A change never becomes a new order.
 
 from __future__ import annotations
 
+import re
+from datetime import date, timedelta
 from typing import Any
 
+from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
+from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
-from graphs.offline.text import find_date, find_order_no, model_tokens, read_quantity
+from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
+from graphs.orders.words import status_word
 
 __all__ = ["change", "lookup"]
 
 Record = dict[str, Any]
 _RECENT = 5
+_NEW_NOTE = re.compile(
+    r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|[:：])"
+    r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
+    re.I | re.S,
+)
+# The statuses of an order still under way (docs/erp_api.md "Order states").
+_OPEN = ("draft", "pending_approval", "approved", "partially_received")
 
 
 def _by_number(facts: Facts, order_no: str) -> Record | Decision:
@@ -53,47 +65,70 @@ def _recent_query(found: Grounding) -> dict[str, Any]:
     return query
 
 
+def _searches(facts: Facts, queries: list[dict[str, Any]]) -> list[Record] | Decision:
+    """The orders the ``queries`` find (newest first), or the step that runs them."""
+    missing, items = [], []
+    for query in queries:
+        done = [r for r in facts.view.called("order_search_details") if r.args == query]
+        if not done:
+            missing.append(query)
+            continue
+        data = done[-1].data() if done[-1].ok else None
+        items += [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+    if missing:
+        return Decision(
+            facts.say("在 ERP 中查找你说的订单。", "Finding that order in the ERP."),
+            [("order_search_details", q) for q in missing],
+            note="find-order",
+        )
+    if len(queries) > 1:
+        items.sort(key=lambda o: (str(o.get("order_date")), str(o.get("order_no"))), reverse=True)
+    return items[:_RECENT]
+
+
 def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
-    """The order the buyer describes (their supplier's newest), or the step that finds it."""
+    """The order the buyer describes (their supplier's newest), or the step that finds it.
+    A question about orders (``asking=False``) that names none lists the recent ones, or
+    the open ones when it asks about those ("哪些订单还没到货")."""
     found, _suppliers, step = facts.master_data()
     if step is not None:
         return step
     latest = read(facts.body).latest
-    if not found.suppliers and not found.parts and not latest:
+    still_open = not latest and lexicon.has(facts.body, "open")
+    if not found.suppliers and not found.parts and not latest and not still_open:
         return _ask_order(facts, [])
-    query = _recent_query(found)
-    done = [r for r in facts.view.called("order_search_details") if r.args == query]
-    if not done:
-        return Decision(
-            facts.say("在 ERP 中查找你说的订单。", "Finding that order in the ERP."),
-            [("order_search_details", query)],
-            note="find-order",
-        )
-    data = done[-1].data() if done[-1].ok else None
-    items = [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+    base = _recent_query(found)
+    queries = [{**base, "status": s} for s in _OPEN] if still_open else [base]
+    items = _searches(facts, queries)
+    if isinstance(items, Decision):
+        return items
     if not items:
-        who = found.suppliers[0].record if found.suppliers else None
-        name = (who.get("name_zh") if facts.zh else who.get("name_en")) if who else ""
+        key = "name_zh" if facts.zh else "name_en"
+        named = [str(m.record.get(key)) for m in found.suppliers[:1]]
+        named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
+        name = " ".join(named)
         none = facts.say(
-            f"ERP 中没有找到{name}的订单。",
-            f"I found no orders{' with ' + name if name else ''} in the ERP. ",
+            f"ERP 中没有找到{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
+            f"I found no {'open ' if still_open else ''}orders{' for ' + name if name else ''} "
+            "in the ERP. ",
         )
         if not asking:  # a question about orders that do not exist has its answer
             return Decision(none, note="none-found")
         return _ask_order(facts, [], none)
-    if latest or len(items) == 1:
+    if latest or (len(items) == 1 and not still_open):
         return items[0]
     if not asking:  # a question about several orders is answered with the list
         lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
-        return Decision(
-            facts.say("最近的订单：\n", "Recent orders:\n") + "\n".join(lines), note="listed"
-        )
+        head = facts.say("未完成的订单：\n", "Open orders:\n") if still_open else facts.say(
+            "最近的订单：\n", "Recent orders:\n")  # fmt: skip
+        return Decision(head + "\n".join(lines), note="listed")
     return _ask_order(facts, items)
 
 
 def _ask_order(facts: Facts, items: list[Record], lead: str = "") -> Decision:
     options = [
-        f"{o.get('order_no')} {o.get('order_date', '')} {o.get('status', '')}" for o in items
+        f"{o.get('order_no')} {o.get('order_date', '')} {status_word(o.get('status'), facts.lang)}"
+        for o in items
     ]
     question = lead + facts.say(
         "是哪一张订单？请告诉我订单号", "Which order is it? Please give the order number"
@@ -121,13 +156,13 @@ def lookup(facts: Facts) -> Decision:
     return Decision(order_summary(order, facts.zh), note="looked-up")
 
 
-def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | None:
+def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> Decision | None:
     """Set ``args["lines"]`` for a quantity change (None), or ask / refuse."""
     lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
     exclude = [str(ln.get("sku")) for ln in lines] + [str(order.get("order_no"))]
-    exclude += model_tokens(facts.body)
+    exclude += model_tokens(body)
     answered = facts.answer("quantity", "qty", "数量")
-    quantity = read_quantity(str(answered) if answered else facts.body, exclude=exclude)
+    quantity = read_quantity(str(answered) if answered else body, exclude=exclude)
     if quantity is None:
         return None
     if quantity.value is None:
@@ -166,6 +201,22 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | 
     return None
 
 
+def _new_date(order: Record, text: str, today: date) -> str | None:
+    """The delivery date asked for: a date ("下周五"), or the order's date moved by an amount
+    ("推迟一周", "push it back 3 days")."""
+    expected = find_date(text, today)
+    if expected is not None:
+        return expected.isoformat()
+    shift = find_shift(text)
+    current = order.get("expected_date")
+    if shift is None or not current:
+        return None
+    try:
+        return (date.fromisoformat(str(current)) + timedelta(days=shift)).isoformat()
+    except ValueError:
+        return None
+
+
 def change(facts: Facts, cancel: bool) -> Decision:
     """Propose the change (or cancellation) of the order the buyer means, for approval."""
     done = after_commit(facts, "order_update")
@@ -180,25 +231,40 @@ def change(facts: Facts, cancel: bool) -> Decision:
         args["status"] = "cancelled"
         action = facts.say(f"取消订单 {order_no}", f"Cancel order {order_no}")
     else:
-        step = _new_lines(facts, order, args)
+        # A new note is text, never read for a quantity or a date ("备注改成 第 2 批").
+        note = _NEW_NOTE.search(facts.body)
+        body = facts.body[: note.start()] if note else facts.body
+        if note:
+            args["note"] = note.group(1).strip()
+        step = _new_lines(facts, order, args, body)
         if step is not None:
             return step
-        expected = find_date(facts.text, facts.today)
+        expected = _new_date(order, body + "\n" + facts.answer_text, facts.today)
         if expected is not None:
-            args["expected_date"] = expected.isoformat()
-        if "lines" not in args and "expected_date" not in args:
+            args["expected_date"] = expected
+        if not {"lines", "expected_date", "note"} & set(args):
             question = facts.say(
                 f"订单 {order_no} 要改成多少数量，或哪天到货？",
                 f"What quantity or delivery date should {order_no} have?",
             )
             return ask(facts, ["quantity", "expected_date"], question)
         action = facts.say(f"修改订单 {order_no}", f"Change order {order_no}")
+    return _propose(facts, order, args, action, "cancel" if cancel else "update")
+
+
+def _propose(facts: Facts, order: Record, args: dict[str, Any], action: str, note: str) -> Decision:
+    """The change put up for approval once the ERP's dry run takes it (else its refusal)."""
+    validation = check.validated(facts, "order_update", args)
+    if isinstance(validation, Decision):
+        return validation
+    if validation is not None and not validation.get("ok"):
+        return check.refusal(facts, "order_update", args, validation)
+    status = status_word(order.get("status"), facts.lang)
+    version = order.get("version")
     return Decision(
         order_summary(order, facts.zh) + "\n\n" + facts.say(
-            f"{action}（当前状态 {order.get('status')}，版本 {order.get('version')}）。"
-            "提交前需要你批准。",
-            f"{action} (now {order.get('status')}, version {order.get('version')}). Needs your "
-            "approval first."),
+            f"{action}（当前状态 {status}，版本 {version}）。提交前需要你批准。",
+            f"{action} (now {status}, version {version}). Needs your approval first."),
         [("order_update", args)],
-        note="cancel" if cancel else "update",
+        note=note,
     )  # fmt: skip

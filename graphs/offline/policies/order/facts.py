@@ -12,13 +12,12 @@ from graphs.offline.history import View
 from graphs.offline.intent import Intent, read
 from graphs.offline.policies.base import Decision, blocked, request_body, say
 from graphs.offline.text import is_chinese, model_tokens, today_in
+from graphs.orders.words import Lang
 
 __all__ = ["Facts", "ask", "paged"]
 
 Record = dict[str, Any]
-# Small enough that a page of the widest read (part_by_supplier, ~530 characters an item)
-# stays under the stacks' eviction threshold (TOOL_RESULT_EVICT_TOKENS): an evicted result
-# reaches the model as a file path, which this policy does not read.
+# Pages small enough that no read is moved to a file unread (TOOL_RESULT_EVICT_TOKENS).
 _PAGE = 50
 _MAX_ASKS = 2
 _READS = ("category_list", "supplier_query", "part_search", "part_by_supplier", "part_query",
@@ -81,6 +80,16 @@ class Facts:
         """The request with the buyer's answers after it (answers come later, so they win)."""
         extra = " ".join(str(v) for v in self.answers.values())
         return f"{self.body}\n{self.answer_text}\n{extra}".strip()
+
+    @property
+    def lang(self) -> Lang:
+        """The buyer's language, as the order controls name it."""
+        return "zh" if self.zh else "en"
+
+    @property
+    def answered(self) -> bool:
+        """Whether the buyer has answered a question of this agent since the request."""
+        return bool(self.answers or self.answer_text.strip())
 
     def say(self, chinese: str, english: str) -> str:
         """The sentence in the buyer's language."""

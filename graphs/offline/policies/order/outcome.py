@@ -7,6 +7,8 @@ from typing import Any
 from graphs.offline.history import ToolResult
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.order.facts import Facts
+from graphs.orders.issues import issue_sentence
+from graphs.orders.words import Lang, explain_refusal, pick, status_word
 
 __all__ = ["after_commit", "first_order", "order_summary"]
 
@@ -21,13 +23,14 @@ def order_summary(order: dict[str, Any], zh: bool) -> str:
         if isinstance(ln, dict)
     )
     supplier = order.get("supplier_name_zh") if zh else order.get("supplier_name_en")
+    status = status_word(str(order.get("status") or ""), "zh" if zh else "en")
     head = say(
         zh,
-        f"订单 {order.get('order_no')}（{supplier}）状态：{order.get('status')}，"
+        f"订单 {order.get('order_no')}（{supplier}）状态：{status}，"
         f"下单日期 {order.get('order_date', '')}，"
         f"金额 {order.get('total')} {order.get('currency')}，"
         f"预计到货 {order.get('expected_date') or '未指定'}，版本 {order.get('version')}",
-        f"Order {order.get('order_no')} ({supplier}) status: {order.get('status')}, ordered "
+        f"Order {order.get('order_no')} ({supplier}) status: {status}, ordered "
         f"{order.get('order_date', '')}, total {order.get('total')} {order.get('currency')}, "
         f"expected {order.get('expected_date') or 'not set'}, version {order.get('version')}",
     )
@@ -48,6 +51,21 @@ def first_order(result: ToolResult | None) -> dict[str, Any] | None:
     return None
 
 
+def _refused(result: ToolResult, lang: Lang) -> str:
+    """Why a committing call did not run, in one clean sentence in the buyer's language.
+
+    OrderGuard's refusals (not put up for approval; the ERP's refusal of an approved call)
+    are already written for the buyer and are relayed as they are; a raw tool error
+    (``Error ...``, English) is said through the order controls' own words, code kept.
+    """
+    body = result.body.strip()
+    if not body.lower().startswith("error"):
+        return body
+    sentence, code = explain_refusal(body, lang, issue_sentence=issue_sentence)
+    return pick(lang, f"ERP 没有执行：{sentence}（代码 {code}）",
+                f"The ERP did not carry this out: {sentence} (code {code})")  # fmt: skip
+
+
 def after_commit(facts: Facts, tool: str) -> Decision | None:
     """Once a committing call came back: verify it, then confirm (or explain the refusal)."""
     committed = facts.view.last_result(tool)
@@ -60,11 +78,7 @@ def after_commit(facts: Facts, tool: str) -> Decision | None:
                           "You rejected the operation; nothing was changed in the ERP."),
                 note="rejected",
             )  # fmt: skip
-        return Decision(
-            facts.say(f"ERP 拒绝了这次操作：{committed.content}",
-                      f"The ERP refused the operation: {committed.content}"),
-            note="erp-error",
-        )  # fmt: skip
+        return Decision(_refused(committed, facts.lang), note="erp-error")
     data = committed.data()
     order = data if isinstance(data, dict) else {}
     order_no = order.get("order_no")
