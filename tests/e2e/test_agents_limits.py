@@ -68,9 +68,11 @@ async def _check_the_limit(client: LangGraphClient) -> None:
     assert not any(m["type"] == "tool" and m["name"] == "start_async_task" for m in messages)
     final = messages[-1]
     assert final["type"] == "ai" and not final.get("tool_calls")
-    text = str(final["content"]).lower()
-    assert "model call limit" in text and "exceeded" in text and "(1/1)" in text
-    assert text.startswith("〔本轮已达到调用上限")  # led by the same notice in Chinese
+    text = str(final["content"])
+    # one notice, in the buyer's language (Chinese here), with the count reached
+    assert text.count("〔本轮已达到调用上限") == 1 and "模型调用 1/1" in text, text
+    assert "limit" not in text.lower()  # langchain's English sentence is kept in metadata
+    assert "model call limit" in final["response_metadata"]["limit"].lower()
     # the run ended normally (no error status), so the thread is usable again
     runs = await client.runs.list(thread["thread_id"])
     assert runs[0]["status"] == "success"

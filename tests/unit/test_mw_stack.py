@@ -20,7 +20,6 @@ from graphs.middleware.context_injection import ContextInjection
 from graphs.middleware.current_date import CurrentDate
 from graphs.middleware.fail_soft import FailSoft
 from graphs.middleware.limits import (
-    LIMIT_NOTICE_ZH,
     BilingualModelCallLimit,
     BilingualToolCallLimit,
 )
@@ -124,28 +123,37 @@ async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:
     turns = [[call("calculator_missing", {}, i)] for i in range(5)]
     graph = agent(env, scripted(*turns, "never"), stack)
     result = await graph.ainvoke(
-        {"messages": [HumanMessage("loop")]}, thread(), context=Context(user_id="u1")
+        {"messages": [HumanMessage("帮我查一下这个")]}, thread(), context=Context(user_id="u1")
     )
     assert "never" not in [m.text for m in result["messages"]]
     last = result["messages"][-1]
     assert isinstance(last, AIMessage) and not last.tool_calls
-    assert last.text.startswith(LIMIT_NOTICE_ZH) and "model call limit" in last.text.lower()
+    # One notice, in the buyer's language, with the count; langchain's sentence in metadata.
+    assert last.text.startswith("〔本轮已达到调用上限（模型调用 2/2），先停在这里。")
+    assert last.text.count("上限") == 1 and "limit" not in last.text
+    assert "model call limit" in last.response_metadata["limit"].lower()
 
 
-async def test_tool_call_limit_ends_the_run_in_both_languages(tmp_path: Path) -> None:
+async def test_tool_call_limit_ends_the_run_in_the_buyers_language(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     limits = {"model_calls": 50, "tool_calls": 2}
     stack = _stack(tmp_path, "procurement-order", env=env, limits=limits)
     turns = [[call("ls", {"path": "/"}, i)] for i in range(5)]
     graph = agent(env, scripted(*turns, "never"), stack)
     result = await graph.ainvoke(
-        {"messages": [HumanMessage("loop")]}, thread(), context=Context(user_id="u1")
+        {"messages": [HumanMessage("list the files please")]},
+        thread(),
+        context=Context(user_id="u1"),
     )
     ran = [m for m in result["messages"] if isinstance(m, ToolMessage) and m.status != "error"]
     assert len(ran) == 2  # the third call was refused
     last = result["messages"][-1]
     assert isinstance(last, AIMessage) and not last.tool_calls
-    assert last.text.startswith(LIMIT_NOTICE_ZH) and "tool call limit" in last.text.lower()
+    assert last.text.startswith("[This turn reached its call limit (tool calls 2/2), so I stop")
+    assert last.text.count("call limit") == 1 and not any(
+        "\u4e00" <= c <= "\u9fff" for c in last.text
+    )
+    assert "tool call limit" in last.response_metadata["limit"].lower()
 
 
 async def test_summarization_fails_soft(tmp_path: Path) -> None:
