@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -15,16 +16,22 @@ from core.client_tools import ClientToolAnswer
 from rpc_adapter.agents import AgentService
 from rpc_adapter.interrupts import PendingInterrupt, ResumeParams, parse_resume
 from rpc_adapter.protocol import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     NOT_REGISTERED,
     PROTOCOL_VERSION,
     SERVER_ERROR,
     RpcError,
+    error_response,
+    result_response,
 )
-from rpc_adapter.sessions import AgentBinding, Session
+from rpc_adapter.session_store import StoredCall
+from rpc_adapter.sessions import AgentBinding, PendingCall, Session, SessionMoved
 
 __all__ = ["CAPABILITIES", "Methods"]
+
+logger = logging.getLogger(__name__)
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_TOOLS = 128
@@ -176,6 +183,7 @@ class Methods:
             binding = AgentBinding(agent_id=p.agent_id, client_id=p.client_id, tools=tools)
             self.session.agents[p.agent_id] = binding
         binding.client_id, binding.tools, binding.stream = p.client_id, tools, p.stream
+        self.session.changed()
         # The reference's shape: every tool the agent now has, the client's and its own.
         builtins = await self.service.agent_tools(p.agent_id)
         client_names = [t["name"] for t in tools]
@@ -260,6 +268,54 @@ class Methods:
                 return {"status": "cancelled", "agent_id": binding.agent_id}
             binding.chat.cancel()
             raise
+
+    def adopt(self, calls: list[StoredCall]) -> None:
+        """Serve again the client-tool calls of a session taken over from the Store: each
+        agent's calls wait for their answers (re-sent on attach), then its run resumes here
+        and the request that asked for them gets its answer, under its id."""
+        by_agent: dict[str, list[StoredCall]] = {}
+        for c in calls:
+            by_agent.setdefault(c.agent_id, []).append(c)
+        for agent_id, group in by_agent.items():
+            binding = self.session.agents[agent_id]
+            pending = [
+                self.session.open_call(
+                    agent_id,
+                    {"call_id": c.call_id, "tool_name": c.tool_name, "arguments": c.arguments},
+                    interrupt_id=c.interrupt_id,
+                    request_id=c.request_id,
+                    notify=False,
+                )
+                for c in group
+            ]
+            # Busy from now on: a new chat waits for these answers, as it would have there.
+            binding.chat = asyncio.create_task(
+                self.service.resume_calls(self.session, binding, pending)
+            )
+            self.session.spawn(self._answer_adopted(binding, pending))
+
+    async def _answer_adopted(self, binding: AgentBinding, pending: list[PendingCall]) -> None:
+        request_id = pending[0].request_id
+        assert binding.chat is not None
+        try:
+            reply = result_response(request_id, await binding.chat)
+        except SessionMoved:
+            return
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not binding.cancelled or (task is not None and task.cancelling()):
+                binding.chat.cancel()
+                raise
+            reply = result_response(
+                request_id, {"status": "cancelled", "agent_id": binding.agent_id}
+            )
+        except RpcError as exc:
+            reply = error_response(request_id, exc)
+        except Exception:
+            logger.exception("resuming the calls of session %s failed", self.session.session_id)
+            reply = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+        if request_id is not None:
+            self.session.send(reply)
 
     async def submit_tool_result(self, raw: Any) -> dict[str, Any]:
         p: SubmitParams = _params(SubmitParams, raw)
