@@ -464,6 +464,47 @@ class AgentService:
             )
         return await self.chat(session, binding, None, resume=by_interrupt)
 
+    async def follow(self, session: Session, binding: AgentBinding) -> dict[str, Any] | None:
+        """After a takeover: a run another adapter was streaming on the agent's thread when
+        the session moved ends there unseen, so follow it from here: wait for it, then send
+        what it ended with (its client-tool calls, served; its approval or question cards;
+        or its answer as ``agent.response``). None when no run was active."""
+        thread_id = binding.thread_id
+        if thread_id is None:
+            return None
+        runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=5)]
+        active = [r for r in runs if r.get("status") in _ACTIVE_RUN]
+        if not active:
+            return None
+        for run in sorted(active, key=lambda r: str(r["created_at"])):
+            binding.run_id = str(run["run_id"])  # agent.cancel stops it
+            binding.own_runs.append(binding.run_id)  # not a background result
+            session.status("thinking", "Following the agent's run", binding.agent_id)
+            await self.client.runs.join(thread_id, binding.run_id)
+        thread = await self.client.threads.get(thread_id)
+        raw: list[dict[str, Any]] = [
+            dict(i) for items in (thread.get("interrupts") or {}).values() for i in items
+        ]
+        ours = [i for i in raw if is_client_tool_interrupt(i.get("value"))]
+        if ours:
+            answers = await self._ask_client(session, binding, ours)
+            by_interrupt: dict[str, ClientToolResume] = {
+                i["id"]: {c["call_id"]: answers[c["call_id"]] for c in i["value"]["calls"]}
+                for i in ours
+            }
+            return await self.chat(session, binding, None, resume=by_interrupt)
+        if raw:
+            return await self._interrupted(session, binding, thread_id, raw)
+        last_ai = _last_ai(await self._state(thread_id))
+        content = _text(last_ai.get("content")) if last_ai else ""
+        session.send(
+            notification(
+                "agent.response",
+                {"content": content, "agent_id": binding.agent_id, "thread_id": thread_id},
+            )
+        )
+        return {"status": "completed", "content": content, "agent_id": binding.agent_id}
+
     async def _waiting_interrupts(self, thread_id: str | None) -> set[str] | None:
         """Ids of the interrupts ``thread_id`` waits on; None when the server cannot say."""
         if thread_id is None:

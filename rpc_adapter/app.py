@@ -206,7 +206,7 @@ class _Endpoints:
         user_id = authenticated_user_id(websocket)
         try:
             opened = await self.sessions.open(
-                websocket.query_params.get("session_id"),
+                websocket.query_params.get("session_id") or None,
                 principal=principal_of(user_id, self.settings.token),
                 user_id=user_id,
             )
@@ -219,6 +219,8 @@ class _Endpoints:
         methods = Methods(session, self.service, self.settings)
         if opened.restored_calls:
             methods.adopt(opened.restored_calls)
+        if opened.taken_over:
+            methods.follow()
         conn = Connection(
             websocket,
             session,

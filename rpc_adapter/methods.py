@@ -27,7 +27,7 @@ from rpc_adapter.protocol import (
     result_response,
 )
 from rpc_adapter.session_store import StoredCall
-from rpc_adapter.sessions import AgentBinding, PendingCall, Session, SessionMoved
+from rpc_adapter.sessions import AgentBinding, Session, SessionMoved
 
 __all__ = ["CAPABILITIES", "Methods"]
 
@@ -292,10 +292,19 @@ class Methods:
             binding.chat = asyncio.create_task(
                 self.service.resume_calls(self.session, binding, pending)
             )
-            self.session.spawn(self._answer_adopted(binding, pending))
+            self.session.spawn(self._answer_adopted(binding, pending[0].request_id))
 
-    async def _answer_adopted(self, binding: AgentBinding, pending: list[PendingCall]) -> None:
-        request_id = pending[0].request_id
+    def follow(self) -> None:
+        """After a takeover: follow the runs other adapters were streaming on this session's
+        threads (:meth:`AgentService.follow`), for every agent not busy already."""
+        for binding in self.session.agents.values():
+            if binding.thread_id is not None and not binding.busy:
+                binding.chat = asyncio.create_task(self.service.follow(self.session, binding))
+                self.session.spawn(self._answer_adopted(binding, None))
+
+    async def _answer_adopted(self, binding: AgentBinding, request_id: Any) -> None:
+        """Await the binding's chat task started without a request of this socket; answer
+        ``request_id`` (the request that started it elsewhere), if any."""
         assert binding.chat is not None
         try:
             reply = result_response(request_id, await binding.chat)

@@ -32,7 +32,7 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -50,19 +50,22 @@ __all__ = [
     "SessionRecord",
     "SessionRecorder",
     "SessionStore",
+    "StoreUnavailable",
     "StoredAgent",
     "StoredCall",
     "StoredInterrupt",
     "StoredMessage",
     "principal_of",
     "snapshot",
+    "store_failed",
 ]
 
 logger = logging.getLogger(__name__)
 
 NAMESPACE: Final = "rpc_sessions"
 RECORD_KEY: Final = "session"
-_STORE_TIMEOUT = 5.0
+_STORE_TIMEOUT = 3.0
+_OUTAGE_S = 15.0
 _SWEEP_PAGE = 100
 
 
@@ -196,13 +199,27 @@ def snapshot(
     )
 
 
+class StoreUnavailable(Exception):
+    """The Store failed a moment ago: sessions stay in memory until it answers again."""
+
+
+def store_failed(what: str, exc: Exception) -> None:
+    """Log a Store failure once per outage (warning), quietly while it lasts (debug)."""
+    level = logging.DEBUG if isinstance(exc, StoreUnavailable) else logging.WARNING
+    logger.log(level, "%s (%r); sessions carry on in memory", what, exc)
+
+
 class SessionStore:
-    """The records of all sessions in the Agent Server's Store (through the SDK client)."""
+    """The records of all sessions in the Agent Server's Store (through the SDK client).
+
+    A Store that fails (or an Agent Server that does not answer) is not asked again for
+    ``_OUTAGE_S`` seconds: sockets still connect at once, in memory only."""
 
     def __init__(self, client: Callable[[], LangGraphClient], *, ttl: float) -> None:
         self._client = client
         self.ttl = ttl
         self._ttl_supported: bool | None = None  # found out on the first write
+        self._down_until = 0.0
 
     @staticmethod
     def namespace(session_id: str) -> list[str]:
@@ -213,11 +230,22 @@ class SessionStore:
         # Over the record's own expiry: the adapter decides; the Store only cleans up.
         return max(1, math.ceil(self.ttl * 1.5 / 60) + 1)
 
+    @contextlib.asynccontextmanager
+    async def _calling(self) -> AsyncIterator[LangGraphClient]:
+        if time.monotonic() < self._down_until:
+            raise StoreUnavailable("the Store did not answer a moment ago")
+        try:
+            async with asyncio.timeout(_STORE_TIMEOUT):
+                yield self._client()
+        except Exception:
+            self._down_until = time.monotonic() + _OUTAGE_S
+            raise
+
     async def load(self, session_id: str) -> SessionRecord | None:
         """The session's record, or None when there is none, it expired, or it is unreadable
         (an expired or unreadable record is deleted). Raises when the Store fails."""
-        async with asyncio.timeout(_STORE_TIMEOUT):
-            item = await self._client().store.get_item(self.namespace(session_id), RECORD_KEY)
+        async with self._calling() as client:
+            item = await client.store.get_item(self.namespace(session_id), RECORD_KEY)
         if not item:
             return None
         try:
@@ -232,31 +260,32 @@ class SessionStore:
         return record
 
     async def save(self, record: SessionRecord) -> None:
-        """Write ``record`` (with a Store TTL where the Store supports one)."""
-        client = self._client()
+        """Write ``record`` (with a Store TTL where the Store takes one). Raises when the
+        Store fails."""
         namespace, value = self.namespace(record.session_id), record.model_dump(mode="json")
-        async with asyncio.timeout(_STORE_TIMEOUT):
+        async with self._calling() as client:
             if self._ttl_supported is not False:
                 try:
                     await client.store.put_item(
                         namespace, RECORD_KEY, value, index=False, ttl=self._ttl_minutes()
                     )
+                    self._ttl_supported = True
+                    return
                 except Exception as exc:
                     if self._ttl_supported:
                         raise
-                    # langgraph dev's in-memory Store refuses TTLs: the sweep cleans up.
-                    logger.info("the Store takes no item TTL (%r): sessions swept here", exc)
-                    self._ttl_supported = False
-                else:
-                    self._ttl_supported = True
-                    return
+                    refused = exc
             await client.store.put_item(namespace, RECORD_KEY, value, index=False)
+            if self._ttl_supported is None:
+                # It took the item without a TTL only: the adapter's sweep cleans up.
+                logger.info("the Store takes no item TTL (%r): sessions swept here", refused)
+                self._ttl_supported = False
 
     async def delete(self, session_id: str) -> None:
-        """Remove the session's record (nothing when there is none)."""
+        """Remove the session's record (nothing when there is none, or the Store fails)."""
         with contextlib.suppress(Exception):
-            async with asyncio.timeout(_STORE_TIMEOUT):
-                await self._client().store.delete_item(self.namespace(session_id), RECORD_KEY)
+            async with self._calling() as client:
+                await client.store.delete_item(self.namespace(session_id), RECORD_KEY)
 
     async def sweep(self, now: float | None = None) -> int:
         """Delete every expired record (left by replicas that died); returns how many."""
@@ -264,8 +293,8 @@ class SessionStore:
         expired: list[str] = []
         offset = 0
         while True:
-            async with asyncio.timeout(_STORE_TIMEOUT):
-                page = await self._client().store.search_items(
+            async with self._calling() as client:
+                page = await client.store.search_items(
                     [NAMESPACE], limit=_SWEEP_PAGE, offset=offset
                 )
             items = page.get("items") or []
@@ -327,7 +356,7 @@ class SessionRecorder:
         try:
             record = await self.store.load(self.session.session_id)
         except Exception as exc:
-            logger.warning("session %s: Store unreadable (%r)", self.session.session_id, exc)
+            store_failed(f"session {self.session.session_id}: Store unreadable", exc)
             return True
         if record is not None and (record.owner, record.epoch) != (self.owner, self.session.epoch):
             await self._moved()
@@ -350,11 +379,7 @@ class SessionRecorder:
                 await self.store.save(record)
                 self.saved_at = time.monotonic()
             except Exception as exc:
-                logger.warning(
-                    "session %s: not written to the Store (%r); it resumes on this adapter only",
-                    self.session.session_id,
-                    exc,
-                )
+                store_failed(f"session {self.session.session_id}: not written to the Store", exc)
 
     async def forget(self) -> None:
         """Delete the record when the session ends here (and this instance still owns it)."""

@@ -37,6 +37,7 @@ from rpc_adapter.session_store import (
     SessionStore,
     StoredCall,
     snapshot,
+    store_failed,
 )
 
 __all__ = [
@@ -358,6 +359,8 @@ class Opened:
     session: Session
     resumed: bool
     restored_calls: list[StoredCall] = field(default_factory=list)
+    taken_over: bool = False
+    """Taken over from the Store (another instance, or this one before a restart, had it)."""
 
 
 class SessionManager:
@@ -434,7 +437,7 @@ class SessionManager:
         try:
             return await self.store.load(sid)
         except Exception as exc:
-            logger.warning("session %s: Store unreadable (%r); memory only", sid, exc)
+            store_failed(f"session {sid}: Store unreadable", exc)
             return None
 
     async def _take_over(self, sid: str, record: SessionRecord) -> Opened:
@@ -446,9 +449,9 @@ class SessionManager:
             # Claimed before anything is sent: the instance that held it stands down.
             await self.store.save(snapshot(session, owner=self.instance, ttl=self.ttl))
         except Exception as exc:
-            logger.warning("session %s: takeover not recorded (%r)", sid, exc)
+            store_failed(f"session {sid}: takeover not recorded", exc)
         logger.info("session %s taken over from the Store (epoch %d)", sid, session.epoch)
-        return Opened(session, True, calls)
+        return Opened(session, True, calls, taken_over=True)
 
     async def _let_go(self, session: Session) -> None:
         """Stop serving a session another instance took over (its record stays theirs)."""
@@ -492,7 +495,7 @@ class SessionManager:
             try:
                 swept = await self.store.sweep()
             except Exception as exc:
-                logger.warning("sweeping expired sessions from the Store failed: %r", exc)
+                store_failed("sweeping expired sessions from the Store failed", exc)
             else:
                 if swept:
                     logger.info("%d expired session(s) removed from the Store", swept)

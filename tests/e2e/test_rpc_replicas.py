@@ -208,6 +208,37 @@ async def _without_interrupts(sdk: LangGraphClient, sid: str) -> dict[str, Any] 
     return found
 
 
+async def test_a_run_in_progress_when_the_session_moves_is_followed_there(
+    server: ServiceHandle, replica: ServiceHandle
+) -> None:
+    sid = uuid.uuid4().hex
+    rpc = await RawRpc.connect(ws(server, sid))
+    try:
+        await register(rpc, "echo", [])
+        await rpc.send(
+            {"jsonrpc": "2.0", "method": "agent.chat", "id": "slow",
+             "params": {"message": "slow:4"}}
+        )  # fmt: skip
+        await rpc.notification("agent.status", status="thinking", wait=15)
+    finally:
+        await rpc.close()  # gone while the run streams on the mounted adapter
+    rpc = await RawRpc.connect(ws(replica, sid))
+    try:
+        answer = await rpc.notification("agent.response", wait=30)
+        assert answer["params"]["content"] == "slow done after 4s"
+        # the session is free for the next message, on the same thread
+        more = await rpc.request("agent.register", {"client_id": "r", "agent_id": "echo"})
+        assert more["result"]["thread_id"] == answer["params"]["thread_id"]
+        nxt = await rpc.request("agent.chat", {"message": "next"}, wait=30)
+        assert nxt["result"]["content"] == "echo: next"
+        # nothing arrives twice: the first adapter stood down
+        await asyncio.sleep(1)
+        late = rpc.notifications("agent.response")
+        assert [n["params"]["content"] for n in late] == ["echo: next"]
+    finally:
+        await rpc.close()
+
+
 async def test_an_adapter_killed_and_started_again_resumes(
     server: ServiceHandle, sdk: LangGraphClient
 ) -> None:
