@@ -473,7 +473,14 @@ class AgentService:
         if thread_id is None:
             return None
         runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=5)]
-        active = [r for r in runs if r.get("status") in _ACTIVE_RUN]
+        ours = set(binding.own_runs)
+        active = [
+            r
+            for r in runs
+            if r.get("status") in _ACTIVE_RUN
+            # while background work runs, other runs are its results: the watcher's
+            and (not binding.watching or r["run_id"] in ours)
+        ]
         if not active:
             return None
         for run in sorted(active, key=lambda r: str(r["created_at"])):
@@ -485,12 +492,12 @@ class AgentService:
         raw: list[dict[str, Any]] = [
             dict(i) for items in (thread.get("interrupts") or {}).values() for i in items
         ]
-        ours = [i for i in raw if is_client_tool_interrupt(i.get("value"))]
-        if ours:
-            answers = await self._ask_client(session, binding, ours)
+        tools = [i for i in raw if is_client_tool_interrupt(i.get("value"))]
+        if tools:
+            answers = await self._ask_client(session, binding, tools)
             by_interrupt: dict[str, ClientToolResume] = {
                 i["id"]: {c["call_id"]: answers[c["call_id"]] for c in i["value"]["calls"]}
-                for i in ours
+                for i in tools
             }
             return await self.chat(session, binding, None, resume=by_interrupt)
         if raw:
@@ -529,12 +536,19 @@ class AgentService:
         if binding.watcher is not None and not binding.watcher.done():
             return
         binding.watcher = session.spawn(self._watch(session, binding, thread_id))
+        session.changed()  # a reconnect elsewhere follows the thread too
 
     async def _watch(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
         """Push every run on the thread this adapter did not start, when it ends, while the
         agent still has background tasks (bounded by ``watch_limit`` seconds)."""
+        try:
+            await self._watch_runs(session, binding, thread_id)
+        finally:
+            binding.watcher = None
+            session.changed()
+
+    async def _watch_runs(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
         deadline = time.monotonic() + self.watch_limit
-        pushed: set[str] = set()
         since: str | None = None  # when our run that started the background work was created
         polls = 0
         while binding.thread_id == thread_id and time.monotonic() < deadline:
@@ -546,8 +560,7 @@ class AgentService:
             try:
                 runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=20)]
                 since = since if since is not None else _latest_own(runs, binding)
-                for run in _foreign(runs, binding, pushed, since):
-                    pushed.add(str(run["run_id"]))
+                for run in _foreign(runs, binding, set(binding.pushed), since):
                     await self._push_background(session, binding, thread_id, run)
                     polls = 0
                 # Background tasks end quietly too (the parent was busy and read the result
@@ -570,6 +583,7 @@ class AgentService:
             await self.client.runs.join(thread_id, run_id)
         last_ai = _last_ai(await self._state(thread_id))
         content = _text(last_ai.get("content")) if last_ai else ""
+        binding.pushed.append(run_id)  # recorded with the message, if it waits for a reconnect
         logger.info("session %s: background result on %s pushed", session.session_id, thread_id)
         session.send(
             notification(

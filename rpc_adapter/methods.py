@@ -298,7 +298,12 @@ class Methods:
         """After a takeover: follow the runs other adapters were streaming on this session's
         threads (:meth:`AgentService.follow`), for every agent not busy already."""
         for binding in self.session.agents.values():
-            if binding.thread_id is not None and not binding.busy:
+            if binding.thread_id is None:
+                continue
+            if binding.resume_watch:
+                binding.resume_watch = False
+                self.service.watch(self.session, binding, binding.thread_id)
+            if not binding.busy:
                 binding.chat = asyncio.create_task(self.service.follow(self.session, binding))
                 self.session.spawn(self._answer_adopted(binding, None))
 

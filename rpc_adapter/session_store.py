@@ -67,6 +67,8 @@ RECORD_KEY: Final = "session"
 _STORE_TIMEOUT = 3.0
 _OUTAGE_S = 15.0
 _SWEEP_PAGE = 100
+_KEPT_RUNS = 20
+"""Run ids kept per agent: the background watcher lists the thread's last 20 runs."""
 
 
 class StoredCall(BaseModel):
@@ -103,6 +105,13 @@ class StoredAgent(BaseModel):
     stream: bool = False
     thread_id: str | None = None
     interrupts: list[StoredInterrupt] = Field(default_factory=list)
+    watching: bool = False
+    """The thread is followed for background results (the analyst's)."""
+    own_runs: list[str] = Field(default_factory=list)
+    """The latest runs the adapter started on the thread (any other run is a background
+    one)."""
+    pushed: list[str] = Field(default_factory=list)
+    """The latest background runs whose result was sent."""
 
 
 class StoredMessage(BaseModel):
@@ -179,6 +188,9 @@ def snapshot(
                 stream=b.stream,
                 thread_id=b.thread_id,
                 interrupts=[_interrupt(p) for p in b.interrupts.values()],
+                watching=b.watching,
+                own_runs=list(b.own_runs)[-_KEPT_RUNS:],
+                pushed=list(b.pushed)[-_KEPT_RUNS:],
             )
             for b in session.agents.values()
         ],

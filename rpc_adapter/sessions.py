@@ -157,6 +157,15 @@ class AgentBinding:
     """Runs this adapter started on the thread (any other run is a background one)."""
     watcher: asyncio.Task[Any] | None = None
     """Follows the thread for background results while the agent has tasks running."""
+    pushed: deque[str] = field(default_factory=lambda: deque(maxlen=_OWN_RUNS))
+    """Background runs whose result was sent already."""
+    resume_watch: bool = False
+    """Taken over while another adapter followed the thread: follow it from here."""
+
+    @property
+    def watching(self) -> bool:
+        """True while the thread is followed for background results."""
+        return self.watcher is not None and not self.watcher.done()
 
     @property
     def busy(self) -> bool:
@@ -548,6 +557,9 @@ def restore_into(session: Session, record: SessionRecord) -> list[StoredCall]:
             stream=agent.stream,
             thread_id=agent.thread_id,
         )
+        binding.own_runs.extend(agent.own_runs)
+        binding.pushed.extend(agent.pushed)
+        binding.resume_watch = agent.watching
         for i in agent.interrupts:
             binding.interrupts[i.interrupt_id] = PendingInterrupt(
                 i.interrupt_id,

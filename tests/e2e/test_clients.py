@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -278,6 +279,33 @@ async def test_background_result_arrives_unasked_after_a_reconnect(served: Stack
         assert REPORT.search(params["content"]), params["content"][:300]
     finally:
         await rpc.close()
+
+
+async def test_background_result_reaches_another_adapter_after_a_reconnect(
+    served: Stack, client: LangGraphClient
+) -> None:
+    # The buyer starts the analysis through the mounted adapter and comes back through a
+    # standalone one (another replica): that one follows the thread from the Store's record.
+    sid = uuid.uuid4().hex
+    rpc = await RawRpc.connect(ws_url(served, sid))
+    try:
+        await _register(rpc)
+        chat = await rpc.request("agent.chat", {"message": FLAGSHIP_REQUEST}, wait=120)
+        assert chat["result"]["background_tasks"]
+    finally:
+        await rpc.close()
+    stored = await client.store.get_item(["rpc_sessions", sid], "session")
+    assert stored is not None and stored["value"]["agents"][0]["watching"] is True
+    with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
+        rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
+        try:
+            pushed = await rpc.notification("agent.response", wait=300, background=True)
+            assert pushed["params"]["thread_id"] == chat["result"]["thread_id"]
+            assert REPORT.search(pushed["params"]["content"]), pushed["params"]["content"][:300]
+            await asyncio.sleep(3)  # once, not again from the adapter the buyer left
+            assert rpc.notifications("agent.response") == []
+        finally:
+            await rpc.close()
 
 
 async def test_background_result_arrives_on_the_open_socket(served: Stack) -> None:
