@@ -326,9 +326,10 @@ class SessionRecorder:
     """Writes one session's record after the events a reconnect needs, coalesced.
 
     ``changed()`` schedules a write (one in flight at a time; the latest state wins);
-    ``flush()`` waits until what changed so far is written. A write while the session has
-    no socket first checks that this instance still owns it; if another took it over,
-    ``on_moved`` is called and nothing is written."""
+    ``flush()`` waits until what changed so far is written. A write first checks that this
+    instance still owns the session (a client may have resumed it elsewhere, even with
+    this socket still open); if another took it over, ``on_moved`` is called and nothing
+    is written."""
 
     def __init__(
         self,
@@ -384,7 +385,7 @@ class SessionRecorder:
     async def _run(self) -> None:
         while self._dirty and not self.moved:
             self._dirty = False
-            if self.session.socket is None and not await self.owned():
+            if not await self.owned():
                 return
             record = snapshot(self.session, owner=self.owner, ttl=self.store.ttl)
             try:

@@ -30,7 +30,14 @@ from typing import Any, Literal, Protocol
 from core.client_tools import ClientToolAnswer, ClientToolCall
 from rpc_adapter.interrupts import PendingInterrupt
 from rpc_adapter.outbox import Outbox, Outgoing, outgoing
-from rpc_adapter.protocol import INVALID_PARAMS, SERVER_ERROR, TOOL_ERROR, RpcError, notification
+from rpc_adapter.protocol import (
+    CLOSE_REPLACED,
+    INVALID_PARAMS,
+    SERVER_ERROR,
+    TOOL_ERROR,
+    RpcError,
+    notification,
+)
 from rpc_adapter.session_store import (
     SessionRecord,
     SessionRecorder,
@@ -60,6 +67,7 @@ _FINISHED = 10_000
 _OWN_RUNS = 1000
 DEFAULT_MAX_MESSAGES = 1000
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+_MOVED = "session resumed on another adapter"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 CURRENT_REQUEST: ContextVar[Any] = ContextVar("rpc_current_request", default=None)
@@ -347,9 +355,10 @@ class Session:
         for task in list(self.tasks):
             task.cancel()
 
-    def release(self) -> None:
+    def release(self, code: int = CLOSE_REPLACED, reason: str = _MOVED) -> None:
         """Stop serving the session here without answering or resuming anything: another
-        instance serves it now, or will after a restart."""
+        instance serves it now, or will after a restart. An attached socket is closed with
+        ``code``."""
         for binding in self.agents.values():
             for task in (binding.chat, binding.watcher):
                 if task is not None:
@@ -357,7 +366,7 @@ class Session:
         for task in list(self.tasks):
             task.cancel()
         if self.socket is not None and hasattr(self.socket, "close_soon"):
-            self.socket.close_soon(1012, "session moved to another adapter; reconnect")
+            self.socket.close_soon(code, reason)
 
 
 @dataclass
@@ -536,7 +545,7 @@ class SessionManager:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await s.recorder.flush()
-            s.release()
+            s.release(1012, "adapter restarting; reconnect")
         self.sessions.clear()
         for task in list(self._chores):
             with contextlib.suppress(Exception):

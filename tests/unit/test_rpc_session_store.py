@@ -225,3 +225,27 @@ async def test_a_store_that_fails_leaves_sessions_in_memory_and_is_not_hammered(
     for _ in range(5):
         await opened.session.persist()
     assert api.calls == calls  # not asked again during the outage
+
+
+class ClosableSocket(Socket):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed: tuple[int, str] | None = None
+
+    def close_soon(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
+
+
+async def test_a_socket_still_open_on_the_old_instance_is_closed_as_replaced() -> None:
+    api = StoreApi()
+    first, second = manager(api), manager(api)
+    old = (await first.open("s7", principal=None, user_id=None)).session
+    sock = ClosableSocket()
+    old.attach(sock)
+    await old.persist()
+    await second.open("s7", principal=None, user_id=None)  # the same client, elsewhere
+    old.agents["echo"] = AgentBinding("echo", "c", [])
+    await old.persist()  # its next write finds the session moved: nothing written
+    assert sock.closed == (4000, "session resumed on another adapter")
+    stored = (await api.get_item(["rpc_sessions", "s7"], "session") or {})["value"]
+    assert stored["owner"] == second.instance and stored["agents"] == []
