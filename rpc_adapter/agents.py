@@ -209,7 +209,9 @@ class AgentService:
                 SERVER_ERROR, f"could not create a thread: {type(exc).__name__}"
             ) from exc
         binding.thread_id = str(thread["thread_id"])
-        session.changed()
+        # Recorded before the run starts: a reconnect anywhere finds the thread (and follows
+        # a run still going on it).
+        await session.persist()
         return binding.thread_id
 
     # chat ------------------------------------------------------------------------------
@@ -464,26 +466,30 @@ class AgentService:
             )
         return await self.chat(session, binding, None, resume=by_interrupt)
 
-    async def follow(self, session: Session, binding: AgentBinding) -> dict[str, Any] | None:
-        """After a takeover: a run another adapter was streaming on the agent's thread when
-        the session moved ends there unseen, so follow it from here: wait for it, then send
-        what it ended with (its client-tool calls, served; its approval or question cards;
-        or its answer as ``agent.response``). None when no run was active."""
-        thread_id = binding.thread_id
-        if thread_id is None:
-            return None
-        runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=5)]
+    async def active_runs(self, binding: AgentBinding) -> list[dict[str, Any]]:
+        """Runs on the agent's thread that have not ended, oldest first (while background
+        work runs, only the adapter's own: the others are the watcher's)."""
+        if binding.thread_id is None:
+            return []
+        runs = [dict(r) for r in await self.client.runs.list(binding.thread_id, limit=5)]
         ours = set(binding.own_runs)
         active = [
             r
             for r in runs
-            if r.get("status") in _ACTIVE_RUN
-            # while background work runs, other runs are its results: the watcher's
-            and (not binding.watching or r["run_id"] in ours)
+            if r.get("status") in _ACTIVE_RUN and (not binding.watching or r["run_id"] in ours)
         ]
-        if not active:
-            return None
-        for run in sorted(active, key=lambda r: str(r["created_at"])):
+        return sorted(active, key=lambda r: str(r["created_at"]))
+
+    async def follow(
+        self, session: Session, binding: AgentBinding, active: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """After a takeover: runs another adapter was streaming on the agent's thread when
+        the session moved (``active``) end there unseen, so follow them from here: wait for
+        them, then send what they ended with (client-tool calls, served; approval or
+        question cards; or the answer as ``agent.response``)."""
+        thread_id = binding.thread_id
+        assert thread_id is not None
+        for run in active:
             binding.run_id = str(run["run_id"])  # agent.cancel stops it
             binding.own_runs.append(binding.run_id)  # not a background result
             session.status("thinking", "Following the agent's run", binding.agent_id)

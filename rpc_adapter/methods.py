@@ -296,16 +296,26 @@ class Methods:
 
     def follow(self) -> None:
         """After a takeover: follow the runs other adapters were streaming on this session's
-        threads (:meth:`AgentService.follow`), for every agent not busy already."""
+        threads (:meth:`AgentService.follow`), and the background work they followed."""
         for binding in self.session.agents.values():
             if binding.thread_id is None:
                 continue
             if binding.resume_watch:
                 binding.resume_watch = False
                 self.service.watch(self.session, binding, binding.thread_id)
-            if not binding.busy:
-                binding.chat = asyncio.create_task(self.service.follow(self.session, binding))
-                self.session.spawn(self._answer_adopted(binding, None))
+            if not binding.busy and not binding.interrupts:  # a card waits: nothing runs
+                self.session.spawn(self._follow(binding))
+
+    async def _follow(self, binding: AgentBinding) -> None:
+        try:
+            active = await self.service.active_runs(binding)
+        except Exception as exc:
+            logger.warning("session %s: no run list (%r)", self.session.session_id, exc)
+            return
+        # Busy only once there is something to follow: the client may already be answering.
+        if active and not binding.busy:
+            binding.chat = asyncio.create_task(self.service.follow(self.session, binding, active))
+            await self._answer_adopted(binding, None)
 
     async def _answer_adopted(self, binding: AgentBinding, request_id: Any) -> None:
         """Await the binding's chat task started without a request of this socket; answer

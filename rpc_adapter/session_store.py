@@ -143,6 +143,16 @@ class SessionRecord(BaseModel):
         """Whether the session's detached lifetime has passed."""
         return (time.time() if now is None else now) > self.expires_at
 
+    def supersedes(self, epoch: int, owner: str) -> bool:
+        """Whether this record was written by a later takeover than ``(epoch, owner)``'s.
+
+        The Store has no compare-and-set: an instance that checked it still owned the
+        session may write once more after another took it over. Its record then carries
+        an older epoch, so the new owner keeps the session (and writes over it) while the
+        old one stands down at its next check. Equal epochs (two takeovers at once) are
+        settled by the owner id."""
+        return (self.epoch, self.owner) > (epoch, owner)
+
 
 def principal_of(user_id: str | None, token: str | None) -> str | None:
     """Who opened a session, as the record keeps it: the authenticated user, else a digest
@@ -371,7 +381,7 @@ class SessionRecorder:
         except Exception as exc:
             store_failed(f"session {self.session.session_id}: Store unreadable", exc)
             return True
-        if record is not None and (record.owner, record.epoch) != (self.owner, self.session.epoch):
+        if record is not None and record.supersedes(self.session.epoch, self.owner):
             await self._moved()
             return False
         return True

@@ -435,7 +435,7 @@ class SessionManager:
         local = self.sessions.get(sid)
         record = await self._record(sid) if session_id is not None else None
         if local is not None and (
-            record is None or (record.owner, record.epoch) == (self.instance, local.epoch)
+            record is None or not record.supersedes(local.epoch, self.instance)
         ):
             _check_principal(sid, local.principal, principal)
             return Opened(local, True)

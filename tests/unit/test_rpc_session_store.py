@@ -249,3 +249,22 @@ async def test_a_socket_still_open_on_the_old_instance_is_closed_as_replaced() -
     assert sock.closed == (4000, "session resumed on another adapter")
     stored = (await api.get_item(["rpc_sessions", "s7"], "session") or {})["value"]
     assert stored["owner"] == second.instance and stored["agents"] == []
+
+
+async def test_a_late_write_of_the_old_owner_does_not_take_the_session_back() -> None:
+    api = StoreApi()
+    first, second = manager(api), manager(api)
+    old = (await first.open("s8", principal=None, user_id=None)).session
+    await old.persist()
+    new = (await second.open("s8", principal=None, user_id=None)).session
+    store = first.store
+    assert store is not None
+    # the old owner had checked before the takeover, and its write lands after it
+    await store.save(snapshot(old, owner=first.instance, ttl=60))
+    new.agents["echo"] = AgentBinding("echo", "c", [], thread_id="t8")
+    await new.persist()  # the new owner keeps it and writes over the stale record
+    assert not new.moved
+    stored = (await api.get_item(["rpc_sessions", "s8"], "session") or {})["value"]
+    assert (stored["owner"], stored["epoch"]) == (second.instance, 1)
+    assert stored["agents"][0]["thread_id"] == "t8"
+    assert await old.owned() is False  # and the old one stands down at its next check
