@@ -68,6 +68,7 @@ _OWN_RUNS = 1000
 DEFAULT_MAX_MESSAGES = 1000
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 _MOVED = "session resumed on another adapter"
+_STOP_FLUSH_S = 5.0
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 CURRENT_REQUEST: ContextVar[Any] = ContextVar("rpc_current_request", default=None)
@@ -538,18 +539,19 @@ class SessionManager:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
             self._reaper = None
-        for s in list(self.sessions.values()):
+        sessions = list(self.sessions.values())
+        recorders = [s.recorder for s in sessions if s.recorder is not None]
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(_STOP_FLUSH_S):  # a shutdown waits this long at most
+                await asyncio.gather(*(r.flush() for r in recorders), return_exceptions=True)
+        for s in sessions:
             if s.recorder is None:
                 s.close()
-                continue
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(5):
-                    await s.recorder.flush()
-            s.release(1012, "adapter restarting; reconnect")
+            else:
+                s.release(1012, "adapter restarting; reconnect")
         self.sessions.clear()
-        for task in list(self._chores):
-            with contextlib.suppress(Exception):
-                await task
+        if self._chores:
+            await asyncio.wait(set(self._chores), timeout=_STOP_FLUSH_S)
 
 
 def restore_into(session: Session, record: SessionRecord) -> list[StoredCall]:
