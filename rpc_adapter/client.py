@@ -151,9 +151,13 @@ class RpcClient:
         try:
             await self.ws.send(json.dumps(msg, ensure_ascii=False))
         except websockets.ConnectionClosed:
-            self._waiting.pop(rid, None)
             if self._reader is not None:  # it may still hold the frame saying why
                 await asyncio.wait({self._reader}, timeout=5)
+            self._waiting.pop(rid, None)
+            if fut.done():
+                fut.exception()  # the reader failed it too: one error for the caller
+            else:
+                fut.cancel()
             raise self.refused or ConnectionError("connection closed") from None
         try:
             return await fut
