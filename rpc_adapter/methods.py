@@ -336,10 +336,12 @@ class Methods:
         except RpcError as exc:
             reply = error_response(request_id, exc)
         except Exception:
-            logger.exception("resuming the calls of session %s failed", self.session.session_id)
+            logger.exception("session %s: serving a takeover failed", self.session.session_id)
             reply = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
         if request_id is not None:
             self.session.send(reply)
+        elif "error" in reply:  # a followed run: nobody asked here, so say it in the log
+            logger.warning("session %s: %s", self.session.session_id, reply["error"]["message"])
 
     async def submit_tool_result(self, raw: Any) -> dict[str, Any]:
         p: SubmitParams = _params(SubmitParams, raw)
