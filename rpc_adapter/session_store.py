@@ -11,17 +11,18 @@ socket was attached. It is written on those events only, never per delta, and co
 Ownership: the record names the adapter instance that serves the session (``owner``) and
 an ``epoch`` bumped on every takeover. A reconnect that lands on another instance (or on
 this one after a restart) takes the session over from the record; the instance that held
-it before finds out when it next needs the session (a tool call timing out, a message to
-queue while detached) and lets go without resuming or writing anything.
+it before finds out at its next write or when a tool call times out (every write first
+reads the record) and lets go without resuming or writing anything. The Store has no
+compare-and-set, so epochs order the writers (:meth:`SessionRecord.supersedes`).
 
 Retention: a record lives ``session_ttl`` seconds after its socket left (``expires_at``),
 refreshed while a socket is attached. Where the Store honours item TTLs (a Postgres-backed
-deployment) each write carries one; ``langgraph dev``'s in-memory Store refuses TTLs, so
-the adapter also deletes the records it expires and sweeps expired ones left by a replica
-that died. A record past ``expires_at`` is never resumed.
+deployment) each write carries one; ``langgraph dev``'s in-memory Store takes TTLs but
+never sweeps them, so the adapter also deletes the records it expires and sweeps expired
+ones left by a replica that died. A record past ``expires_at`` is never resumed.
 
-Fallback: a Store that does not answer is logged, and the session carries on in memory
-as before (resumable on this instance only).
+Fallback: a Store that does not answer is logged and left alone for a while, and sessions
+carry on in memory as before (resumable on this instance only).
 """
 
 from __future__ import annotations
