@@ -14,6 +14,10 @@ its thread: a run this adapter did not start (deepagents waking the orchestrator
 when the analyst ends) is pushed to the client as ``agent.response`` with
 ``background: true`` when it ends, attached or not (the backlog keeps it for a
 reconnect).
+
+A session taken over from the Store by this adapter (another replica served it before, or
+this one before a restart) may have client-tool calls its thread waits on:
+:meth:`AgentService.resume_calls` collects their answers and resumes the run from here.
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ from langgraph_sdk.client import LangGraphClient
 
 from core.client_tools import (
     CONTEXT_FIELD,
-    ClientToolCall,
     ClientToolResume,
     is_client_tool_interrupt,
 )
@@ -41,7 +44,7 @@ from rpc_adapter.protocol import (
     RpcError,
     notification,
 )
-from rpc_adapter.sessions import AgentBinding, Session
+from rpc_adapter.sessions import CURRENT_REQUEST, AgentBinding, PendingCall, Session, SessionMoved
 
 __all__ = ["AgentService"]
 
@@ -206,6 +209,9 @@ class AgentService:
                 SERVER_ERROR, f"could not create a thread: {type(exc).__name__}"
             ) from exc
         binding.thread_id = str(thread["thread_id"])
+        # Recorded before the run starts: a reconnect anywhere finds the thread (and follows
+        # a run still going on it).
+        await session.persist()
         return binding.thread_id
 
     # chat ------------------------------------------------------------------------------
@@ -250,9 +256,9 @@ class AgentService:
             calls = [c for i in ours for c in i["value"].get("calls", [])]
             if not calls:
                 # An approval or a question: the person answers it with agent.resume.
-                return self._interrupted(session, binding, thread_id, interrupts)
+                return await self._interrupted(session, binding, thread_id, interrupts)
             tool_calls += len(calls)
-            answers = await self._ask_client(session, binding, calls)
+            answers = await self._ask_client(session, binding, ours)
             # One resume value per interrupt id: its calls' answers, keyed by call id.
             by_interrupt: dict[str, ClientToolResume] = {
                 i["id"]: {c["call_id"]: answers[c["call_id"]] for c in i["value"].get("calls", [])}
@@ -262,7 +268,9 @@ class AgentService:
             session.status(
                 "thinking", "Tool results received; the agent continues", binding.agent_id
             )
-        binding.interrupts.clear()
+        if binding.interrupts:
+            binding.interrupts.clear()
+            session.changed()
         state = await self._state(thread_id)
         if last_ai is None:
             last_ai = _last_ai(state)
@@ -282,7 +290,7 @@ class AgentService:
             "background_tasks": background,
         }
 
-    def _interrupted(
+    async def _interrupted(
         self,
         session: Session,
         binding: AgentBinding,
@@ -294,9 +302,12 @@ class AgentService:
         for raw in interrupts:
             item = pending_interrupt(raw, binding.agent_id, thread_id)
             pending[item.interrupt_id] = item
-            if item.interrupt_id not in binding.interrupts:
+        known, binding.interrupts = binding.interrupts, pending
+        # Recorded before the client hears of them: a reconnect anywhere sends them again.
+        await session.persist()
+        for item in pending.values():
+            if item.interrupt_id not in known:
                 session.send(item.notification())
-        binding.interrupts = pending
         session.status(
             "waiting", "The agent waits for your decision (agent.resume)", binding.agent_id
         )
@@ -381,16 +392,42 @@ class AgentService:
         return interrupts, last_ai
 
     async def _ask_client(
-        self, session: Session, binding: AgentBinding, calls: list[ClientToolCall]
+        self, session: Session, binding: AgentBinding, interrupts: list[dict[str, Any]]
     ) -> ClientToolResume:
-        """Send every call to the client and collect answers (timeouts answered as errors)."""
-        pending = [session.open_call(binding.agent_id, c) for c in calls]
+        """Send every call of the ClientTools ``interrupts`` to the client and collect the
+        answers (timeouts answered as errors)."""
+        request_id = CURRENT_REQUEST.get()
+        pending = [
+            session.open_call(
+                binding.agent_id,
+                call,
+                interrupt_id=str(i["id"]),
+                request_id=request_id,
+                notify=False,
+            )
+            for i in interrupts
+            for call in i["value"].get("calls", [])
+        ]
+        # Recorded before the client hears of them: a reconnect anywhere sends them again.
+        await session.persist()
+        for p in pending:
+            session.send(p.notification())
+        return await self.collect(session, binding, pending)
+
+    async def collect(
+        self, session: Session, binding: AgentBinding, pending: list[PendingCall]
+    ) -> ClientToolResume:
+        """Wait for the client's answers to ``pending`` (those not in time are answered as
+        timed out). ``SessionMoved`` when another adapter took the session over meanwhile:
+        it resumes the run, not this one."""
         session.status(
             "executing",
             f"Waiting for the client to run {', '.join(p.tool_name for p in pending)}",
             binding.agent_id,
         )
         await asyncio.wait([p.future for p in pending], timeout=self.tool_timeout)
+        if not all(p.future.done() for p in pending) and not await session.owned():
+            raise SessionMoved(session.session_id)
         answers: ClientToolResume = {}
         for p in pending:
             if p.future.cancelled():
@@ -405,7 +442,93 @@ class AgentService:
                 "timeout": True,
                 "error": f"the client did not answer within {self.tool_timeout:g} s",
             }
+        await session.persist()
         return answers
+
+    async def resume_calls(
+        self, session: Session, binding: AgentBinding, pending: list[PendingCall]
+    ) -> dict[str, Any]:
+        """Serve client-tool calls a session taken over from the Store still waits on:
+        collect the answers, then resume the thread by interrupt id (only the interrupts it
+        still waits on) and run on as :meth:`chat` does."""
+        answers = await self.collect(session, binding, pending)
+        waiting = await self._waiting_interrupts(binding.thread_id)
+        by_interrupt: dict[str, ClientToolResume] = {}
+        for p in pending:
+            if waiting is None or p.interrupt_id in waiting:
+                by_interrupt.setdefault(p.interrupt_id, {})[p.call_id] = answers[p.call_id]
+        if not by_interrupt:
+            raise RpcError(
+                AGENT_ERROR,
+                "The agent no longer waits for these tool results (the run was resumed "
+                "before the session moved)",
+                {"agent_id": binding.agent_id},
+            )
+        return await self.chat(session, binding, None, resume=by_interrupt)
+
+    async def active_runs(self, binding: AgentBinding) -> list[dict[str, Any]]:
+        """Runs on the agent's thread that have not ended, oldest first (while background
+        work runs, only the adapter's own: the others are the watcher's)."""
+        if binding.thread_id is None:
+            return []
+        runs = [dict(r) for r in await self.client.runs.list(binding.thread_id, limit=5)]
+        ours = set(binding.own_runs)
+        active = [
+            r
+            for r in runs
+            if r.get("status") in _ACTIVE_RUN and (not binding.watching or r["run_id"] in ours)
+        ]
+        return sorted(active, key=lambda r: str(r["created_at"]))
+
+    async def follow(
+        self, session: Session, binding: AgentBinding, active: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """After a takeover: runs another adapter was streaming on the agent's thread when
+        the session moved (``active``) end there unseen, so follow them from here: wait for
+        them, then send what they ended with (client-tool calls, served; approval or
+        question cards; or the answer as ``agent.response``)."""
+        thread_id = binding.thread_id
+        assert thread_id is not None
+        for run in active:
+            binding.run_id = str(run["run_id"])  # agent.cancel stops it
+            binding.own_runs.append(binding.run_id)  # not a background result
+            session.status("thinking", "Following the agent's run", binding.agent_id)
+            await self.client.runs.join(thread_id, binding.run_id)
+        thread = await self.client.threads.get(thread_id)
+        raw: list[dict[str, Any]] = [
+            dict(i) for items in (thread.get("interrupts") or {}).values() for i in items
+        ]
+        tools = [i for i in raw if is_client_tool_interrupt(i.get("value"))]
+        if tools:
+            answers = await self._ask_client(session, binding, tools)
+            by_interrupt: dict[str, ClientToolResume] = {
+                i["id"]: {c["call_id"]: answers[c["call_id"]] for c in i["value"]["calls"]}
+                for i in tools
+            }
+            return await self.chat(session, binding, None, resume=by_interrupt)
+        if raw:
+            return await self._interrupted(session, binding, thread_id, raw)
+        last_ai = _last_ai(await self._state(thread_id))
+        content = _text(last_ai.get("content")) if last_ai else ""
+        session.send(
+            notification(
+                "agent.response",
+                {"content": content, "agent_id": binding.agent_id, "thread_id": thread_id},
+            )
+        )
+        return {"status": "completed", "content": content, "agent_id": binding.agent_id}
+
+    async def _waiting_interrupts(self, thread_id: str | None) -> set[str] | None:
+        """Ids of the interrupts ``thread_id`` waits on; None when the server cannot say."""
+        if thread_id is None:
+            return set()
+        try:
+            thread = await self.client.threads.get(thread_id)
+        except Exception as exc:
+            logger.warning("could not read thread %s (%r)", thread_id, exc)
+            return None
+        found = (thread.get("interrupts") or {}).values()
+        return {str(i.get("id")) for items in found for i in items}
 
     async def _state(self, thread_id: str) -> dict[str, Any]:
         state = await self.client.threads.get_state(thread_id)
@@ -419,12 +542,19 @@ class AgentService:
         if binding.watcher is not None and not binding.watcher.done():
             return
         binding.watcher = session.spawn(self._watch(session, binding, thread_id))
+        session.changed()  # a reconnect elsewhere follows the thread too
 
     async def _watch(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
         """Push every run on the thread this adapter did not start, when it ends, while the
         agent still has background tasks (bounded by ``watch_limit`` seconds)."""
+        try:
+            await self._watch_runs(session, binding, thread_id)
+        finally:
+            binding.watcher = None
+            session.changed()
+
+    async def _watch_runs(self, session: Session, binding: AgentBinding, thread_id: str) -> None:
         deadline = time.monotonic() + self.watch_limit
-        pushed: set[str] = set()
         since: str | None = None  # when our run that started the background work was created
         polls = 0
         while binding.thread_id == thread_id and time.monotonic() < deadline:
@@ -436,8 +566,7 @@ class AgentService:
             try:
                 runs = [dict(r) for r in await self.client.runs.list(thread_id, limit=20)]
                 since = since if since is not None else _latest_own(runs, binding)
-                for run in _foreign(runs, binding, pushed, since):
-                    pushed.add(str(run["run_id"]))
+                for run in _foreign(runs, binding, set(binding.pushed), since):
                     await self._push_background(session, binding, thread_id, run)
                     polls = 0
                 # Background tasks end quietly too (the parent was busy and read the result
@@ -460,6 +589,7 @@ class AgentService:
             await self.client.runs.join(thread_id, run_id)
         last_ai = _last_ai(await self._state(thread_id))
         content = _text(last_ai.get("content")) if last_ai else ""
+        binding.pushed.append(run_id)  # recorded with the message, if it waits for a reconnect
         logger.info("session %s: background result on %s pushed", session.session_id, thread_id)
         session.send(
             notification(

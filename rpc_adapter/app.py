@@ -14,6 +14,12 @@ handler. A client sends it as the ``X-RPC-Token`` header (desktop clients), as a
 ``rpc-token.<token>`` WebSocket subprotocol beside ``jsonrpc-2.0`` (browsers, which cannot
 set headers on a WebSocket), or as ``?token=`` (may end up in access logs); a bearer
 token that equals ``RPC_TOKEN`` is accepted too, for servers without auth.
+
+Sessions are kept in the Agent Server's Store as well (:mod:`rpc_adapter.session_store`;
+``RPC_SESSION_STORE=false`` keeps them in memory only): a socket that names a session this
+instance does not hold (another replica had it, or this one restarted) takes it over from
+there. A malformed ``session_id``, or one opened by another user or token, gets a JSON-RPC
+error frame and the socket is closed (1008), with nothing of that session sent.
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ from rpc_adapter.agents import AgentService
 from rpc_adapter.batch_replace import BatchReplaceRequest, ModelRewriter, batch_replace
 from rpc_adapter.connection import Connection
 from rpc_adapter.methods import Methods
-from rpc_adapter.protocol import PROTOCOL_VERSION, RpcError
+from rpc_adapter.protocol import PROTOCOL_VERSION, RpcError, dumps, error_response
+from rpc_adapter.session_store import SessionStore, principal_of
 from rpc_adapter.sessions import SessionManager
 from rpc_adapter.settings import RpcSettings
 
@@ -175,10 +182,16 @@ class _Endpoints:
     def __init__(self, settings: RpcSettings, service: AgentService, guard: Guard) -> None:
         self.settings = settings
         self.service = service
+        store = (
+            SessionStore(lambda: service.client, ttl=settings.session_ttl)
+            if settings.session_store
+            else None
+        )
         self.sessions = SessionManager(
             ttl=settings.session_ttl,
             max_messages=settings.max_queue_messages,
             max_bytes=settings.max_queue_bytes,
+            store=store,
         )
         self.guard = guard
         self._rewriter: list[ModelRewriter | None] = []  # resolved on the first batch-replace
@@ -191,19 +204,27 @@ class _Endpoints:
             await websocket.close(code=1008, reason=reason)
             return
         user_id = authenticated_user_id(websocket)
-        session, resumed = self.sessions.get_or_create(websocket.query_params.get("session_id"))
-        if not resumed:
-            session.user_id = user_id
-        elif session.user_id != user_id:
-            logger.warning("session %s: resume by another user refused", session.session_id)
-            await websocket.close(code=1008, reason="this session belongs to another user")
+        try:
+            opened = await self.sessions.open(
+                websocket.query_params.get("session_id") or None,
+                principal=principal_of(user_id, self.settings.token),
+                user_id=user_id,
+            )
+        except RpcError as exc:
+            await self._refuse_session(websocket, exc)
             return
+        session = opened.session
         await websocket.accept(subprotocol=accepted_subprotocol(websocket))
-        logger.info("session %s %s", session.session_id, "resumed" if resumed else "opened")
+        logger.info("session %s %s", session.session_id, "resumed" if opened.resumed else "opened")
+        methods = Methods(session, self.service, self.settings)
+        if opened.restored_calls:
+            methods.adopt(opened.restored_calls)
+        if opened.taken_over:
+            methods.follow()
         conn = Connection(
             websocket,
             session,
-            Methods(session, self.service, self.settings),
+            methods,
             max_message_size=self.settings.max_message_size,
             max_in_flight=self.settings.max_in_flight,
             max_batch=self.settings.max_batch,
@@ -211,6 +232,19 @@ class _Endpoints:
             max_queue_bytes=self.settings.max_queue_bytes,
         )
         await conn.serve()
+
+    @staticmethod
+    async def _refuse_session(websocket: WebSocket, exc: RpcError) -> None:
+        """Say why in a JSON-RPC error frame (id null), then close the socket (1008)."""
+        reason = (exc.data or {}).get("reason") if isinstance(exc.data, dict) else None
+        close_reason = {
+            "foreign_session": "this session belongs to another user or token",
+            "bad_session_id": "malformed session_id",
+        }.get(str(reason), "session refused")
+        await websocket.accept(subprotocol=accepted_subprotocol(websocket))
+        with contextlib.suppress(Exception):
+            await websocket.send_text(dumps(error_response(None, exc)))
+            await websocket.close(code=1008, reason=close_reason)
 
     async def root(self, request: Request) -> JSONResponse:
         """What this service is: name, versions, the agents, the endpoints."""

@@ -46,6 +46,7 @@ __all__ = ["LocalTool", "RpcClient", "RpcClientError"]
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Any]
+_REFUSALS = frozenset({"foreign_session", "bad_session_id"})
 
 
 class RpcClientError(Exception):
@@ -95,6 +96,9 @@ class RpcClient:
     _tool_tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     interrupts: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Approvals and questions waiting for an answer, by interrupt id."""
+    refused: RpcClientError | None = None
+    """Why the adapter refused this socket's session (another user's, or a malformed id):
+    every call on it then raises this error."""
 
     def add_tool(self, tool: LocalTool) -> None:
         """Make a local tool available (register again to tell the agent)."""
@@ -144,7 +148,17 @@ class RpcClient:
         msg = {"jsonrpc": "2.0", "method": method, "id": rid}
         if params is not None:
             msg["params"] = params
-        await self.ws.send(json.dumps(msg, ensure_ascii=False))
+        try:
+            await self.ws.send(json.dumps(msg, ensure_ascii=False))
+        except websockets.ConnectionClosed:
+            if self._reader is not None:  # it may still hold the frame saying why
+                await asyncio.wait({self._reader}, timeout=5)
+            self._waiting.pop(rid, None)
+            if fut.done():
+                fut.exception()  # the reader failed it too: one error for the caller
+            else:
+                fut.cancel()
+            raise self.refused or ConnectionError("connection closed") from None
         try:
             return await fut
         finally:
@@ -220,10 +234,15 @@ class RpcClient:
         finally:
             for fut in self._waiting.values():
                 if not fut.done():
-                    fut.set_exception(ConnectionError("connection closed"))
+                    fut.set_exception(self.refused or ConnectionError("connection closed"))
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if "method" not in msg:
+            if msg.get("id") is None and "error" in msg and self.refused is None:
+                err = msg["error"]
+                data = err.get("data")
+                if isinstance(data, dict) and data.get("reason") in _REFUSALS:
+                    self.refused = RpcClientError(err["code"], err["message"], data)
             fut = self._waiting.get(msg.get("id"))
             if fut is None or fut.done():
                 return

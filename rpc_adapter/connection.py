@@ -41,7 +41,7 @@ from rpc_adapter.protocol import (
     parse_frame,
     result_response,
 )
-from rpc_adapter.sessions import Session
+from rpc_adapter.sessions import CURRENT_REQUEST, Session, SessionMoved
 
 __all__ = ["Connection"]
 
@@ -237,8 +237,11 @@ class Connection:
     async def _one(self, item: Request | Invalid) -> dict[str, Any] | None:
         if isinstance(item, Invalid):
             return error_response(item.id, item.error)
+        CURRENT_REQUEST.set(None if item.is_notification else item.id)
         try:
             result = await self.methods.call(item.method, item.params)
+        except SessionMoved:
+            return None  # another adapter serves the session now and answers there
         except RpcError as exc:
             return None if item.is_notification else error_response(item.id, exc)
         except asyncio.CancelledError:

@@ -23,9 +23,12 @@ answered with ``{interrupt_id, resume}``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+
+# pydantic validates it inside stored session records, and on 3.11 needs this TypedDict.
+from typing_extensions import TypedDict
 
 from core.interrupts import (
     ORDER_QUESTION,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -15,16 +16,22 @@ from core.client_tools import ClientToolAnswer
 from rpc_adapter.agents import AgentService
 from rpc_adapter.interrupts import PendingInterrupt, ResumeParams, parse_resume
 from rpc_adapter.protocol import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     NOT_REGISTERED,
     PROTOCOL_VERSION,
     SERVER_ERROR,
     RpcError,
+    error_response,
+    result_response,
 )
-from rpc_adapter.sessions import AgentBinding, Session
+from rpc_adapter.session_store import StoredCall
+from rpc_adapter.sessions import AgentBinding, Session, SessionMoved
 
 __all__ = ["CAPABILITIES", "Methods"]
+
+logger = logging.getLogger(__name__)
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_TOOLS = 128
@@ -176,6 +183,7 @@ class Methods:
             binding = AgentBinding(agent_id=p.agent_id, client_id=p.client_id, tools=tools)
             self.session.agents[p.agent_id] = binding
         binding.client_id, binding.tools, binding.stream = p.client_id, tools, p.stream
+        self.session.changed()
         # The reference's shape: every tool the agent now has, the client's and its own.
         builtins = await self.service.agent_tools(p.agent_id)
         client_names = [t["name"] for t in tools]
@@ -260,6 +268,80 @@ class Methods:
                 return {"status": "cancelled", "agent_id": binding.agent_id}
             binding.chat.cancel()
             raise
+
+    def adopt(self, calls: list[StoredCall]) -> None:
+        """Serve again the client-tool calls of a session taken over from the Store: each
+        agent's calls wait for their answers (re-sent on attach), then its run resumes here
+        and the request that asked for them gets its answer, under its id."""
+        by_agent: dict[str, list[StoredCall]] = {}
+        for c in calls:
+            by_agent.setdefault(c.agent_id, []).append(c)
+        for agent_id, group in by_agent.items():
+            binding = self.session.agents[agent_id]
+            pending = [
+                self.session.open_call(
+                    agent_id,
+                    {"call_id": c.call_id, "tool_name": c.tool_name, "arguments": c.arguments},
+                    interrupt_id=c.interrupt_id,
+                    request_id=c.request_id,
+                    notify=False,
+                )
+                for c in group
+            ]
+            # Busy from now on: a new chat waits for these answers, as it would have there.
+            binding.chat = asyncio.create_task(
+                self.service.resume_calls(self.session, binding, pending)
+            )
+            self.session.spawn(self._answer_adopted(binding, pending[0].request_id))
+
+    def follow(self) -> None:
+        """After a takeover: follow the runs other adapters were streaming on this session's
+        threads (:meth:`AgentService.follow`), and the background work they followed."""
+        for binding in self.session.agents.values():
+            if binding.thread_id is None:
+                continue
+            if binding.resume_watch:
+                binding.resume_watch = False
+                self.service.watch(self.session, binding, binding.thread_id)
+            if not binding.busy and not binding.interrupts:  # a card waits: nothing runs
+                self.session.spawn(self._follow(binding))
+
+    async def _follow(self, binding: AgentBinding) -> None:
+        try:
+            active = await self.service.active_runs(binding)
+        except Exception as exc:
+            logger.warning("session %s: no run list (%r)", self.session.session_id, exc)
+            return
+        # Busy only once there is something to follow: the client may already be answering.
+        if active and not binding.busy:
+            binding.chat = asyncio.create_task(self.service.follow(self.session, binding, active))
+            await self._answer_adopted(binding, None)
+
+    async def _answer_adopted(self, binding: AgentBinding, request_id: Any) -> None:
+        """Await the binding's chat task started without a request of this socket; answer
+        ``request_id`` (the request that started it elsewhere), if any."""
+        assert binding.chat is not None
+        try:
+            reply = result_response(request_id, await binding.chat)
+        except SessionMoved:
+            return
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not binding.cancelled or (task is not None and task.cancelling()):
+                binding.chat.cancel()
+                raise
+            reply = result_response(
+                request_id, {"status": "cancelled", "agent_id": binding.agent_id}
+            )
+        except RpcError as exc:
+            reply = error_response(request_id, exc)
+        except Exception:
+            logger.exception("session %s: serving a takeover failed", self.session.session_id)
+            reply = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+        if request_id is not None:
+            self.session.send(reply)
+        elif "error" in reply:  # a followed run: nobody asked here, so say it in the log
+            logger.warning("session %s: %s", self.session.session_id, reply["error"]["message"])
 
     async def submit_tool_result(self, raw: Any) -> dict[str, Any]:
         p: SubmitParams = _params(SubmitParams, raw)

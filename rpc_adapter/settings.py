@@ -98,6 +98,13 @@ class RpcSettings(CommonSettings):
         validation_alias=_alias("SESSION_TTL"),
         description="Seconds a disconnected session is kept for a reconnect.",
     )
+    session_store: bool = Field(
+        default=True,
+        validation_alias=_alias("SESSION_STORE"),
+        description="Keep what a reconnect needs in the Agent Server's Store, so a "
+        "reconnect to another replica (or after a restart) resumes the session; false "
+        "keeps sessions in this process's memory only.",
+    )
     background_watch: float = Field(
         default=3600.0,
         gt=0,

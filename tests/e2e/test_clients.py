@@ -9,12 +9,15 @@
   message is stored under a ``do-not-render-`` id.
 - JSON-RPC over a real socket: an order's approval arrives as ``agent.interrupt`` carrying
   the card; ``agent.resume`` approve gives exactly one ERP row, reject none; a question is
-  answered the same way; a background analysis's result arrives unasked, also after a
-  reconnect; the reference's ``agent.register`` frames get ``tools_synced`` as a list.
+  answered the same way; a card sent by the mounted adapter is approved through a
+  standalone one after a reconnect (the session from the Store: one ERP row); a
+  background analysis's result arrives unasked, also after a reconnect; the reference's
+  ``agent.register`` frames get ``tools_synced`` as a list.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -37,6 +40,7 @@ from runstack.threads import (
 )
 from tests.e2e.agents_stack import Stack
 from tests.e2e.memory import wait_for_memory
+from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.ws import RawRpc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -217,6 +221,47 @@ async def test_a_question_then_the_approval_over_json_rpc(served: Stack) -> None
         await rpc.close()
 
 
+async def test_an_approval_is_approved_on_another_adapter_and_makes_one_row(
+    served: Stack, client: LangGraphClient
+) -> None:
+    # The card comes from the adapter mounted in the Agent Server; the buyer's app loses
+    # its socket and reconnects to a standalone adapter (another process, as another
+    # replica would be), which has the session from the Store.
+    sid = uuid.uuid4().hex
+    rpc = await RawRpc.connect(ws_url(served, sid))
+    try:
+        await _register(rpc)
+        card = await _approval_card(rpc, "Order 120 NGK spark plugs IU7 from NGK")
+    finally:
+        await rpc.close()
+    note = card["args"]["note"]
+    stored = await client.store.get_item(["rpc_sessions", sid], "session")
+    assert stored is not None
+    [agent] = stored["value"]["agents"]
+    assert [i["interrupt_id"] for i in agent["interrupts"]] == [card["interrupt_id"]]
+    with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
+        rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
+        try:
+            again = (await rpc.notification("agent.interrupt", wait=30))["params"]
+            assert again["resent"] is True and again["interrupt_id"] == card["interrupt_id"]
+            assert again["description"] == card["description"]
+            assert orders_noted(served, note) == []  # nothing before the approval
+            done = await rpc.request(
+                "agent.resume",
+                {"interrupt_id": card["interrupt_id"], "decision": "approve"},
+                wait=120,
+            )
+            assert done["result"]["status"] == "completed", done
+            [order] = orders_noted(served, note)
+            assert [ln["quantity"] for ln in order["lines"]] == [120]
+            assert order["order_no"] in done["result"]["content"]
+            assert done["result"]["thread_id"] == card["thread_id"]
+        finally:
+            await rpc.close()
+    after = await client.store.get_item(["rpc_sessions", sid], "session")
+    assert after is not None and after["value"]["agents"][0]["interrupts"] == []
+
+
 async def test_background_result_arrives_unasked_after_a_reconnect(served: Stack) -> None:
     sid = uuid.uuid4().hex
     rpc = await RawRpc.connect(ws_url(served, sid))
@@ -234,6 +279,33 @@ async def test_background_result_arrives_unasked_after_a_reconnect(served: Stack
         assert REPORT.search(params["content"]), params["content"][:300]
     finally:
         await rpc.close()
+
+
+async def test_background_result_reaches_another_adapter_after_a_reconnect(
+    served: Stack, client: LangGraphClient
+) -> None:
+    # The buyer starts the analysis through the mounted adapter and comes back through a
+    # standalone one (another replica): that one follows the thread from the Store's record.
+    sid = uuid.uuid4().hex
+    rpc = await RawRpc.connect(ws_url(served, sid))
+    try:
+        await _register(rpc)
+        chat = await rpc.request("agent.chat", {"message": FLAGSHIP_REQUEST}, wait=120)
+        assert chat["result"]["background_tasks"]
+    finally:
+        await rpc.close()
+    stored = await client.store.get_item(["rpc_sessions", sid], "session")
+    assert stored is not None and stored["value"]["agents"][0]["watching"] is True
+    with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
+        rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
+        try:
+            pushed = await rpc.notification("agent.response", wait=300, background=True)
+            assert pushed["params"]["thread_id"] == chat["result"]["thread_id"]
+            assert REPORT.search(pushed["params"]["content"]), pushed["params"]["content"][:300]
+            await asyncio.sleep(3)  # once, not again from the adapter the buyer left
+            assert rpc.notifications("agent.response") == []
+        finally:
+            await rpc.close()
 
 
 async def test_background_result_arrives_on_the_open_socket(served: Stack) -> None:

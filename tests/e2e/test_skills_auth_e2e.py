@@ -27,7 +27,7 @@ import pytest
 from langgraph_sdk.errors import NotFoundError
 from websockets.exceptions import InvalidStatus
 
-from rpc_adapter.client import RpcClient
+from rpc_adapter.client import RpcClient, RpcClientError
 from runstack.threads import FLAGSHIP_REQUEST, start_analysis
 from tests.e2e.agents_stack import Stack
 from tests.e2e.auth_stack import authed_agent, authed_services, bearer
@@ -195,12 +195,15 @@ async def test_the_mounted_adapter_runs_for_the_sockets_user(stack: Stack, agent
             async with RpcClient(ws_url):
                 pass
         assert refused.value.response.status_code in (401, 403)
-        # Alice is authenticated, yet bob's session is refused to her (the adapter closes
-        # before accepting, which a client sees as HTTP 403); a session of her own is fine.
-        with pytest.raises(InvalidStatus) as taken:
-            async with RpcClient(ws_url, headers=bearer(TOKENS["alice"]), session_id=session_id):
-                pass
-        assert taken.value.response.status_code == 403
+        # Alice is authenticated, yet bob's session is refused to her (a JSON-RPC error
+        # naming no one, then the socket closes); a session of her own is fine.
+        async with RpcClient(
+            ws_url, headers=bearer(TOKENS["alice"]), session_id=session_id
+        ) as taken:
+            with pytest.raises(RpcClientError) as refused_session:
+                await taken.call("system.ping")
+        assert refused_session.value.data == {"reason": "foreign_session"}
+        assert "bob" not in refused_session.value.message
         async with RpcClient(ws_url, headers=bearer(TOKENS["alice"])) as own:
             assert (await own.call("system.ping"))["pong"] is True
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -105,16 +106,30 @@ def test_a_session_is_resumed_only_by_the_user_who_opened_it() -> None:
             ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 1})
             assert ws.receive_json()["id"] == 1
         for other in ({"X-Test-User": "bob"}, {}):
-            with (
-                pytest.raises(WebSocketDisconnect) as err,
-                client.websocket_connect(url, headers=other),
-            ):
-                pass
+            with client.websocket_connect(url, headers=other) as ws:
+                refused = ws.receive_json()  # a JSON-RPC error, naming no one
+                assert refused["id"] is None and refused["error"]["code"] == -32000
+                assert refused["error"]["data"] == {"reason": "foreign_session"}
+                assert "alice" not in json.dumps(refused)
+                with pytest.raises(WebSocketDisconnect) as err:
+                    ws.receive_json()
             assert err.value.code == 1008
             assert "another user" in (err.value.reason or "")
         with client.websocket_connect(url, headers={"X-Test-User": "alice"}) as ws:
             ws.send_json({"jsonrpc": "2.0", "method": "system.ping", "id": 2})
             assert ws.receive_json()["id"] == 2
+
+
+def test_a_malformed_session_id_is_a_json_rpc_error() -> None:
+    with _client([]) as client:
+        for bad in ("a.b", "x" * 129, "%20"):
+            with client.websocket_connect(f"/v1/ws?session_id={bad}") as ws:
+                refused = ws.receive_json()
+                assert refused["error"]["code"] == -32602 and refused["id"] is None
+                assert refused["error"]["data"] == {"reason": "bad_session_id"}
+                with pytest.raises(WebSocketDisconnect) as err:
+                    ws.receive_json()
+                assert err.value.code == 1008
 
 
 def test_the_authenticated_user_is_read_from_the_scope() -> None:
