@@ -64,14 +64,14 @@ def check_artifact_path(path: str) -> str | None:
 
 
 def artifact_url(thread_id: str, path: str, *, base_url: str | None = None) -> str:
-    """The download URL of ``path`` in ``thread_id``'s workspace."""
-    base = (
-        base_url
-        or os.environ.get("ARTIFACTS_PUBLIC_URL")
-        or os.environ.get("LANGGRAPH_URL")
-        or "http://127.0.0.1:2024"
-    )
-    return f"{base.rstrip('/')}/artifacts/{quote(thread_id, safe='')}/{quote(path.lstrip('/'))}"
+    """The download URL of ``path`` in ``thread_id``'s workspace: absolute under
+    ``base_url`` or ``ARTIFACTS_PUBLIC_URL`` when one is set, else the route's path
+    (``/artifacts/...``), which a client resolves against the Agent Server it talks to.
+
+    Never the server's own loopback address: a client elsewhere could not reach it."""
+    route = f"/artifacts/{quote(thread_id, safe='')}/{quote(path.lstrip('/'))}"
+    base = base_url or os.environ.get("ARTIFACTS_PUBLIC_URL")
+    return f"{base.rstrip('/')}{route}" if base else route
 
 
 def make_download_artifact(

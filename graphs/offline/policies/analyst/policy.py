@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from graphs.messages import parse_json
 from graphs.offline.history import View, strip_line_numbers
 from graphs.offline.policies.analyst.charts import chart_calls, chart_urls
 from graphs.offline.policies.analyst.collect import stage_data
-from graphs.offline.policies.analyst.report import render_report, summary
+from graphs.offline.policies.analyst.outcome import fail, failed_already
+from graphs.offline.policies.analyst.report import render_report
 from graphs.offline.policies.analyst.run import (
     INPUT,
     RESULT,
@@ -16,29 +18,34 @@ from graphs.offline.policies.analyst.run import (
     SCRIPT,
     SKILL_MD,
     SKILLS,
+    URL_MAP,
     Run,
 )  # fmt: skip
+from graphs.offline.policies.analyst.summary import INDEX_HEAD, INDEX_RULE, final_answer, index_row
 from graphs.offline.policies.base import Decision, blocked
 
 __all__ = ["decide"]
 
 _NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
+_INDEX_ATTEMPTS = 3  # two analyses of one user may file at once: re-read and try again
+Saved = list[tuple[str, str, str]]  # (question, title, path relative to the report)
 
 
 def _failed_prerequisite(run: Run) -> Decision | None:
-    """The final answer when a call the plan needs failed, else None.
+    """The failure when a call the plan needs failed, else None.
 
     Quote pages and charts may fail one by one (the report says so); anything else the
-    plan needs failing ends the run with the error rather than a retry loop.
+    plan needs failing ends the run in error rather than a retry loop.
     """
     needed = [
         r
         for r in run.view.last_turn()
         if r.name in _NEEDED
-        or (r.name == "read_file" and r.args.get("file_path") != SKILL_MD)
+        or (r.name == "read_file" and r.args.get("file_path") in (URL_MAP, SCRIPT, RESULT))
         or (r.name == "write_file" and str(r.args.get("file_path", "")).startswith("/data/"))
     ]
-    return blocked(needed, run.zh)
+    stop = blocked(needed, run.zh)
+    return None if stop is None else fail(run, "data_unavailable", stop.text)
 
 
 def _analysis(run: Run) -> Decision:
@@ -74,16 +81,17 @@ def _analysis(run: Run) -> Decision:
     )
 
 
-def _output(run: Run) -> Decision:
-    """Stages 4-5, once the script ran: read its result, draw the charts, write the report."""
+def _result(run: Run) -> Decision | dict[str, Any]:
+    """The script's result, or the step that reads it (or ends the run: no result)."""
     executed = run.results("execute")[-1]
     if "wrote" not in executed.content:
-        return Decision(
+        return fail(
+            run,
+            "script_failed",
             run.say(
                 f"分析脚本运行失败：\n{executed.content[:2000]}",
                 f"The analysis script failed:\n{executed.content[:2000]}",
             ),
-            note="script-failed",
         )
     read = run.results("read_file", file_path=RESULT)
     if not read:
@@ -93,41 +101,140 @@ def _output(run: Run) -> Decision:
             note="read-result",
         )
     result = parse_json(strip_line_numbers(read[-1].content))
-    if not isinstance(result, dict):
-        return Decision(
-            run.say("无法读取分析结果。", "Could not read the analysis result."), note="bad-result"
+    if not isinstance(result, dict) or not result.get("parts"):
+        return fail(
+            run,
+            "script_failed",
+            run.say(
+                "分析脚本没有写出可读的结果（没有任何零件）。",
+                "The analysis script wrote no readable result (no parts).",
+            ),
         )
+    return result
+
+
+def _saved_charts(run: Run, result: dict[str, Any]) -> Decision | Saved:
+    """Stage 4: draw the charts, then copy them beside the report and into the archive."""
     if not run.view.called("generate_visualization"):
         charts = chart_calls(run, result)
         return Decision(
             run.say(
                 f"阶段 4：生成 {len(charts)} 张图表。", f"Stage 4: drawing {len(charts)} charts."
             ),
-            [("generate_visualization", {"chart_type": t, "chart_config": c}) for t, c in charts],
+            [("generate_visualization", {"chart_type": t, "chart_config": c})
+             for _, (t, c) in charts],
             note="charts",
-        )
-    stamp = run.today.strftime("%Y%m%d")
-    report_path = f"/analysis/report_{stamp}.md"
-    store_path = f"/reports/{run.user_id}/report_{stamp}.md"
-    charts_made = chart_urls(run)
-    if not run.results("write_file", file_path=report_path):
-        report = render_report(run, result, charts_made)
+        )  # fmt: skip
+    kinds = {c["title"]: kind for kind, (_, c) in chart_calls(run, result)}
+    drawn = [(kinds.get(title, ""), title, url) for title, url in chart_urls(run)]
+    paths = run.paths
+    if drawn and not run.view.called("save_chart"):
+        calls = [
+            ("save_chart", {"url": url, "paths": [f"/analysis/{paths.chart(n)}",
+                                                  f"{paths.archive}{paths.chart(n)}"]})
+            for n, (_, _, url) in enumerate(drawn, 1)
+        ]  # fmt: skip
+        return Decision(
+            run.say("阶段 4：把图表保存到报告旁边和存档中。",
+                    "Stage 4: saving the charts beside the report and in the archive."),
+            calls,
+            note="save-charts",
+        )  # fmt: skip
+    saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
+    return [
+        (kind, title, paths.chart(n))
+        for n, (kind, title, url) in enumerate(drawn, 1)
+        if url in saved
+    ]
+
+
+def _index(run: Run, result: dict[str, Any]) -> Decision | None:
+    """The report's line in the archive index: read it, then add the line (None: done)."""
+    index = run.paths.index
+    reads = run.results("read_file", file_path=index)
+    tries = run.results("write_file", file_path=index) + run.results("edit_file", file_path=index)
+    if any(t.ok for t in tries) or len(tries) >= _INDEX_ATTEMPTS:
+        return None
+    say = run.say("阶段 5：更新报告存档索引。", "Stage 5: updating the archive's index.")
+    if len(reads) <= len(tries):  # the last attempt lost a race: read the index again
+        return Decision(say, [("read_file", {"file_path": index})], note="index-read")
+    row = index_row(run, result)
+    if reads[-1].ok and INDEX_RULE in reads[-1].content:
+        args = {"file_path": index, "old_string": INDEX_RULE, "new_string": f"{INDEX_RULE}\n{row}"}
+        return Decision(say, [("edit_file", args)], note="index-edit")
+    content = INDEX_HEAD + row + "\n"
+    return Decision(say, [("write_file", {"file_path": index, "content": content})], note="index")
+
+
+def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
+    """Stage 5: the report, its archive copy and index line, the exports, the links."""
+    paths = run.paths
+    if not run.results("write_file", file_path=paths.report):
+        report = render_report(run, result, saved)
         return Decision(
             run.say("阶段 5：写报告并存档。", "Stage 5: writing and filing the report."),
             [
-                ("write_file", {"file_path": report_path, "content": report}),
-                ("write_file", {"file_path": store_path, "content": report}),
+                ("write_file", {"file_path": paths.report, "content": report}),
+                ("write_file", {"file_path": paths.archived, "content": report}),
             ],
             note="report",
         )
-    failed = [r for r in run.view.called("write_file") if not r.ok]
-    text = summary(run, result, charts_made, (report_path, store_path), failed)
-    return Decision(text, note="done")
+    step = _index(run, result)
+    if step is not None:
+        return step
+    if run.view.has_tool("export_report") and not run.view.called("export_report"):
+        return Decision(
+            run.say("阶段 5：导出 HTML 和 PDF。", "Stage 5: exporting HTML and PDF."),
+            [("export_report", {"path": paths.report, "copy_to": paths.archive})],
+            note="export",
+        )
+    if run.view.has_tool("download_artifact") and not run.view.called("download_artifact"):
+        stem = paths.report[:-3]
+        files = [
+            paths.report,
+            f"{stem}.html",
+            f"{stem}.pdf",
+            *(f"/analysis/{p}" for *_, p in saved),
+        ]
+        return Decision(
+            run.say("阶段 5：生成下载链接。", "Stage 5: making the download links."),
+            [("download_artifact", {"path": f}) for f in files],
+            note="links",
+        )
+    return None
+
+
+def _problems(run: Run) -> list[str]:
+    """What went wrong on the way without stopping the analysis (the answer says so)."""
+    tools = ("write_file", "save_chart", "export_report", "generate_visualization")
+    return [
+        f"{r.name}: {r.content[:200]}"
+        for name in tools
+        for r in run.view.called(name)
+        if not r.ok or (name == "export_report" and "Error:" in r.content)
+    ]
+
+
+def _output(run: Run) -> Decision:
+    """Stages 4-5, once the script ran."""
+    result = _result(run)
+    if isinstance(result, Decision):
+        return result
+    saved = _saved_charts(run, result)
+    if isinstance(saved, Decision):
+        return saved
+    step = _report(run, result, saved)
+    if step is not None:
+        return step
+    return Decision(final_answer(run, result, saved, _problems(run)), note="done")
 
 
 def decide(view: View) -> Decision:
     """Next step of the analyst."""
     run = Run(view)
+    stopped = failed_already(run)
+    if stopped is not None:
+        return stopped
     stop = _failed_prerequisite(run)
     if stop is not None:
         return stop
