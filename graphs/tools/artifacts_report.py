@@ -58,7 +58,7 @@ _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
 _IMAGE_LINK = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 _FOLDERS = ("/analysis/", "/reports/")
 _CSS = """
-@page { size: A4; margin: 16mm 14mm; }
+@page { size: A4 landscape; margin: 14mm 14mm; }
 body { font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Noto Sans", sans-serif;
        font-size: 10.5pt; line-height: 1.5; color: #1f2328; max-width: 60em; margin: auto; }
 h1 { font-size: 18pt; } h2 { font-size: 14pt; margin-top: 1.4em; } h3 { font-size: 12pt; }

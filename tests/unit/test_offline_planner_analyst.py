@@ -146,12 +146,26 @@ class Sandbox:
             text = SCRIPT_PATH.read_text(encoding="utf-8")
         elif path == URL_MAP:
             text = "\n".join(MAPPING.splitlines()[int(args.get("offset", 0)) :])
+        elif path == "/data/analysis_result.json" and path in self.files:
+            return self.window(self.files[path], int(args.get("offset", 0)))
         elif path in self.files:
             text = self.files[path]
         else:
             return f"Error: File '{path}' not found"
         n = text.count("\n") + 1
         return f"@@ lines 1-{n} of {n} @@\n{text}"
+
+    @staticmethod
+    def window(text: str, offset: int, size: int = 60) -> str:
+        """A read cut by size, as deepagents answers it: the note, then the window's header."""
+        lines = text.split("\n")
+        shown = lines[offset : offset + size]
+        end = offset + len(shown)
+        if end >= len(lines):
+            return f"@@ lines {offset + 1}-{end} of {len(lines)} @@\n" + "\n".join(shown)
+        note = "[Output was truncated due to size limits.]"
+        header = f"@@ lines {offset + 1}-{end} of {len(lines)} | next offset {end} | truncated @@"
+        return f"{note}\n{header}\n" + "\n".join(shown)
 
     def write(self, args: dict[str, Any]) -> str:
         self.files[args["file_path"]] = args["content"]
@@ -162,7 +176,8 @@ class Sandbox:
         assert self.files["/data/analyze.py"].startswith('"""')  # the script, header stripped
         data = json.loads(self.files["/data/analysis_input.json"])
         result = self.analyze.analyse(data)
-        self.files["/data/analysis_result.json"] = json.dumps(result, ensure_ascii=False)
+        # Pretty-printed like the script writes it: long enough to be read in windows.
+        self.files["/data/analysis_result.json"] = json.dumps(result, ensure_ascii=False, indent=2)
         return "wrote /data/analysis_result.json\n[Command succeeded with exit code 0]"
 
     def chart(self, args: dict[str, Any]) -> str:

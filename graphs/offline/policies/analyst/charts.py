@@ -116,7 +116,7 @@ def _gaps(w: Words, result: dict[str, Any]) -> Chart | None:
                      "value": g["pct"]})  # fmt: skip
     title = w.say("官网价相对合同价的差距（%，负数为更便宜）",
                   "Web price vs contract price (%, negative = cheaper on the web)")  # fmt: skip
-    return ("bar", {"title": title, "axisXTitle": "%", "data": data})
+    return ("bar", {"title": title, "data": data})
 
 
 def chart_calls(run: Run, result: dict[str, Any]) -> list[tuple[str, Chart]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from graphs.messages import parse_json
@@ -27,6 +28,7 @@ from graphs.offline.policies.base import Decision, blocked
 __all__ = ["decide"]
 
 _NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
+_WINDOW = re.compile(r"^@@ lines \d+-\d+ of \d+(?: \| next offset (?P<next>\d+))?.*@@$")
 _INDEX_ATTEMPTS = 3  # two analyses of one user may file at once: re-read and try again
 Saved = list[tuple[str, str, str]]  # (question, title, path relative to the report)
 
@@ -81,6 +83,30 @@ def _analysis(run: Run) -> Decision:
     )
 
 
+def _result_pages(run: Run) -> tuple[str, int | None]:
+    """The result file's text as read so far, and the offset to read next (None: all read).
+
+    A large result comes back in windows (``@@ lines 1-1434 of 1456 | next offset 1434``,
+    the truncation note above it): read on from the offset the header names."""
+    pages: dict[int, str] = {}
+    following: int | None = 0
+    for r in run.results("read_file", file_path=RESULT):
+        start = int(r.args.get("offset") or 0)
+        lines = r.content.split("\n")
+        at = next((i for i, line in enumerate(lines) if _WINDOW.match(line)), None)
+        if at is None:  # an old-style or plain read: the whole text
+            pages[start] = strip_line_numbers(r.content)
+            following = None
+            continue
+        pages[start] = "\n".join(lines[at + 1 :])
+        window = _WINDOW.match(lines[at])
+        nxt = window.group("next") if window else None
+        following = int(nxt) if nxt and start == max(pages) else None
+    if not pages:
+        return "", 0
+    return "\n".join(pages[k] for k in sorted(pages)), following
+
+
 def _result(run: Run) -> Decision | dict[str, Any]:
     """The script's result, or the step that reads it (or ends the run: no result)."""
     executed = run.results("execute")[-1]
@@ -93,14 +119,14 @@ def _result(run: Run) -> Decision | dict[str, Any]:
                 f"The analysis script failed:\n{executed.content[:2000]}",
             ),
         )
-    read = run.results("read_file", file_path=RESULT)
-    if not read:
+    text, offset = _result_pages(run)
+    if offset is not None:
         return Decision(
             run.say("阶段 4：读取分析结果。", "Stage 4: reading the analysis result."),
-            [("read_file", {"file_path": RESULT, "limit": 100000})],
+            [("read_file", {"file_path": RESULT, "offset": offset, "limit": 100000})],
             note="read-result",
         )
-    result = parse_json(strip_line_numbers(read[-1].content))
+    result = parse_json(text)
     if not isinstance(result, dict) or not result.get("parts"):
         return fail(
             run,
