@@ -232,7 +232,7 @@ def _part_section(w: Words, part: dict[str, Any], erp_n: int, months: int) -> li
     inv = part.get("inventory") or {}
     ref = part.get("reference") or {"qty": part["reference_qty"], "source": "largest_moq"}
     source = w(ref["source"], lines=ref.get("order_lines", 0), months=months)
-    unit = part.get("unit") or ""
+    unit = w.unit(part.get("unit"))
     return [
         w.say(f"## {w.name(part)}（{part['sku']}）", f"## {w.name(part)} ({part['sku']})"),
         "",
@@ -287,7 +287,10 @@ def _findings(w: Words, result: dict[str, Any], part: dict[str, Any]) -> tuple[s
         "没有可比的官网价", "no web price to compare"
     )
     trend = (
-        w.say(f"{len(rising)} 家供应商近期成交价上涨", f"{len(rising)} show rising paid prices")
+        w.say(
+            f"{len(rising)} 家供应商近期成交价上涨",
+            f"{len(rising)} supplier{'s show' if len(rising) > 1 else ' shows'} rising paid prices",
+        )
         if rising
         else w.say("没有供应商的成交价在上涨", "no supplier's paid price is rising")
     )

@@ -46,6 +46,9 @@ _EN: dict[str, str] = {
     "{months} months",
     "largest_moq": "no orders in the window: the largest minimum order quantity of its offers",
 }
+# Units as an English reader writes them (the ERP keeps Chinese units).
+_UNITS_EN = {"个": "pcs", "件": "pcs", "片": "pcs", "条": "pcs", "支": "pcs", "只": "pcs",
+             "套": "sets", "副": "sets", "组": "sets", "对": "pairs"}  # fmt: skip
 _MONTHS_EN = (
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 )  # fmt: skip
@@ -105,6 +108,11 @@ class Words:
         if self.zh:
             return f"{amount} 元" if currency == "CNY" else f"{amount} {currency}"
         return f"{currency} {amount}"
+
+    def unit(self, value: Any) -> str:
+        """An ERP unit in this language (个 → pcs for an English reader)."""
+        text = str(value or "")
+        return text if self.zh else _UNITS_EN.get(text, text)
 
     def pct(self, value: float) -> str:
         """A gap as words: 低 21% / 21% below (高 / above for a positive gap)."""
