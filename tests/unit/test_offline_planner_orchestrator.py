@@ -182,6 +182,22 @@ def test_several_categories_are_said_to_get_one_report_each() -> None:
     assert "2 个类别" in str(reply.content) and "第 2 份" in str(reply.content)
 
 
+@pytest.mark.parametrize("request_text", ["我的报告", "把我以前的报告列出来", "show my reports"])
+def test_my_reports_opens_the_archive_index(request_text: str) -> None:
+    from langchain_core.messages import SystemMessage
+
+    system = SystemMessage(content="当前用户 / Current user: user_id=alice, username=Alice.\n")
+    first = step([system, HumanMessage(content=request_text)])
+    assert [(c["name"], c["args"]) for c in first.tool_calls] == [
+        ("read_file", {"file_path": "/reports/alice/index.md"})
+    ]
+    index = "| 2026-12-03 | [report_20261203_ab12cd34.md](report_20261203_ab12cd34.md) | 链轮 |"
+    done = ToolMessage(content=index, tool_call_id=first.tool_calls[0]["id"] or "x",
+                       name="read_file")  # fmt: skip
+    reply = step([system, HumanMessage(content=request_text), first, done])
+    assert "report_20261203_ab12cd34.md" in str(reply.content) and not reply.tool_calls
+
+
 def test_the_order_agents_answer_is_relayed() -> None:
     first = step([HumanMessage(content="取消订单 PO1234567")])
     call_id = first.tool_calls[0]["id"] or "x"

@@ -6,6 +6,7 @@ import re
 
 from graphs.messages import message_text
 from graphs.middleware.analysis_outcome import FailureKind, failure_kind
+from graphs.offline import lexicon
 from graphs.offline.history import ToolResult, View
 from graphs.offline.intent import Intent
 from graphs.offline.policies.base import Decision, say
@@ -14,6 +15,7 @@ from graphs.offline.policies.orchestrator import replies
 __all__ = ["known_tasks", "launched", "on_notification", "task_question"]
 
 _TASK_ID = re.compile(r"task_id:\s*([0-9a-fA-F-]{8,})")
+_USER = re.compile(r"user_id=([^,;\s]+)")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 # What a finished analysis hands back: the report it wrote.
 _REPORT = re.compile(r"report_\d{8}[\w-]*\.md")
@@ -151,8 +153,27 @@ def launched(view: View, zh: bool) -> Decision:
     )  # fmt: skip
 
 
+def _archive(view: View, zh: bool) -> Decision:
+    """ "My reports": the index of the buyer's archive, which every analysis adds a line to."""
+    found = _USER.search(view.system)
+    if found is None:
+        return Decision(
+            say(zh, "不知道你是哪位用户，没法打开你的报告存档。",
+                "I don't know which user you are, so I cannot open your report archive."),
+            note="archive-no-user",
+        )  # fmt: skip
+    return Decision(
+        say(zh, "打开你的报告存档。", "Opening your report archive."),
+        [("read_file", {"file_path": f"/reports/{found.group(1)}/index.md"})],
+        note="archive",
+    )
+
+
 def task_question(view: View, intent: Intent, zh: bool) -> Decision:
-    """Check on or stop the background analysis the request names (else the latest one)."""
+    """Check on or stop the background analysis the request names (else the latest one);
+    "my reports" opens the archive's index."""
+    if intent == "analysis_status" and lexicon.has(view.request, "my_reports"):
+        return _archive(view, zh)
     tasks = known_tasks(view)
     tool = "cancel_async_task" if intent == "analysis_cancel" else "check_async_task"
     if not tasks or not view.has_tool(tool):
