@@ -176,7 +176,9 @@ async def check_answer(stack: Stack, run: dict[str, Any], checked: dict[str, Any
     async with httpx.AsyncClient(base_url=stack.url, timeout=20) as http:
         for url in shown:
             assert url.startswith(f"/artifacts/{task_id}/analysis/charts/"), url
-            image = Image.open(io.BytesIO((await http.get(url)).content))
+            got = await http.get(url)  # no credentials: as a browser's <img> asks
+            assert got.status_code == 200, (url, got.status_code, got.text[:300])
+            image = Image.open(io.BytesIO(got.content))
             image.load()
             assert image.width > 100 and image.height > 100
         pdf = re.search(r"\[PDF\]\((\S+)\)", final)

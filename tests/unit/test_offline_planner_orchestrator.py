@@ -112,7 +112,8 @@ def test_a_task_notification_is_reported_to_the_user() -> None:
     note = HumanMessage(
         content=[
             {"type": "text", "text": "[SYSTEM NOTIFICATION]\n<task-notification>\n"},
-            {"type": "text", "text": "<result>\n报告：/analysis/report_20261202.md\n</result>"},
+            {"type": "text", "text": "<result>\n报告：/analysis/report_20261202.md\n"
+                                     "![图](/artifacts/t-1/analysis/c.png?exp=1&amp;sig=2)\n</result>"},
         ],
         additional_kwargs={
             "deepagents_notification": {"task_id": "t-1", "agent_name": "analyst",
@@ -122,6 +123,7 @@ def test_a_task_notification_is_reported_to_the_user() -> None:
     reply = step([HumanMessage(content="帮我对链轮做供应商比价分析"), note])
     assert reply.tool_calls == []
     assert "t-1" in str(reply.content) and "/analysis/report_20261202.md" in str(reply.content)
+    assert "c.png?exp=1&sig=2)" in str(reply.content)  # unescaped: the link works
     assert sum(str(reply.content).count(m) for m in MARKS.values()) == 1
 
 

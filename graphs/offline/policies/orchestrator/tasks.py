@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from graphs.messages import message_text
@@ -92,7 +93,9 @@ def on_notification(view: View, event: dict[str, object], zh: bool) -> Decision:
     """Tell the buyer how a background task ended; a run with no report did not succeed."""
     text = message_text(view.last) if view.last is not None else ""
     result = re.search(r"<result>\s*(.*?)\s*</result>", text, re.S)
-    body = result.group(1).strip() if result else ""
+    # deepagents escapes the answer inside its tags (& → &amp;): the buyer reads it unescaped,
+    # and the links in it (?exp=...&sig=...) must work.
+    body = html.unescape(result.group(1).strip()) if result else ""
     task_id = str(event.get("task_id", ""))
     status = str(event.get("status", ""))
     if status == "error":
