@@ -26,6 +26,7 @@ __all__ = ["MIN_TREND_POINTS", "Chart", "chart_calls", "chart_urls"]
 
 MIN_TREND_POINTS = 3  # months of orders a supplier's series needs to be drawn as a line
 _MAX_GAPS = 8
+_LABEL = 22  # characters of a supplier's name in a chart label
 _URL = re.compile(r"https?://[^\s)\"'<>\]]+")
 Chart = tuple[str, dict[str, Any]]  # (chart type, config)
 
@@ -38,9 +39,9 @@ def _label(w: Words, row: dict[str, Any], *, web: bool = False) -> str:
     if web and not row.get("web"):
         notes.append(w("no_web_quote"))
     if not notes:
-        return w.short(row)
+        return w.short(row, _LABEL)
     joined = ("，" if w.zh else ", ").join(notes)
-    return f"{w.short(row)}（{joined}）" if w.zh else f"{w.short(row)} ({joined})"
+    return f"{w.short(row, _LABEL)}（{joined}）" if w.zh else f"{w.short(row, _LABEL)} ({joined})"
 
 
 def _prices(w: Words, part: dict[str, Any], name: str) -> Chart:
@@ -74,7 +75,7 @@ def _paid(w: Words, part: dict[str, Any], name: str, months: int) -> Chart | Non
     long = [r for r in rows if len(r["history"]["months"]) >= MIN_TREND_POINTS]
     if long:
         data = [
-            {"time": m["month"], "value": m["avg_price"], "group": w.short(r)}
+            {"time": m["month"], "value": m["avg_price"], "group": w.short(r, _LABEL)}
             for r in long
             for m in r["history"]["months"]
         ]

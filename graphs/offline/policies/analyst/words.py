@@ -126,9 +126,10 @@ class Words:
         zh, en = record.get(f"{prefix}name_zh"), record.get(f"{prefix}name_en")
         return str((zh if self.zh else en) or en or zh or record.get(f"{prefix}code") or "")
 
-    def short(self, row: dict[str, Any]) -> str:
-        """A supplier row's short name for chart labels (company forms dropped)."""
+    def short(self, row: dict[str, Any], limit: int | None = None) -> str:
+        """A supplier row's short name (company forms dropped), cut to ``limit`` characters
+        for a chart label."""
         full = self.name(row, "supplier_")
         pattern = _SUFFIX_ZH if self.zh else _SUFFIX_EN
         short = pattern.sub("", full).strip() or full
-        return short if len(short) <= 22 else short[:21] + "…"
+        return short if limit is None or len(short) <= limit else short[: limit - 1] + "…"
