@@ -148,7 +148,7 @@ def check_report(
     [report_path] = list((workspace / "analysis").glob("report_*.md"))
     stem = report_path.stem
     # Named after the day and the task: a second analysis never takes its name.
-    assert re.fullmatch(rf"report_\d{{8}}_{task_id.replace('-', '')[:8]}", stem)
+    assert re.fullmatch(rf"report_\d{{8}}_{task_id.replace('-', '')[-8:]}", stem)
     report = report_path.read_text(encoding="utf-8")
     result = json.loads((workspace / "data" / "analysis_result.json").read_text(encoding="utf-8"))
     assert result["category"]["code"] == category["code"]

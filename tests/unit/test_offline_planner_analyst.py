@@ -232,7 +232,7 @@ def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
     assert rows["ACME"]["history"]["avg_paid_price"] == 25.25  # (100*24.50 + 300*25.50) / 400
     assert rows["ACME"]["history"]["trend"] == "rising"
     # Named after the day and the task: a second analysis never overwrites it.
-    stem = f"report_{result['generated_at'].replace('-', '')}_0f1e2d3c"
+    stem = f"report_{result['generated_at'].replace('-', '')}_c2d1e0f9"
     report = sandbox.files[f"/analysis/{stem}.md"]
     assert report == sandbox.files[f"/reports/alice/{stem}.md"]
     for url in URLS.values():
@@ -261,14 +261,15 @@ def test_a_second_analysis_is_filed_beside_the_first() -> None:
     global SYSTEM
     first = SYSTEM
     try:
-        SYSTEM = first.replace(TASK, "9a8b7c6d-0000-4000-8000-000000000000")
+        SYSTEM = first.replace(TASK, "0f1e2d3c-4b5a-6978-8695-00000000beef")
         run("帮我对链轮做供应商比价分析", sandbox)
     finally:
         SYSTEM = first
     archived = sorted(p for p in sandbox.files if re.fullmatch(r"/reports/alice/report_\w+\.md", p))
-    assert [p.rsplit("_", 1)[-1] for p in archived] == ["0f1e2d3c.md", "9a8b7c6d.md"]
+    # Tasks started together share their ids' first digits (UUID v7): named by the last.
+    assert [p.rsplit("_", 1)[-1] for p in archived] == ["0000beef.md", "c2d1e0f9.md"]
     index = sandbox.files["/reports/alice/index.md"]
-    assert index.index("9a8b7c6d.md") < index.index("0f1e2d3c.md")  # newest first
+    assert index.index("0000beef.md") < index.index("c2d1e0f9.md")  # newest first
 
 
 def test_english_request_for_another_category() -> None:

@@ -88,7 +88,9 @@ class Run:
             if task
             else hashlib.sha1(f"{self.today}{view.request}".encode()).hexdigest()
         )
-        stem = f"report_{self.today.strftime('%Y%m%d')}_{self.task_id.replace('-', '')[:8]}"
+        # The id's last 8 hex digits: its first ones are a timestamp (UUID v7) and repeat
+        # for tasks started within a minute of each other.
+        stem = f"report_{self.today.strftime('%Y%m%d')}_{self.task_id.replace('-', '')[-8:]}"
         self.paths = Paths(stem=stem, archive=f"/reports/{self.user_id}/")
 
     def say(self, chinese: str, english: str) -> str:
