@@ -265,7 +265,7 @@ async def test_an_unknown_category_ends_in_error_and_the_parent_says_so(
     ended = await client.runs.get(task["thread_id"], run["run_id"])
     assert ended["status"] == "error", ended["status"]
     assert not list((stack.workspace(task["thread_id"]) / "analysis").glob("report_*.md"))
-    [kept] = list((stack.workspace(task["thread_id"]) / "analysis").glob("*_failed.md"))
+    [kept] = list((stack.workspace(task["thread_id"]) / "analysis").glob("failed_*.md"))
     assert "类别" in kept.read_text(encoding="utf-8")
 
     async def woken() -> str | None:

@@ -286,7 +286,8 @@ def test_unknown_category_lists_the_erps_categories_and_fails() -> None:
     assert "链轮" in text and "后视镜" in text
     # The reason is kept, and the answer carries the marker that ends the run in error.
     assert "ANALYSIS_FAILED[no_category]:" in text
-    [kept] = [p for p in sandbox.files if p.endswith("_failed.md")]
+    [kept] = [p for p in sandbox.files if p.startswith("/analysis/failed_")]
+    assert not [p for p in sandbox.files if p.startswith("/analysis/report_")]
     assert "链轮" in sandbox.files[kept]
 
 

@@ -1,7 +1,7 @@
 """An analysis that cannot be done: say why, keep the reason, and end the run in error.
 
 Two steps, so the reason survives the failed run: first the reason goes to the buyer's
-language in the thread and to ``/analysis/<report name>_failed.md`` in the workspace;
+language in the thread and to ``/analysis/failed_YYYYMMDD_<task>.md`` in the workspace;
 then the final answer carries the failure marker, which
 :class:`graphs.middleware.analysis_outcome.AnalysisOutcome` turns into an exception: the
 run ends with an error status and the parent is told it failed, never "finished".

@@ -54,7 +54,8 @@ class Paths:
 
     @property
     def failure(self) -> str:
-        return f"/analysis/{self.stem}_failed.md"
+        """Why the analysis could not be done (never named like a report)."""
+        return f"/analysis/failed_{self.stem.removeprefix('report_')}.md"
 
     @property
     def archived(self) -> str:
