@@ -2,7 +2,7 @@
 the report asks, and the chart URLs the chart server answered with.
 
 1. Which supplier is cheaper, on contract and on the web? (the main part: contract price
-   against the web price at the reference quantity, per supplier);
+   against the web price at the reference quantity, per supplier, as grouped bars);
 2. What have we paid? (a monthly line only for suppliers with at least
    :data:`MIN_TREND_POINTS` months of orders; otherwise each supplier's average paid price);
 3. Which supplier costs least overall? (the main part's total-cost scores: one part only,
@@ -36,7 +36,7 @@ def _label(w: Words, row: dict[str, Any], *, web: bool = False) -> str:
     notes = []
     if row.get("supplier_status", "active") != "active":
         notes.append(w(row["supplier_status"]))
-    if web and not row.get("web"):
+    elif web and not row.get("web"):  # one note fits a label: a blocked supplier's matters more
         notes.append(w("no_web_quote"))
     if not notes:
         return w.short(row, _LABEL)
@@ -57,11 +57,12 @@ def _prices(w: Words, part: dict[str, Any], name: str) -> Chart:
             group = w.say(f"官网价（{ref} 件档）", f"Web price (at {ref})")
             data.append({"category": label, "value": web, "group": group})
     return (
-        "column",
+        "bar",  # horizontal: a supplier's label with its notes needs the room
         {
             "title": w.say(f"{name}：合同价与官网价（元）", f"{name}: contract vs web price (CNY)"),
-            "axisYTitle": w.say("元", "CNY"),
+            "axisYTitle": w.say("元", "CNY"),  # the value axis, in either direction
             "group": True,
+            "stack": False,  # the gateway's bar stacks unless told not to
             "data": data,
         },
     )

@@ -356,7 +356,9 @@ def render_report(run: Run, result: dict[str, Any], charts: list[tuple[str, str,
         w.say(f"# {w.name(cat)}供应商比价分析报告", f"# {w.name(cat)}: supplier price comparison"),
         "",
         w.say(f"> 请求：{result.get('request')}", f"> Request: {result.get('request')}"),
+        ">",  # one line each in HTML and PDF too
         w.say(f"> 日期：{day}；任务编号：{run.task_id}", f"> Date: {day}; task: {run.task_id}"),
+        ">",
         w.say("> 由离线规划器生成（未使用大模型），数字来自 ERP 与供应商官网。",
               "> Produced by the offline planner (no language model); figures from the ERP and "
               "the suppliers' web shops."),

@@ -42,7 +42,7 @@ _EN: dict[str, str] = {
     "one_month": "one month only, no trend",
     "no_data": "no orders",
     "no_web_quote": "no web quote",
-    "median_order_line": "median quantity of the part's {lines} order lines in the last "
+    "median_order_line": "median quantity of the part's order lines ({lines}) in the last "
     "{months} months",
     "largest_moq": "no orders in the window: the largest minimum order quantity of its offers",
 }
