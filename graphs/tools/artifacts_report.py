@@ -29,8 +29,11 @@ from urllib.parse import urlsplit
 
 import httpx
 from deepagents.backends.protocol import BackendProtocol
+from langchain.tools import ToolRuntime
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
+
+from graphs.tools.artifacts import artifact_url
 
 __all__ = [
     "EXPORT_REPORT_DESCRIPTION",
@@ -51,7 +54,7 @@ SAVE_CHART_DESCRIPTION = (
 EXPORT_REPORT_DESCRIPTION = (
     "Export a Markdown report (e.g. /analysis/report_20260101_ab12cd34.md, charts linked as "
     "charts/<name>.png) as a self-contained .html (charts embedded) and a .pdf beside it; "
-    "copy_to (e.g. /reports/<user_id>/) also gets both files."
+    "copy_to (e.g. /reports/<user_id>/) also gets both files. Answers each file's download link."
 )
 _MAX_IMAGE = 10 * 1024 * 1024
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
@@ -207,7 +210,7 @@ async def _read(backend: BackendProtocol, paths: list[str]) -> dict[str, bytes]:
 def make_export_report(*, backend: BackendProtocol) -> BaseTool:
     """The ``export_report`` tool, reading and writing through ``backend``."""
 
-    async def run(path: str, copy_to: str | None = None) -> str:
+    async def run(path: str, runtime: ToolRuntime, copy_to: str | None = None) -> str:
         refusal = _file_refusal(path, (".md",))
         if refusal is None and not path.startswith("/analysis/"):
             refusal = f"{path!r}: export a report under /analysis/"
@@ -233,10 +236,16 @@ def make_export_report(*, backend: BackendProtocol) -> BaseTool:
             files += [(posixpath.join(copy_to, base + p[len(stem) :]), b) for p, b in files]
         done = await backend.aupload_files(files)
         failed = [f"{d.path}: {d.error}" for d in done if d.error]
-        written = [
-            f"{p} ({len(b)} bytes)" for p, b in files if p not in {d.path for d in done if d.error}
-        ]
-        lines = ["Exported: " + ", ".join(written)]
+        thread = (runtime.config.get("configurable") or {}).get("thread_id")
+        lines = ["Exported:"]
+        for p, b in files:
+            if p in {d.path for d in done if d.error}:
+                continue
+            # The workspace's files get their download link (the artifacts route).
+            link = (
+                f": {artifact_url(str(thread), p)}" if thread and p.startswith("/analysis/") else ""
+            )
+            lines.append(f"{p} ({len(b)} bytes){link}")
         missing = [link for link in links if link not in images]
         if missing:
             lines.append("Charts not found (their titles stand in): " + ", ".join(sorted(missing)))

@@ -13,6 +13,7 @@ import io
 import re
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -92,10 +93,17 @@ async def test_the_report_exports_to_one_html_file_and_a_pdf(
     backend: FilesystemBackend, tmp_path: Path
 ) -> None:
     tool = make_export_report(backend=backend)
-    out = await tool.ainvoke(
-        {"path": "/analysis/report_20261203_ab12cd34.md", "copy_to": "/reports/alice/"}
+    out = await _export(
+        tool, path="/analysis/report_20261203_ab12cd34.md", copy_to="/reports/alice/"
     )
     assert "Exported" in out and "charts/missing.png" in out  # a missing chart is said
+    # Each workspace file with its signed link on the artifacts route.
+    assert re.search(
+        r"^/analysis/report_20261203_ab12cd34\.pdf \(\d+ bytes\): "
+        r"/artifacts/t-1/analysis/report_20261203_ab12cd34\.pdf\?exp=\d+&sig=\w+$",
+        out,
+        re.M,
+    ), out
     page = (tmp_path / "analysis" / "report_20261203_ab12cd34.html").read_text(encoding="utf-8")
     assert '<html lang="zh-CN">' in page and "<table>" in page
     [uri] = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
@@ -113,6 +121,13 @@ async def test_the_report_exports_to_one_html_file_and_a_pdf(
     assert ((rgb[:, 0] > 150) & (rgb[:, 1] < 80) & (rgb[:, 2] < 80)).any()
 
 
+async def _export(tool: Any, **args: Any) -> str:
+    """The tool as a graph's ToolNode calls it, with the run's thread in its runtime."""
+    runtime = SimpleNamespace(config={"configurable": {"thread_id": "t-1"}})
+    out: str = await tool.coroutine(runtime=runtime, **args)
+    return out
+
+
 def _pdf_pages(pdf: Path, folder: Path) -> list[Path]:
     folder.mkdir()
     subprocess.run(["pdftoppm", "-png", "-r", "40", str(pdf), str(folder / "p")], check=True)
@@ -123,9 +138,9 @@ async def test_exports_and_chart_copies_refuse_paths_outside_the_report_folders(
     backend: FilesystemBackend,
 ) -> None:
     export = make_export_report(backend=backend)
-    assert "Error" in await export.ainvoke({"path": "/etc/passwd.md"})
-    assert "Error" in await export.ainvoke({"path": "/analysis/../etc/x.md"})
-    assert "does not exist" in await export.ainvoke({"path": "/analysis/none.md"})
+    assert "Error" in await _export(export, path="/etc/passwd.md")
+    assert "Error" in await _export(export, path="/analysis/../etc/x.md")
+    assert "does not exist" in await _export(export, path="/analysis/none.md")
     save = make_save_chart(backend=backend, chart_url="http://charts.test/mcp")
     refused = await save.ainvoke({"url": "http://evil.test/x.png", "paths": ["/analysis/c.png"]})
     assert "not on the chart server" in refused

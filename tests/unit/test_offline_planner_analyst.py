@@ -129,7 +129,8 @@ class Sandbox:
         for folder_stem in (stem, args["copy_to"] + name):
             self.files[folder_stem + ".html"] = "<html>"
             self.files[folder_stem + ".pdf"] = "%PDF"
-        return f"Exported: {stem}.html (6 bytes), {stem}.pdf (4 bytes)"
+        return (f"Exported:\n{stem}.html (6 bytes): /artifacts/t-1{stem}.html\n"
+                f"{stem}.pdf (4 bytes): /artifacts/t-1{stem}.pdf")  # fmt: skip
 
     def fetch(self, args: dict[str, Any]) -> str:
         pages = {URLS["ACME"]: ACME_PAGE, URLS["ZENITH"]: ZENITH_PAGE}

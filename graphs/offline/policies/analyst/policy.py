@@ -174,26 +174,29 @@ def _saved_charts(run: Run, result: dict[str, Any]) -> Decision | Saved:
     ]
 
 
-def _index(run: Run, result: dict[str, Any]) -> Decision | None:
-    """The report's line in the archive index: read it, then add the line (None: done)."""
+def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The next call for the report's line in the archive index (None: done, or given up).
+
+    The index was read with the report's writes; a write that lost a race with another
+    analysis of the same user reads it again and retries."""
     index = run.paths.index
     reads = run.results("read_file", file_path=index)
     tries = run.results("write_file", file_path=index) + run.results("edit_file", file_path=index)
     if any(t.ok for t in tries) or len(tries) >= _INDEX_ATTEMPTS:
         return None
-    say = run.say("阶段 5：更新报告存档索引。", "Stage 5: updating the archive's index.")
-    if len(reads) <= len(tries):  # the last attempt lost a race: read the index again
-        return Decision(say, [("read_file", {"file_path": index})], note="index-read")
+    if len(reads) <= len(tries):
+        return ("read_file", {"file_path": index})
     row = index_row(run, result)
     if reads[-1].ok and INDEX_RULE in reads[-1].content:
-        args = {"file_path": index, "old_string": INDEX_RULE, "new_string": f"{INDEX_RULE}\n{row}"}
-        return Decision(say, [("edit_file", args)], note="index-edit")
-    content = INDEX_HEAD + row + "\n"
-    return Decision(say, [("write_file", {"file_path": index, "content": content})], note="index")
+        return ("edit_file", {"file_path": index, "old_string": INDEX_RULE,
+                              "new_string": f"{INDEX_RULE}\n{row}"})  # fmt: skip
+    return ("write_file", {"file_path": index, "content": INDEX_HEAD + row + "\n"})
 
 
 def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
-    """Stage 5: the report, its archive copy and index line, the exports, the links."""
+    """Stage 5 in two turns (each model call carries the whole thread: few calls): the
+    report, its archive copy and the index read; then the index line, the HTML and PDF
+    exports (which answer with their links) and the links of the report and its charts."""
     paths = run.paths
     if not run.results("write_file", file_path=paths.report):
         report = render_report(run, result, saved)
@@ -202,32 +205,27 @@ def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
             [
                 ("write_file", {"file_path": paths.report, "content": report}),
                 ("write_file", {"file_path": paths.archived, "content": report}),
+                ("read_file", {"file_path": paths.index}),
             ],
             note="report",
         )
-    step = _index(run, result)
-    if step is not None:
-        return step
+    calls: list[tuple[str, dict[str, Any]]] = []
+    index = _index(run, result)
+    if index is not None:
+        calls.append(index)
     if run.view.has_tool("export_report") and not run.view.called("export_report"):
-        return Decision(
-            run.say("阶段 5：导出 HTML 和 PDF。", "Stage 5: exporting HTML and PDF."),
-            [("export_report", {"path": paths.report, "copy_to": paths.archive})],
-            note="export",
-        )
+        calls.append(("export_report", {"path": paths.report, "copy_to": paths.archive}))
     if run.view.has_tool("download_artifact") and not run.view.called("download_artifact"):
-        stem = paths.report[:-3]
-        files = [
-            paths.report,
-            f"{stem}.html",
-            f"{stem}.pdf",
-            *(f"/analysis/{p}" for *_, p in saved),
-        ]
-        return Decision(
-            run.say("阶段 5：生成下载链接。", "Stage 5: making the download links."),
-            [("download_artifact", {"path": f}) for f in files],
-            note="links",
-        )
-    return None
+        files = [paths.report, *(f"/analysis/{p}" for *_, p in saved)]
+        calls += [("download_artifact", {"path": f}) for f in files]
+    if not calls:
+        return None
+    return Decision(
+        run.say("阶段 5：更新存档索引，导出 HTML 和 PDF，生成下载链接。",
+                "Stage 5: indexing the archive, exporting HTML and PDF, making the links."),
+        calls,
+        note="export",
+    )  # fmt: skip
 
 
 def _problems(run: Run) -> list[str]:

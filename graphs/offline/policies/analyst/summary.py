@@ -37,11 +37,12 @@ def index_row(run: Run, result: dict[str, Any]) -> str:
 
 
 def links(run: Run) -> dict[str, str]:
-    """``{path: download URL}`` from the ``download_artifact`` calls that succeeded."""
+    """``{path: download URL}`` from ``download_artifact`` and ``export_report``, whose
+    answers give ``<path> (<n> bytes): <url>`` lines."""
     out: dict[str, str] = {}
-    for r in run.view.called("download_artifact"):
-        if r.ok and (m := _LINK.search(r.content)):
-            out[m.group(1)] = m.group(2)
+    for r in [*run.view.called("download_artifact"), *run.view.called("export_report")]:
+        if r.ok:
+            out.update((m.group(1), m.group(2)) for m in _LINK.finditer(r.content))
     return out
 
 

@@ -407,7 +407,8 @@ def main() -> None:
         data = json.load(f)
     result = analyse(data)
     with open(target, "w", encoding="utf-8") as f:
-        json.dump(result, f, ensure_ascii=False, indent=2)
+        # indent=1: readable, and a category's result fits one read_file window.
+        json.dump(result, f, ensure_ascii=False, indent=1)
     for part in result["parts"]:
         print(f"{part['sku']}: {len(part['suppliers'])} suppliers, best {part['best']}")
     print(f"wrote {target}")
