@@ -251,6 +251,7 @@ def _focus(
         # "category": every part of it fits; "most_offered": capped, the rest listed.
         "rule": rule if rule != "category" or len(ordered) <= MAX_PARTS else "most_offered",
         "cap": MAX_PARTS,
+        "capped": len(ordered) > MAX_PARTS,
         "in_category": len(in_category),
         "candidates": len(ordered),
         "not_analysed": [

@@ -77,22 +77,33 @@ def _summary(w: Words, result: dict[str, Any]) -> list[str]:
 
 
 def _rule(w: Words, selection: dict[str, Any], scope: dict[str, Any], analysed: int) -> str:
-    """Why these parts: the rule in words."""
+    """Why these parts: the rule in words, and the cap when it applied."""
     rule = selection.get("rule", "category")
-    if rule == "part":
-        return w.say(f"请求指定的零件（{scope.get('part')}）。", "the part the request named.")
-    if rule == "brands":
-        return w.say("请求指定品牌的零件。", "the parts of the brands the request named.")
-    if rule == "named":
-        return w.say("请求中提到的型号。", "the models the request named.")
+    cap = selection.get("cap", analysed)
+    capped = w.say(
+        f"其中供应商最多的 {analysed} 个（每次最多分析 {cap} 个："
+        "每个零件的报价页和订单都随分析一起处理）",
+        f"of them, the {analysed} the most suppliers offer (at most {cap} per analysis: every "
+        "part's quote pages and orders travel with it)",
+    )
+    named = {
+        "part": w.say(f"请求指定的零件（{scope.get('part')}）", "the part the request named"),
+        "brands": w.say("请求指定品牌的零件", "the parts of the brands the request named"),
+        "named": w.say("请求中提到的型号", "the models the request named"),
+    }
+    if rule in named:
+        if selection.get("capped"):
+            return named[rule] + w.say(
+                f"，{capped}；其余零件见下表。", f"; {capped}; the others are listed below."
+            )
+        return named[rule] + w.say("。", ".")
     if rule == "most_offered":
-        cap = selection.get("cap", analysed)
         return w.say(
-            f"供应商最多的 {analysed} 个零件（每次最多分析 {cap} 个，以控制网页报价的抓取时间；"
-            "请求点名的型号或品牌不受此限）；其余零件见下表。",
-            f"the {analysed} parts the most suppliers offer (at most {cap} per analysis, to keep "
-            "the quote fetching short; a request naming models or brands is not capped); the "
-            "other parts are listed below.",
+            f"类别中供应商最多的 {analysed} 个零件（每次最多分析 {cap} 个：每个零件的报价页和订单"
+            "都随分析一起处理；要看别的零件，请点名型号或品牌）；其余零件见下表。",
+            f"the {analysed} parts of the category the most suppliers offer (at most {cap} per "
+            "analysis: every part's quote pages and orders travel with it; name models or brands "
+            "to see others); the other parts are listed below.",
         )
     return w.say("类别中的全部零件。", "every part of the category.")
 
