@@ -17,7 +17,7 @@ from tests.e2e.agents_stack import Stack, langgraph_dev
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 RETENTION = {
-    # 36 s: longer than an analysis takes here with three workers (six parts, HTML and PDF
+    # 36 s: longer than an analysis takes here with three workers (four parts, HTML and PDF
     # exports). The parent thread is idle while its analyst works, and the sweep would
     # delete it under a running analysis.
     "RETENTION_THREAD_HOURS": "0.01",
