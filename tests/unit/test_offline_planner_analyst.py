@@ -273,6 +273,15 @@ def test_a_second_analysis_is_filed_beside_the_first() -> None:
     assert index.index("0000beef.md") < index.index("c2d1e0f9.md")  # newest first
 
 
+def test_a_resolved_scope_reads_only_its_category() -> None:
+    body = "【分析需求正文】帮我做供应商比价分析\n【分析范围】" + '{"categories": ["SK"]}'
+    world, sandbox, _ = run(body)
+    listed = [a for n, a in world.calls if n == "part_query" and "part_id" not in a]
+    assert listed and all(a.get("category") == "SK" for a in listed)
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert result["category"]["code"] == "SK" and result["scope"] == {"categories": ["SK"]}
+
+
 def test_english_request_for_another_category() -> None:
     _, sandbox, messages = run("Please compare the suppliers of mirrors")
     result = json.loads(sandbox.files["/data/analysis_result.json"])

@@ -1,6 +1,7 @@
-"""Stage 2, data collection: the ERP catalogue → the category the request names → part
-details with offers and inventory → quote URLs from ``url_mapping.yaml`` (``grep`` +
-``read_file``) → supplier status → ``fetch_url`` per quote page → 12 months of orders.
+"""Stage 2, data collection: the scope's category (else the whole ERP catalogue, to find the
+category the request names) → part details with offers and inventory → quote URLs from
+``url_mapping.yaml`` (``grep`` + ``read_file``) → supplier status → ``fetch_url`` per quote
+page → the window's orders.
 
 :func:`stage_data` returns the next calls to make, or, once everything is in, the
 input of the analysis script.
@@ -34,20 +35,24 @@ Calls = list[tuple[str, dict[str, Any]]]
 
 
 def _catalogue(run: Run) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """All ERP parts (paged ``part_query`` with no filter), or the page calls still needed."""
+    """The ERP parts to choose from (paged ``part_query``), or the page calls still needed.
+
+    The scope's category when the orchestrator resolved one (one small page: every later
+    model call carries what was read), else the whole catalogue to find it in."""
+    wanted = {"category": run.scope.categories[0]} if run.scope.categories else {}
     pages: dict[int, dict[str, Any]] = {}
     for r in run.view.called("part_query"):
-        if set(r.args) - {"page", "size"} or not r.ok:
+        if {k: v for k, v in r.args.items() if k not in ("page", "size")} != wanted or not r.ok:
             continue
         data = r.data()
         if isinstance(data, dict) and isinstance(data.get("items"), list):
             pages[int(r.args.get("page", 1))] = data
     if not pages:
-        return [], [{"page": 1, "size": PAGE}]
+        return [], [{**wanted, "page": 1, "size": PAGE}]
     first = pages.get(1) or next(iter(pages.values()))
     total = int(first.get("total") or 0)
     count = max(1, math.ceil(total / PAGE))
-    missing = [{"page": p, "size": PAGE} for p in range(1, count + 1) if p not in pages]
+    missing = [{**wanted, "page": p, "size": PAGE} for p in range(1, count + 1) if p not in pages]
     if missing:
         return [], missing
     return [i for p in sorted(pages) for i in pages[p]["items"] if isinstance(i, dict)], None
@@ -165,6 +170,24 @@ def _orders(
     if last.get("has_more"):
         return [], {"part_id": part_id, "date_from": since, "page": max(pages) + 1, "size": PAGE}
     return [o for p in sorted(pages) for o in pages[p].get("items") or []], None
+
+
+def _paid_lines(orders: list[dict[str, Any]], part_id: int) -> list[dict[str, Any]]:
+    """The orders as the script reads them: who, when, in what state, and this part's lines.
+
+    The input file is written by a tool call that every later model call carries: the ERP's
+    other order fields (names, totals, people) would only make each of them heavier."""
+    keep = ("order_no", "supplier_id", "status", "order_date")
+    out = []
+    for o in orders:
+        lines = [
+            {k: line.get(k) for k in ("part_id", "quantity", "unit_price_minor")}
+            for line in o.get("lines") or []
+            if line.get("part_id") == part_id
+        ]
+        if lines:
+            out.append({**{k: o.get(k) for k in keep}, "lines": lines})
+    return out
 
 
 def _fetched(run: Run, url: str) -> ToolResult | None:
@@ -334,7 +357,7 @@ def _collect(run: Run, focus: list[dict[str, Any]]) -> tuple[Calls, Calls, list[
                 "offers": d.get("offers") or [],
                 "inventory": d.get("inventory") or {},
                 "quotes": quotes,
-                "orders": orders,
+                "orders": _paid_lines(orders, int(d["id"])),
             }
         )
     return fetches, order_calls, collected
