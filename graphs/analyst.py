@@ -41,8 +41,9 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     from graphs.stacks import build_stack
     from graphs.state import ANALYST_STATE
     from graphs.storage import make_backend, shared_sandbox
-    from graphs.toolbox import local_tools
+    from graphs.toolbox import local_tools, registry
     from graphs.tools.artifacts import make_download_artifact
+    from graphs.tools.artifacts_report import make_export_report, make_save_chart
     from graphs.tools.web.settings import WebSettings
 
     configure_tracing()
@@ -59,7 +60,13 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
     )
     return create_deep_agent(
         model=main_model(policy="analyst"),
-        tools=[*(tools[name] for name in ANALYST_TOOLS), make_download_artifact(sandbox=sandbox)],
+        tools=[
+            *(tools[name] for name in ANALYST_TOOLS),
+            make_download_artifact(sandbox=sandbox),
+            # The report made portable: charts beside it, HTML and PDF exports (issue 15).
+            make_save_chart(backend=backend, chart_url=registry().url("viz")),
+            make_export_report(backend=backend),
+        ],
         # The date is filled in at each model call (CurrentDate): this graph outlives a day.
         system_prompt=ANALYST_PROMPT.format(
             today=TODAY, sites=WebSettings().supplier_sites_url.rstrip("/")

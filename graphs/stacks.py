@@ -20,10 +20,12 @@ DESIGN section 4's layers, in the order a table lists them:
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
 client's own tools, DESIGN section 8), ``current_date`` (today's date in the prompt at
-each call) and ``analyst_progress`` (the analyst's stages as ``custom`` stream events).
-Every layer but ``authenticated_user`` and ``order_review`` fails soft. The notes some
-layers have for the model (user context, synced or restored skills) go into each model
-request, never into the thread's messages.
+each call), ``analyst_progress`` (the analyst's stages as ``custom`` stream events) and
+``analysis_outcome`` (an analysis that could not be done ends its run in error, not as
+"finished"; innermost, so deepagents' notifier reports the error to the parent).
+Every layer but ``authenticated_user``, ``order_review`` and ``analysis_outcome`` fails
+soft. The notes some layers have for the model (user context, synced or restored skills)
+go into each model request, never into the thread's messages.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -66,6 +68,7 @@ Layer = Literal[
     "order_review",
     "files",
     "analyst_progress",
+    "analysis_outcome",
 ]
 
 
@@ -95,7 +98,15 @@ ORCHESTRATOR = AgentTable(
 )
 ANALYST = AgentTable(
     name="analyst",
-    layers=("user_context", "mcp_tools", *_CORE, "limits", "current_date", "analyst_progress"),
+    layers=(
+        "user_context",
+        "mcp_tools",
+        *_CORE,
+        "limits",
+        "current_date",
+        "analyst_progress",
+        "analysis_outcome",
+    ),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 PROCUREMENT_ORDER = AgentTable(
@@ -156,6 +167,7 @@ class _Parts:
 def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of one table entry (imported here: building a graph is when they load)."""
     from graphs.middleware import (
+        analysis_outcome,
         analyst_progress,
         authenticated_user,
         client_tools,
@@ -227,10 +239,11 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
                     timeout=parts.mcp_timeout_s,
                 ),
             ]
-
         case "analyst_progress":
             data_tools = parts.mcp().declared_tools(parts.agent)
             return [analyst_progress.AnalystProgress(data_tools=data_tools)]
+        case "analysis_outcome":
+            return [analysis_outcome.AnalysisOutcome()]
 
 
 def _evict_tokens() -> int:

@@ -41,8 +41,8 @@ FLAGSHIP_REQUEST = "帮我对摩托车火花塞做供应商比价分析"
 """The main job's request: a spark-plug supplier comparison."""
 TASK_ID = re.compile(r"task_id: ([0-9a-f-]{36})")
 """How the orchestrator names the background task it started."""
-REPORT = re.compile(r"/analysis/report_\d{8}\.md")
-"""A report's path in the analyst's sandbox."""
+REPORT = re.compile(r"/analysis/report_\d{8}_[0-9a-f]{8}\.md")
+"""A report's path in the analyst's sandbox: the day and the task id's last 8 hex digits."""
 NOTIFICATION = "deepagents_notification"
 """The ``additional_kwargs`` key of the message that wakes the orchestrator."""
 

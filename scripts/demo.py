@@ -45,7 +45,8 @@ from runstack.threads import (
 from scripts.stack import read_state
 
 USER = {"user_id": "demo-buyer", "username": "演示采购员"}
-CHART = re.compile(r"https?://[^\s)\]]+/charts/[0-9a-f]+\.(?:png|svg)")
+# The charts the orchestrator shows: Markdown images on the artifacts route (signed links).
+CHART = re.compile(r"!\[[^\]]*\]\((\S+?\.png(?:\?[^)\s]*)?)\)")
 ANALYSIS_TIMEOUT_S = 600
 
 _T0 = time.monotonic()
@@ -141,8 +142,9 @@ async def analyse(client: LangGraphClient) -> tuple[str, str]:
     return started.task_id, final
 
 
-def show_report(final: str, data_dir: Path) -> None:
-    """Print where the report named in ``final`` is, and the charts it shows."""
+def show_report(final: str, data_dir: Path, agent_url: str) -> None:
+    """Print where the report named in ``final`` is, and the charts it shows (as URLs on
+    the Agent Server at ``agent_url`` when the answer gives the route's path)."""
     report = REPORT.search(final)
     if not report:
         return
@@ -151,9 +153,8 @@ def show_report(final: str, data_dir: Path) -> None:
         f"report: {found[-1] if found else report.group(0)} (also in the Store under "
         f"/reports/{USER['user_id']}/)"
     )
-    if found:
-        for url in sorted(set(CHART.findall(found[-1].read_text(encoding="utf-8")))):
-            _say(f"chart: {url}")
+    for url in CHART.findall(final):
+        _say(f"chart: {agent_url.rstrip('/')}{url}" if url.startswith("/") else f"chart: {url}")
 
 
 async def place_order(client: LangGraphClient, offer: dict[str, Any]) -> str:
@@ -220,7 +221,7 @@ async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
     try:
         task_id, final = await analyse(client)
         offer = _best_offer(data_dir, task_id)
-        show_report(final, data_dir)
+        show_report(final, data_dir, agent_url)
         if offer is None:
             _say("no ranked offer in the analysis result; skipping the order step")
             return

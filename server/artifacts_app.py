@@ -5,7 +5,8 @@ A custom route of the Agent Server (langgraph.json ``http``). With
 authenticated user in ``request.user``; this route then looks the thread up (LangGraph
 SDK, in-process, with the caller's credentials, so the server's read filters apply)
 and serves the file only when the thread's ``metadata.owner`` (or ``metadata.user_id``)
-is that user. Unauthenticated requests get 401; another user's
+is that user, or the request carries a valid signed link (``?exp=&sig=``, made by
+``download_artifact`` for that very file). Unauthenticated requests get 401; another user's
 thread, or a thread that does not exist, 404 (the two are not told apart); paths
 outside the workspace's artifact folders, 400.
 
@@ -37,7 +38,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from graphs.sandbox import ThreadSandboxBackend, open_workspace_file, workspace_path
-from graphs.tools.artifacts import check_artifact_path
+from graphs.tools.artifacts import check_artifact_path, signed_link_valid
 
 __all__ = ["ArtifactSettings", "ThreadLookup", "app", "artifact_routes", "thread_metadata"]
 
@@ -181,7 +182,12 @@ def artifact_routes(
         thread_id = str(request.path_params["thread_id"])
         path = "/" + str(request.path_params["path"])
         identity = _identity(request)
-        if identity is None and not (conf.allow_loopback_without_auth and _loopback(request)):
+        # A link download_artifact signed for this file: the agent gave it to the thread's
+        # owner, and a browser's <img> (a chart in a chat) sends no credentials with it.
+        params = request.query_params
+        signed = signed_link_valid(thread_id, path, params.get("exp"), params.get("sig"))
+        open_to_all = signed or (conf.allow_loopback_without_auth and _loopback(request))
+        if identity is None and not open_to_all:
             return _error(401, "Authentication required to download artifacts.")
         refusal = check_artifact_path(path)
         if refusal is not None:
@@ -197,7 +203,7 @@ def artifact_routes(
         except Exception:
             logger.warning("artifacts: parent lookup failed for %s", thread_id, exc_info=True)
             return _error(503, "The thread could not be looked up; try again.")
-        if metadata is None or (identity is not None and owner != identity):
+        if metadata is None or (identity is not None and not signed and owner != identity):
             return _error(404, "No such artifact (unknown thread, or not yours).")
         if sandboxes_dir is not None:
             root = workspace_path(sandboxes_dir, thread_id)

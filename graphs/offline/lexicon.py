@@ -199,6 +199,19 @@ GROUPS: dict[str, str] = {
 }
 # fmt: on
 
+# "My reports" (issue 15): the buyer's archive of past analyses. Its words also count as a
+# question about the background work (``task`` and ``status``), so the orchestrator's task
+# policy answers them with the archive's index instead of starting a new analysis.
+GROUPS["my_reports"] = _zh(
+    "我的报告", "我的分析报告", "历史报告", "以前的报告", "之前的报告", "过去的报告", "报告列表",
+    "所有报告", "报告存档", "报告记录",
+) + "|" + _en(
+    "my reports", "my analyses", "my past reports", "past reports", "previous reports",
+    "old reports", "report archive", "list of reports", "all reports", "all my reports",
+)  # fmt: skip
+GROUPS["task"] += "|" + GROUPS["my_reports"]
+GROUPS["status"] += "|" + GROUPS["my_reports"]
+
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4

@@ -1,14 +1,24 @@
 """``download_artifact``: a download link for a report or chart the agent made in its sandbox.
 
-The file stays in the thread's workspace; the link points at the Agent Server's
-authenticated route ``GET /artifacts/{thread_id}/{path}`` (:mod:`server.artifacts_app`),
-which serves it to the thread's owner only.
+The file stays in the thread's workspace; the link points at the Agent Server's route
+``GET /artifacts/{thread_id}/{path}`` (:mod:`server.artifacts_app`), which serves it to
+the thread's owner. The link also carries a signature (``?exp=...&sig=...``: HMAC-SHA256
+over thread, path and expiry), so it works where no credentials travel with it: a chart
+shown as a Markdown image in Agent Chat UI or Studio is fetched by the browser's ``<img>``,
+which sends no bearer token. The key is ``ARTIFACTS_SIGNING_KEY`` (set it when several
+server processes serve one deployment), else one drawn per process; links last
+``ARTIFACTS_LINK_TTL_S`` seconds (7 days).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import os
+import secrets
+import time
+from functools import cache
 from typing import Annotated
 from urllib.parse import quote
 
@@ -25,7 +35,9 @@ __all__ = [
     "DownloadArtifactInput",
     "artifact_url",
     "check_artifact_path",
+    "link_signature",
     "make_download_artifact",
+    "signed_link_valid",
 ]
 
 ARTIFACT_DIRS: tuple[str, ...] = ("analysis", "data", "charts")
@@ -63,15 +75,42 @@ def check_artifact_path(path: str) -> str | None:
     return None
 
 
+_LINK_TTL_S = 7 * 24 * 3600
+
+
+@cache
+def _signing_key() -> bytes:
+    # Read once: a key that changed mid-process would void every link handed out so far.
+    configured = os.environ.get("ARTIFACTS_SIGNING_KEY")
+    return configured.encode() if configured else secrets.token_bytes(32)
+
+
+def link_signature(thread_id: str, path: str, expires: int) -> str:
+    """The signature of a link to ``path`` in ``thread_id``'s workspace, valid until ``expires``."""
+    message = f"{thread_id}\n{path}\n{expires}".encode()
+    return hmac.new(_signing_key(), message, hashlib.sha256).hexdigest()[:32]
+
+
+def signed_link_valid(thread_id: str, path: str, expires: str | None, sig: str | None) -> bool:
+    """Whether ``?exp=&sig=`` sign this very file and have not expired."""
+    if not expires or not sig or not expires.isdigit() or int(expires) < time.time():
+        return False
+    return hmac.compare_digest(link_signature(thread_id, path, int(expires)), sig)
+
+
 def artifact_url(thread_id: str, path: str, *, base_url: str | None = None) -> str:
-    """The download URL of ``path`` in ``thread_id``'s workspace."""
-    base = (
-        base_url
-        or os.environ.get("ARTIFACTS_PUBLIC_URL")
-        or os.environ.get("LANGGRAPH_URL")
-        or "http://127.0.0.1:2024"
-    )
-    return f"{base.rstrip('/')}/artifacts/{quote(thread_id, safe='')}/{quote(path.lstrip('/'))}"
+    """The download URL of ``path`` in ``thread_id``'s workspace: absolute under
+    ``base_url`` or ``ARTIFACTS_PUBLIC_URL`` when one is set, else the route's path
+    (``/artifacts/...``), which a client resolves against the Agent Server it talks to.
+
+    Never the server's own loopback address: a client elsewhere could not reach it."""
+    clean = "/" + path.lstrip("/")
+    ttl = int(os.environ.get("ARTIFACTS_LINK_TTL_S") or _LINK_TTL_S)
+    expires = int(time.time()) + ttl
+    query = f"?exp={expires}&sig={link_signature(thread_id, clean, expires)}"
+    route = f"/artifacts/{quote(thread_id, safe='')}/{quote(clean.lstrip('/'))}{query}"
+    base = base_url or os.environ.get("ARTIFACTS_PUBLIC_URL")
+    return f"{base.rstrip('/')}{route}" if base else route
 
 
 def make_download_artifact(

@@ -56,7 +56,7 @@ def test_stack_up_then_flagship_demo(tmp_path: Path) -> None:
         assert found["total"] == 1 and found["items"][0]["supplier_code"] == row.group(2)
         report = re.search(r"report: (\S+\.md)", out)
         assert report and Path(report.group(1)).is_file()
-        charts = re.findall(r"chart: (\S+\.png)", out)
+        charts = re.findall(r"chart: (\S+\.png\S*)", out)  # signed links: ?exp=&sig=
         assert len(charts) >= 2
         png = httpx.get(charts[0], timeout=10)
         assert png.status_code == 200 and png.content.startswith(b"\x89PNG")

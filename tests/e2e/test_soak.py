@@ -17,8 +17,11 @@ from tests.e2e.agents_stack import Stack, langgraph_dev
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 RETENTION = {
-    "RETENTION_THREAD_HOURS": "0.005",  # 18 s
-    "RETENTION_WORKSPACE_HOURS": "0.005",
+    # 36 s: longer than an analysis takes here with three workers (four parts, HTML and PDF
+    # exports). The parent thread is idle while its analyst works, and the sweep would
+    # delete it under a running analysis.
+    "RETENTION_THREAD_HOURS": "0.01",
+    "RETENTION_WORKSPACE_HOURS": "0.01",
     "RETENTION_SWEEP_S": "5",
 }
 SECONDS = 150

@@ -13,6 +13,7 @@ when the server dies.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -109,8 +110,14 @@ async def check_resumed_once(
     [report] = list((stack.workspace(started.task_id) / "analysis").glob("report_*.md"))
     assert report.name in answer
     filed = await client.store.search_items(["files", "reports"], limit=100)
-    mine = [i["key"] for i in filed["items"] if i["key"].startswith(f"/{USER['user_id']}/")]
-    assert mine == [f"/{USER['user_id']}/{report.name}"]
+    user = USER["user_id"]
+    mine = [i["key"] for i in filed["items"] if i["key"].startswith(f"/{user}/")]
+    # One report filed (beside it: its exports, its charts and the archive's index)...
+    assert [k for k in mine if re.fullmatch(rf"/{user}/report_\w+\.md", k)] == [
+        f"/{user}/{report.name}"
+    ]
+    index = await client.store.get_item(["files", "reports"], key=f"/{user}/index.md")
+    assert index is not None and index["value"]["content"].count(f"[{report.name}]") == 1
 
 
 async def test_killed_during_an_analysis_it_resumes_and_tells_the_parent_once(

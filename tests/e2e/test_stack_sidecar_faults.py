@@ -13,13 +13,11 @@ delay are tested in tests/integration/test_stack.py.)
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -83,12 +81,13 @@ async def analysis_outcome(client: LangGraphClient, parent: str, task_id: str) -
 
 
 def report_charts(stack: Launched, task_id: str) -> list[str]:
-    """The chart URLs of the analyst's report (in its sandbox), each checked to decode."""
-    [report] = list((stack.workspace(task_id) / "analysis").glob("report_*.md"))
-    charts = re.findall(r"!\[[^\]]*\]\((http[^)]+\.png)\)", report.read_text(encoding="utf-8"))
-    for url in charts:
-        image = Image.open(io.BytesIO(httpx.get(url, timeout=20).content))
-        image.load()
+    """The charts of the analyst's report (saved beside it in its sandbox), each checked to
+    decode."""
+    folder = stack.workspace(task_id) / "analysis"
+    [report] = list(folder.glob("report_*.md"))
+    charts = re.findall(r"!\[[^\]]*\]\((charts/[^)]+\.png)\)", report.read_text(encoding="utf-8"))
+    for chart in charts:
+        Image.open(folder / chart).load()
     return charts
 
 
@@ -118,12 +117,14 @@ async def test_a_sidecar_killed_during_an_analysis_and_an_order(stack: Launched,
         found = [t for t in outcome["tools"] if said in t]
         assert found, (name, outcome["tools"][-8:])
         assert advice in found[0]
-        assert [r["status"] for r in outcome["runs"]] == ["success"]
         if name in ("sim-erp", "erp-mcp"):
+            # No data, no analysis: the run ends in error, never "finished".
+            assert [r["status"] for r in outcome["runs"]] == ["error"]
             # The ERP is out of reach: the buyer is told why (no order: checked once it is back).
             assert said in order_answer or "ERP" in order_answer, order_answer
             assert not REPORT.search(outcome["final"])  # the analysis could not be made
         else:
+            assert [r["status"] for r in outcome["runs"]] == ["success"]
             [order] = stack.erp_orders(note)  # the order does not need this service
             assert order["order_no"] in order_answer
             assert REPORT.search(outcome["final"])  # a report, without what was down

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,23 @@ def test_check_artifact_path() -> None:
 
 def test_artifact_url() -> None:
     url = artifact_url("t 1", "/analysis/报告.md", base_url="https://agents.example/")
-    assert url == "https://agents.example/artifacts/t%201/analysis/%E6%8A%A5%E5%91%8A.md"
+    assert url.startswith("https://agents.example/artifacts/t%201/analysis/%E6%8A%A5%E5%91%8A.md?")
+    # No public URL configured: the route's path, never the server's loopback address.
+    assert artifact_url("t-1", "/analysis/r.md").startswith("/artifacts/t-1/analysis/r.md?exp=")
+
+
+def test_a_signed_link_opens_that_file_only_without_credentials(sandboxes: Path) -> None:
+    client = _client(sandboxes)
+    link = artifact_url("t-alice", "/analysis/report_20260101.md")
+    r = client.get(link)  # a browser's <img>: no credentials
+    assert r.status_code == 200 and r.text == "# report of t-alice\n"
+    assert client.get(link, headers={"authorization": "User bob"}).status_code == 200
+    other = link.replace("t-alice", "t-bob")  # the signature names the thread and the path
+    assert client.get(other).status_code == 401
+    forged = link[:-4] + ("0000" if not link.endswith("0000") else "1111")
+    assert client.get(forged).status_code == 401
+    expired = re.sub(r"exp=\d+", "exp=1", link)
+    assert client.get(expired).status_code == 401
 
 
 async def test_download_artifact_tool(tmp_path: Path) -> None:
@@ -215,13 +232,12 @@ async def test_download_artifact_tool(tmp_path: Path) -> None:
         {"messages": [HumanMessage("link")]}, config, context=Context(user_id="u1")
     )
     texts = [m.text for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert (
-        texts[0]
-        == f"/analysis/report_20260101.md (4 bytes): http://agents.test/artifacts/{tid}/analysis/report_20260101.md"
+    assert texts[0].startswith(
+        f"/analysis/report_20260101.md (4 bytes): http://agents.test/artifacts/{tid}/analysis/report_20260101.md?exp="
     )
     assert "does not exist" in texts[1]
     assert "refused" in texts[2]
-    assert texts[3].endswith(f"http://agents.test/artifacts/{other}/analysis/r.md")
+    assert f"http://agents.test/artifacts/{other}/analysis/r.md?exp=" in texts[3]
 
 
 def test_a_subagents_thread_belongs_to_its_parents_owner(sandboxes: Path) -> None:

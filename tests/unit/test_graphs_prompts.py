@@ -22,7 +22,7 @@ ORDER_PROMPT = yaml.safe_load((SUBAGENTS_DIR / "procurement_order.yaml").read_te
 
 SNAPSHOTS = {
     "ORCHESTRATOR_PROMPT": (prompts.ORCHESTRATOR_PROMPT, "47565e66955f4ce0", 1200),
-    "ANALYST_PROMPT": (prompts.ANALYST_PROMPT, "b9cbe1ac8ce899c4", 1200),
+    "ANALYST_PROMPT": (prompts.ANALYST_PROMPT, "25f41b555f1c6962", 1200),
     "DELEGATION_TEMPLATE": (prompts.DELEGATION_TEMPLATE, "889e8314a08be61b", 200),
     "REQUEST_ORDER_INFO_DESCRIPTION": (REQUEST_ORDER_INFO_DESCRIPTION, "d6d72456daf4c736", 400),
     "procurement_order.yaml system_prompt": (ORDER_PROMPT, "14bcf93b804d3fe5", 1000),

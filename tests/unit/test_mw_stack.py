@@ -13,6 +13,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.tools import tool
 
 from graphs.context import Context
+from graphs.middleware.analysis_outcome import AnalysisOutcome
 from graphs.middleware.analyst_progress import AnalystProgress
 from graphs.middleware.authenticated_user import AuthenticatedUser
 from graphs.middleware.client_tools import ClientToolsMiddleware
@@ -94,8 +95,9 @@ def test_order_and_limits(tmp_path: Path) -> None:
         *limits,
         CurrentDate,
         AnalystProgress,
+        AnalysisOutcome,  # innermost: a failed analysis raises inside deepagents' notifier
     ]
-    assert (analyst[-4].run_limit, analyst[-3].run_limit) == (50, 200)
+    assert (analyst[-5].run_limit, analyst[-4].run_limit) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
     # The approval step, then the ERP's check: after_model hooks run last-listed first, so
     # every order is checked before anyone is asked to approve it.
@@ -109,11 +111,12 @@ def test_order_and_limits(tmp_path: Path) -> None:
     ]
     assert (order[-5].run_limit, order[-4].run_limit) == (20, 50)
     assert TABLES["procurement-order"].limits == {"model_calls": 20, "tool_calls": 50}
-    # Our layers fail soft through the one base; the one that pins the user fails closed
-    # (the limits only count and stop; compact_conversation is deepagents' own).
+    # Our layers fail soft through the one base; the one that pins the user fails closed,
+    # and so does the one that ends a failed analysis in error (hiding it is its opposite);
+    # the limits only count and stop; compact_conversation is deepagents' own.
     ours = [m for m in [*stack, *analyst] if type(m).__module__.startswith("graphs.")]
     unguarded = {type(m) for m in ours if not isinstance(m, FailSoft)}
-    assert unguarded == {AuthenticatedUser, *limits}
+    assert unguarded == {AuthenticatedUser, AnalysisOutcome, *limits}
 
 
 async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:

@@ -105,7 +105,32 @@ class Sandbox:
             ], "total": 2, "page": 1, "size": 100, "has_more": False},
             "execute": self.execute,
             "generate_visualization": self.chart,
+            "edit_file": self.edit,
+            "save_chart": self.save_chart,
+            "export_report": self.export,
+            "download_artifact": lambda a: f"{a['path']} (10 bytes): /artifacts/t-1{a['path']}",
         }  # fmt: skip
+
+    def edit(self, args: dict[str, Any]) -> str:
+        path = args["file_path"]
+        if path not in self.files or self.files[path].count(args["old_string"]) != 1:
+            return f"Error: String not found in file: {path}"
+        self.files[path] = self.files[path].replace(args["old_string"], args["new_string"])
+        return f"Successfully replaced 1 instance(s) of the string in '{path}'"
+
+    def save_chart(self, args: dict[str, Any]) -> str:
+        for path in args["paths"]:
+            self.files[path] = f"PNG of {args['url']}"
+        return "Saved the chart (10 bytes) to " + ", ".join(args["paths"])
+
+    def export(self, args: dict[str, Any]) -> str:
+        stem = args["path"].removesuffix(".md")
+        name = stem.rsplit("/", 1)[-1]
+        for folder_stem in (stem, args["copy_to"] + name):
+            self.files[folder_stem + ".html"] = "<html>"
+            self.files[folder_stem + ".pdf"] = "%PDF"
+        return (f"Exported:\n{stem}.html (6 bytes): /artifacts/t-1{stem}.html\n"
+                f"{stem}.pdf (4 bytes): /artifacts/t-1{stem}.pdf")  # fmt: skip
 
     def fetch(self, args: dict[str, Any]) -> str:
         pages = {URLS["ACME"]: ACME_PAGE, URLS["ZENITH"]: ZENITH_PAGE}
@@ -122,12 +147,26 @@ class Sandbox:
             text = SCRIPT_PATH.read_text(encoding="utf-8")
         elif path == URL_MAP:
             text = "\n".join(MAPPING.splitlines()[int(args.get("offset", 0)) :])
+        elif path == "/data/analysis_result.json" and path in self.files:
+            return self.window(self.files[path], int(args.get("offset", 0)))
         elif path in self.files:
             text = self.files[path]
         else:
             return f"Error: File '{path}' not found"
         n = text.count("\n") + 1
         return f"@@ lines 1-{n} of {n} @@\n{text}"
+
+    @staticmethod
+    def window(text: str, offset: int, size: int = 60) -> str:
+        """A read cut by size, as deepagents answers it: the note, then the window's header."""
+        lines = text.split("\n")
+        shown = lines[offset : offset + size]
+        end = offset + len(shown)
+        if end >= len(lines):
+            return f"@@ lines {offset + 1}-{end} of {len(lines)} @@\n" + "\n".join(shown)
+        note = "[Output was truncated due to size limits.]"
+        header = f"@@ lines {offset + 1}-{end} of {len(lines)} | next offset {end} | truncated @@"
+        return f"{note}\n{header}\n" + "\n".join(shown)
 
     def write(self, args: dict[str, Any]) -> str:
         self.files[args["file_path"]] = args["content"]
@@ -138,7 +177,8 @@ class Sandbox:
         assert self.files["/data/analyze.py"].startswith('"""')  # the script, header stripped
         data = json.loads(self.files["/data/analysis_input.json"])
         result = self.analyze.analyse(data)
-        self.files["/data/analysis_result.json"] = json.dumps(result, ensure_ascii=False)
+        # Pretty-printed like the script writes it: long enough to be read in windows.
+        self.files["/data/analysis_result.json"] = json.dumps(result, ensure_ascii=False, indent=2)
         return "wrote /data/analysis_result.json\n[Command succeeded with exit code 0]"
 
     def chart(self, args: dict[str, Any]) -> str:
@@ -146,11 +186,20 @@ class Sandbox:
         return f"Chart ready: http://charts.test/charts/{len(self.charts)}.png"
 
 
-def run(request: str) -> tuple[World, Sandbox, list[Any]]:
-    sandbox = Sandbox()
+EXTRA_TOOLS = ("edit_file", "save_chart", "export_report", "download_artifact")
+TASK = "0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"
+SYSTEM = (
+    "供应商网站当前地址：http://shops.test。\nCurrent user: user_id=alice; username=Alice. "
+    f"This run's task_id={TASK} (its thread; name your files after it)."
+)
+
+
+def run(request: str, sandbox: Sandbox | None = None) -> tuple[World, Sandbox, list[Any]]:
+    sandbox = sandbox or Sandbox()
     world = World(extra=sandbox.handlers())
-    system = "供应商网站当前地址：http://shops.test。\nCurrent user: user_id=alice, username=Alice."
-    messages = converse("analyst", request, world, system=system, max_turns=40)
+    messages = converse(
+        "analyst", request, world, system=SYSTEM, max_turns=40, tools_extra=EXTRA_TOOLS
+    )
     return world, sandbox, messages
 
 
@@ -183,17 +232,54 @@ def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
     assert rows["ZENITH"]["web"]["status"] == "out_of_stock"
     assert rows["ACME"]["history"]["avg_paid_price"] == 25.25  # (100*24.50 + 300*25.50) / 400
     assert rows["ACME"]["history"]["trend"] == "rising"
-    report = sandbox.files[f"/analysis/report_{result['generated_at'].replace('-', '')}.md"]
-    assert (
-        report
-        == sandbox.files[f"/reports/alice/report_{result['generated_at'].replace('-', '')}.md"]
-    )
+    # Named after the day and the task: a second analysis never overwrites it.
+    stem = f"report_{result['generated_at'].replace('-', '')}_c2d1e0f9"
+    report = sandbox.files[f"/analysis/{stem}.md"]
+    assert report == sandbox.files[f"/reports/alice/{stem}.md"]
     for url in URLS.values():
         assert re.search(r"\d+\. " + re.escape(url), report)  # numbered source
-    assert report.count("![") == len(sandbox.charts) and 2 <= len(sandbox.charts) <= 4
+    assert 2 <= len(sandbox.charts) <= 4
+    # Charts are saved beside the report and in the archive, and linked relatively.
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    assert images == [f"charts/{stem}_{n}.png" for n in range(1, len(sandbox.charts) + 1)]
+    for image in images:
+        assert f"/analysis/{image}" in sandbox.files and f"/reports/alice/{image}" in sandbox.files
+    assert f"/reports/alice/{stem}.pdf" in sandbox.files  # exported, archived
+    assert f"[{stem}.md]({stem}.md)" in sandbox.files["/reports/alice/index.md"]
     final = messages[-1]
     assert isinstance(final, AIMessage) and not final.tool_calls
-    assert "/reports/alice/" in str(final.content)
+    text = str(final.content)
+    assert f"/reports/alice/{stem}.md" in text
+    # The charts as images the client can reach, each its own paragraph.
+    shown = re.findall(r"(?<=\n\n)!\[[^\]]*\]\((\S+)\)\n(?=\n)", text)
+    assert shown == [f"/artifacts/t-1/analysis/{image}" for image in images]
+    assert "127.0.0.1" not in text
+
+
+def test_a_second_analysis_is_filed_beside_the_first() -> None:
+    sandbox = Sandbox()
+    run("帮我对链轮做供应商比价分析", sandbox)
+    global SYSTEM
+    first = SYSTEM
+    try:
+        SYSTEM = first.replace(TASK, "0f1e2d3c-4b5a-6978-8695-00000000beef")
+        run("帮我对链轮做供应商比价分析", sandbox)
+    finally:
+        SYSTEM = first
+    archived = sorted(p for p in sandbox.files if re.fullmatch(r"/reports/alice/report_\w+\.md", p))
+    # Tasks started together share their ids' first digits (UUID v7): named by the last.
+    assert [p.rsplit("_", 1)[-1] for p in archived] == ["0000beef.md", "c2d1e0f9.md"]
+    index = sandbox.files["/reports/alice/index.md"]
+    assert index.index("0000beef.md") < index.index("c2d1e0f9.md")  # newest first
+
+
+def test_a_resolved_scope_reads_only_its_category() -> None:
+    body = "【分析需求正文】帮我做供应商比价分析\n【分析范围】" + '{"categories": ["SK"]}'
+    world, sandbox, _ = run(body)
+    listed = [a for n, a in world.calls if n == "part_query" and "part_id" not in a]
+    assert listed and all(a.get("category") == "SK" for a in listed)
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert result["category"]["code"] == "SK" and result["scope"] == {"categories": ["SK"]}
 
 
 def test_english_request_for_another_category() -> None:
@@ -203,11 +289,16 @@ def test_english_request_for_another_category() -> None:
     assert "Analysis complete" in str(messages[-1].content)
 
 
-def test_unknown_category_lists_the_erps_categories() -> None:
-    world, _, messages = run("帮我分析一下雨刷的价格")
+def test_unknown_category_lists_the_erps_categories_and_fails() -> None:
+    world, sandbox, messages = run("帮我分析一下雨刷的价格")
     assert "execute" not in [n for n, _ in world.calls]
     text = str(messages[-1].content)
     assert "链轮" in text and "后视镜" in text
+    # The reason is kept, and the answer carries the marker that ends the run in error.
+    assert "ANALYSIS_FAILED[no_category]:" in text
+    [kept] = [p for p in sandbox.files if p.startswith("/analysis/failed_")]
+    assert not [p for p in sandbox.files if p.startswith("/analysis/report_")]
+    assert "链轮" in sandbox.files[kept]
 
 
 def test_a_failing_erp_read_stops_the_analysis_with_its_error() -> None:
@@ -218,3 +309,4 @@ def test_a_failing_erp_read_stops_the_analysis_with_its_error() -> None:
     messages = converse("analyst", "帮我对链轮做供应商比价分析", world, max_turns=10)
     assert [n for n, _ in world.calls].count("part_query") == 1
     assert "the ERP is unreachable" in str(messages[-1].content)
+    assert "ANALYSIS_FAILED[data_unavailable]:" in str(messages[-1].content)

@@ -3,6 +3,7 @@ grounding names in the ERP, questions instead of guesses, task ids, notification
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -111,7 +112,8 @@ def test_a_task_notification_is_reported_to_the_user() -> None:
     note = HumanMessage(
         content=[
             {"type": "text", "text": "[SYSTEM NOTIFICATION]\n<task-notification>\n"},
-            {"type": "text", "text": "<result>\n报告：/analysis/report_20261202.md\n</result>"},
+            {"type": "text", "text": "<result>\n报告：/analysis/report_20261202.md\n"
+                                     "![图](/artifacts/t-1/analysis/c.png?exp=1&amp;sig=2)\n</result>"},
         ],
         additional_kwargs={
             "deepagents_notification": {"task_id": "t-1", "agent_name": "analyst",
@@ -121,6 +123,7 @@ def test_a_task_notification_is_reported_to_the_user() -> None:
     reply = step([HumanMessage(content="帮我对链轮做供应商比价分析"), note])
     assert reply.tool_calls == []
     assert "t-1" in str(reply.content) and "/analysis/report_20261202.md" in str(reply.content)
+    assert "c.png?exp=1&sig=2)" in str(reply.content)  # unescaped: the link works
     assert sum(str(reply.content).count(m) for m in MARKS.values()) == 1
 
 
@@ -132,6 +135,69 @@ def test_an_analysis_that_ended_without_a_report_is_not_called_finished() -> Non
     reply = step([HumanMessage(content="帮我对链轮做供应商比价分析"), note])
     text = str(reply.content)
     assert "已完成" not in text and "没有完成" in text and "t-2" in text
+
+
+@pytest.mark.parametrize(
+    ("error", "said", "advice"),
+    [
+        ("The subagent failed (AnalysisCategoryNotFound).", "零件类别", "说明要分析哪一类"),
+        ("The subagent failed (AnalysisDataUnavailable).", "ERP", "稍后|过几分钟"),
+        ("The subagent failed (AnalysisScriptFailed).", "分析脚本", "再发起一次"),
+        ("The subagent failed (KeyError).", "出错", "再发起一次"),
+    ],
+)
+def test_a_failed_analysis_is_told_as_failed_with_what_to_try(
+    error: str, said: str, advice: str
+) -> None:
+    note = HumanMessage(
+        content=[
+            {"type": "text", "text": "[SYSTEM NOTIFICATION]\n<task-notification>\n"},
+            {"type": "text", "text": f'<details>{{"error": "{error}"}}</details>\n'},
+        ],
+        additional_kwargs={"deepagents_notification": {"task_id": "t-3", "status": "error"}},
+    )
+    reply = step([HumanMessage(content="帮我对雨刷做供应商比价分析"), note])
+    text = str(reply.content)
+    assert "t-3" in text and "失败" in text and "已完成" not in text
+    assert said in text and re.search(advice, text), text
+
+
+def test_several_categories_are_said_to_get_one_report_each() -> None:
+    request = HumanMessage(content="帮我对链轮和后视镜做供应商比价分析")
+    first = AIMessage(content="", tool_calls=[
+        {"name": "start_async_task", "args": {}, "id": f"c{i}", "type": "tool_call"}
+        for i in (1, 2)
+    ])  # fmt: skip
+    started = [
+        ToolMessage(content=f"Launched. task_id: {t}", tool_call_id=f"c{i}",
+                    name="start_async_task")
+        for i, t in ((1, "aaaaaaaa-1111"), (2, "bbbbbbbb-2222"))
+    ]  # fmt: skip
+    launched = step([request, first, *started])
+    assert "2 个类别" in str(launched.content) and "各出一份报告" in str(launched.content)
+    note = HumanMessage(
+        content="<result>报告：/analysis/report_20261202_bbbbbbbb.md</result>",
+        additional_kwargs={"deepagents_notification": {"task_id": "bbbbbbbb-2222",
+                                                       "status": "success"}},
+    )  # fmt: skip
+    reply = step([request, first, *started, launched, note])
+    assert "2 个类别" in str(reply.content) and "第 2 份" in str(reply.content)
+
+
+@pytest.mark.parametrize("request_text", ["我的报告", "把我以前的报告列出来", "show my reports"])
+def test_my_reports_opens_the_archive_index(request_text: str) -> None:
+    from langchain_core.messages import SystemMessage
+
+    system = SystemMessage(content="当前用户 / Current user: user_id=alice, username=Alice.\n")
+    first = step([system, HumanMessage(content=request_text)])
+    assert [(c["name"], c["args"]) for c in first.tool_calls] == [
+        ("read_file", {"file_path": "/reports/alice/index.md"})
+    ]
+    index = "| 2026-12-03 | [report_20261203_ab12cd34.md](report_20261203_ab12cd34.md) | 链轮 |"
+    done = ToolMessage(content=index, tool_call_id=first.tool_calls[0]["id"] or "x",
+                       name="read_file")  # fmt: skip
+    reply = step([system, HumanMessage(content=request_text), first, done])
+    assert "report_20261203_ab12cd34.md" in str(reply.content) and not reply.tool_calls
 
 
 def test_the_order_agents_answer_is_relayed() -> None:

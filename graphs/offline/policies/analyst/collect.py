@@ -1,6 +1,7 @@
-"""Stage 2, data collection: the ERP catalogue → the category the request names → part
-details with offers and inventory → quote URLs from ``url_mapping.yaml`` (``grep`` +
-``read_file``) → supplier status → ``fetch_url`` per quote page → 12 months of orders.
+"""Stage 2, data collection: the scope's category (else the whole ERP catalogue, to find the
+category the request names) → part details with offers and inventory → quote URLs from
+``url_mapping.yaml`` (``grep`` + ``read_file``) → supplier status → ``fetch_url`` per quote
+page → the window's orders.
 
 :func:`stage_data` returns the next calls to make, or, once everything is in, the
 input of the analysis script.
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
 
 from graphs.names import match_names
 from graphs.offline.history import ToolResult, strip_line_numbers
+from graphs.offline.policies.analyst.outcome import fail
 from graphs.offline.policies.analyst.run import (
     MAX_DETAILS,
     MAX_PARTS,
@@ -32,20 +35,24 @@ Calls = list[tuple[str, dict[str, Any]]]
 
 
 def _catalogue(run: Run) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """All ERP parts (paged ``part_query`` with no filter), or the page calls still needed."""
+    """The ERP parts to choose from (paged ``part_query``), or the page calls still needed.
+
+    The scope's category when the orchestrator resolved one (one small page: every later
+    model call carries what was read), else the whole catalogue to find it in."""
+    wanted = {"category": run.scope.categories[0]} if run.scope.categories else {}
     pages: dict[int, dict[str, Any]] = {}
     for r in run.view.called("part_query"):
-        if set(r.args) - {"page", "size"} or not r.ok:
+        if {k: v for k, v in r.args.items() if k not in ("page", "size")} != wanted or not r.ok:
             continue
         data = r.data()
         if isinstance(data, dict) and isinstance(data.get("items"), list):
             pages[int(r.args.get("page", 1))] = data
     if not pages:
-        return [], [{"page": 1, "size": PAGE}]
+        return [], [{**wanted, "page": 1, "size": PAGE}]
     first = pages.get(1) or next(iter(pages.values()))
     total = int(first.get("total") or 0)
     count = max(1, math.ceil(total / PAGE))
-    missing = [{"page": p, "size": PAGE} for p in range(1, count + 1) if p not in pages]
+    missing = [{**wanted, "page": p, "size": PAGE} for p in range(1, count + 1) if p not in pages]
     if missing:
         return [], missing
     return [i for p in sorted(pages) for i in pages[p]["items"] if isinstance(i, dict)], None
@@ -64,13 +71,16 @@ def _categories(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _focus_candidates(run: Run, in_category: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _focus_candidates(
+    run: Run, in_category: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], str]:
     """Narrow a category to the part or brands of the scope, else to the models, SKUs or
-    brands the request names, if any."""
+    brands the request names, if any; with the rule that chose them (``part``,
+    ``brands``, ``named`` or ``category``)."""
     if run.scope.part:
         chosen = [p for p in in_category if p.get("sku") == run.scope.part]
         if chosen:
-            return chosen
+            return chosen, "part"
     if run.scope.brand_names:
         wanted = {n.lower() for n in run.scope.brand_names}
         branded = [
@@ -78,15 +88,15 @@ def _focus_candidates(run: Run, in_category: list[dict[str, Any]]) -> list[dict[
             if str(p.get("brand", "")).lower() in wanted or str(p.get("brand_zh", "")) in wanted
         ]  # fmt: skip
         if branded:
-            return branded
+            return branded, "brands"
     named = match_names(run.body, in_category, ("sku", "model"))
     if named:
-        return [m.record for m in named]
+        return [m.record for m in named], "named"
     brands = match_names(run.body, in_category, ("brand", "brand_zh"))
     if brands:
         best = brands[0].strength
-        return [m.record for m in brands if m.strength == best]
-    return in_category
+        return [m.record for m in brands if m.strength == best], "brands"
+    return in_category, "category"
 
 
 def _details(run: Run) -> dict[int, dict[str, Any]]:
@@ -162,6 +172,24 @@ def _orders(
     return [o for p in sorted(pages) for o in pages[p].get("items") or []], None
 
 
+def _paid_lines(orders: list[dict[str, Any]], part_id: int) -> list[dict[str, Any]]:
+    """The orders as the script reads them: who, when, in what state, and this part's lines.
+
+    The input file is written by a tool call that every later model call carries: the ERP's
+    other order fields (names, totals, people) would only make each of them heavier."""
+    keep = ("order_no", "supplier_id", "status", "order_date")
+    out = []
+    for o in orders:
+        lines = [
+            {k: line.get(k) for k in ("part_id", "quantity", "unit_price_minor")}
+            for line in o.get("lines") or []
+            if line.get("part_id") == part_id
+        ]
+        if lines:
+            out.append({**{k: o.get(k) for k in keep}, "lines": lines})
+    return out
+
+
 def _fetched(run: Run, url: str) -> ToolResult | None:
     found = run.results("fetch_url", url=url)
     return found[-1] if found else None
@@ -200,14 +228,17 @@ def _category(run: Run) -> Decision | tuple[dict[str, Any], list[dict[str, Any]]
         return category, [p for p in parts if p.get("category_code") == category["code"]]
     hits = match_names(run.body, categories, ("name_zh", "name_en"))
     if not hits:
-        names = "、".join(f"{c['name_zh']}（{c['name_en']}）" for c in categories)
-        return Decision(
+        names = ("、" if run.zh else ", ").join(
+            str(c["name_zh"] if run.zh else c["name_en"]) for c in categories
+        )
+        return fail(
+            run,
+            "no_category",
             run.say(
                 f"没能从请求中识别出 ERP 的零件类别。ERP 中的类别有：{names}。请指明类别后再试。",
                 f"I could not tell which ERP part category to analyse. The ERP has: {names}. "
                 "Name one and ask again.",
             ),
-            note="no-category",
         )
     category = hits[0].record
     return category, [p for p in parts if p.get("category_code") == category["code"]]
@@ -215,9 +246,11 @@ def _category(run: Run) -> Decision | tuple[dict[str, Any], list[dict[str, Any]]
 
 def _focus(
     run: Run, category: dict[str, Any], in_category: list[dict[str, Any]]
-) -> Decision | list[dict[str, Any]]:
-    """The part details to analyse (those most suppliers offer), or the calls to read them."""
-    candidates = _focus_candidates(run, in_category)[:MAX_DETAILS]
+) -> Decision | tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The part details to analyse (those most suppliers offer) and how they were chosen,
+    or the calls to read them."""
+    candidates, rule = _focus_candidates(run, in_category)
+    candidates = candidates[:MAX_DETAILS]
     details = _details(run)
     missing = [p for p in candidates if int(p["id"]) not in details]
     if missing:
@@ -230,10 +263,27 @@ def _focus(
             [("part_query", {"part_id": int(p["id"])}) for p in missing],
             note="details",
         )
-    return sorted(
+    ordered = sorted(
         (details[int(p["id"])] for p in candidates),
         key=lambda d: (-len(d.get("offers") or []), int(d["id"])),
-    )[:MAX_PARTS]
+    )
+    chosen = ordered[:MAX_PARTS]
+    picked = {int(d["id"]) for d in chosen}
+    rest = [details.get(int(p["id"]), p) for p in in_category if int(p["id"]) not in picked]
+    selection = {
+        # "category": every part of it fits; "most_offered": capped, the rest listed.
+        "rule": rule if rule != "category" or len(ordered) <= MAX_PARTS else "most_offered",
+        "cap": MAX_PARTS,
+        "capped": len(ordered) > MAX_PARTS,
+        "in_category": len(in_category),
+        "candidates": len(ordered),
+        "not_analysed": [
+            {"sku": d.get("sku"), "name_zh": d.get("name_zh"), "name_en": d.get("name_en"),
+             "offers": len(d["offers"]) if isinstance(d.get("offers"), list) else None}
+            for d in rest
+        ],
+    }  # fmt: skip
+    return chosen, selection
 
 
 def _url_lookups(run: Run, focus: list[dict[str, Any]]) -> Decision | None:
@@ -307,7 +357,7 @@ def _collect(run: Run, focus: list[dict[str, Any]]) -> tuple[Calls, Calls, list[
                 "offers": d.get("offers") or [],
                 "inventory": d.get("inventory") or {},
                 "quotes": quotes,
-                "orders": orders,
+                "orders": _paid_lines(orders, int(d["id"])),
             }
         )
     return fetches, order_calls, collected
@@ -319,9 +369,10 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
     if isinstance(found, Decision):
         return found
     category, in_category = found
-    focus = _focus(run, category, in_category)
-    if isinstance(focus, Decision):
-        return focus
+    found_focus = _focus(run, category, in_category)
+    if isinstance(found_focus, Decision):
+        return found_focus
+    focus, selection = found_focus
     lookup = _url_lookups(run, focus)
     if lookup is not None:
         return lookup
@@ -347,6 +398,9 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
     return {
         "request": run.body.strip(),
         "today": run.today.isoformat(),
+        "window_months": run.scope.window_months or 12,
+        "scope": {k: v for k, v in asdict(run.scope).items() if v not in (None, [], "")},
+        "selection": selection,
         "category": category,
         "suppliers": {
             str(s.get("code")): {"status": s.get("status"), "rating": s.get("rating")}

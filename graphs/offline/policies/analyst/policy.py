@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from graphs.messages import parse_json
 from graphs.offline.history import View, strip_line_numbers
 from graphs.offline.policies.analyst.charts import chart_calls, chart_urls
 from graphs.offline.policies.analyst.collect import stage_data
-from graphs.offline.policies.analyst.report import render_report, summary
+from graphs.offline.policies.analyst.outcome import fail, failed_already
+from graphs.offline.policies.analyst.report import render_report
 from graphs.offline.policies.analyst.run import (
     INPUT,
     RESULT,
@@ -16,29 +19,35 @@ from graphs.offline.policies.analyst.run import (
     SCRIPT,
     SKILL_MD,
     SKILLS,
+    URL_MAP,
     Run,
 )  # fmt: skip
+from graphs.offline.policies.analyst.summary import INDEX_HEAD, INDEX_RULE, final_answer, index_row
 from graphs.offline.policies.base import Decision, blocked
 
 __all__ = ["decide"]
 
 _NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
+_WINDOW = re.compile(r"^@@ lines \d+-\d+ of \d+(?: \| next offset (?P<next>\d+))?.*@@$")
+_INDEX_ATTEMPTS = 3  # two analyses of one user may file at once: re-read and try again
+Saved = list[tuple[str, str, str]]  # (question, title, path relative to the report)
 
 
 def _failed_prerequisite(run: Run) -> Decision | None:
-    """The final answer when a call the plan needs failed, else None.
+    """The failure when a call the plan needs failed, else None.
 
     Quote pages and charts may fail one by one (the report says so); anything else the
-    plan needs failing ends the run with the error rather than a retry loop.
+    plan needs failing ends the run in error rather than a retry loop.
     """
     needed = [
         r
         for r in run.view.last_turn()
         if r.name in _NEEDED
-        or (r.name == "read_file" and r.args.get("file_path") != SKILL_MD)
+        or (r.name == "read_file" and r.args.get("file_path") in (URL_MAP, SCRIPT, RESULT))
         or (r.name == "write_file" and str(r.args.get("file_path", "")).startswith("/data/"))
     ]
-    return blocked(needed, run.zh)
+    stop = blocked(needed, run.zh)
+    return None if stop is None else fail(run, "data_unavailable", stop.text)
 
 
 def _analysis(run: Run) -> Decision:
@@ -74,60 +83,182 @@ def _analysis(run: Run) -> Decision:
     )
 
 
-def _output(run: Run) -> Decision:
-    """Stages 4-5, once the script ran: read its result, draw the charts, write the report."""
+def _result_pages(run: Run) -> tuple[str, int | None]:
+    """The result file's text as read so far, and the offset to read next (None: all read).
+
+    A large result comes back in windows (``@@ lines 1-1434 of 1456 | next offset 1434``,
+    the truncation note above it): read on from the offset the header names."""
+    pages: dict[int, str] = {}
+    following: int | None = 0
+    for r in run.results("read_file", file_path=RESULT):
+        start = int(r.args.get("offset") or 0)
+        lines = r.content.split("\n")
+        at = next((i for i, line in enumerate(lines) if _WINDOW.match(line)), None)
+        if at is None:  # an old-style or plain read: the whole text
+            pages[start] = strip_line_numbers(r.content)
+            following = None
+            continue
+        pages[start] = "\n".join(lines[at + 1 :])
+        window = _WINDOW.match(lines[at])
+        nxt = window.group("next") if window else None
+        following = int(nxt) if nxt and start == max(pages) else None
+    if not pages:
+        return "", 0
+    return "\n".join(pages[k] for k in sorted(pages)), following
+
+
+def _result(run: Run) -> Decision | dict[str, Any]:
+    """The script's result, or the step that reads it (or ends the run: no result)."""
     executed = run.results("execute")[-1]
     if "wrote" not in executed.content:
-        return Decision(
+        return fail(
+            run,
+            "script_failed",
             run.say(
                 f"分析脚本运行失败：\n{executed.content[:2000]}",
                 f"The analysis script failed:\n{executed.content[:2000]}",
             ),
-            note="script-failed",
         )
-    read = run.results("read_file", file_path=RESULT)
-    if not read:
+    text, offset = _result_pages(run)
+    if offset is not None:
         return Decision(
             run.say("阶段 4：读取分析结果。", "Stage 4: reading the analysis result."),
-            [("read_file", {"file_path": RESULT, "limit": 100000})],
+            [("read_file", {"file_path": RESULT, "offset": offset, "limit": 100000})],
             note="read-result",
         )
-    result = parse_json(strip_line_numbers(read[-1].content))
-    if not isinstance(result, dict):
-        return Decision(
-            run.say("无法读取分析结果。", "Could not read the analysis result."), note="bad-result"
+    result = parse_json(text)
+    if not isinstance(result, dict) or not result.get("parts"):
+        return fail(
+            run,
+            "script_failed",
+            run.say(
+                "分析脚本没有写出可读的结果（没有任何零件）。",
+                "The analysis script wrote no readable result (no parts).",
+            ),
         )
+    return result
+
+
+def _saved_charts(run: Run, result: dict[str, Any]) -> Decision | Saved:
+    """Stage 4: draw the charts, then copy them beside the report and into the archive."""
     if not run.view.called("generate_visualization"):
         charts = chart_calls(run, result)
         return Decision(
             run.say(
                 f"阶段 4：生成 {len(charts)} 张图表。", f"Stage 4: drawing {len(charts)} charts."
             ),
-            [("generate_visualization", {"chart_type": t, "chart_config": c}) for t, c in charts],
+            [("generate_visualization", {"chart_type": t, "chart_config": c})
+             for _, (t, c) in charts],
             note="charts",
-        )
-    stamp = run.today.strftime("%Y%m%d")
-    report_path = f"/analysis/report_{stamp}.md"
-    store_path = f"/reports/{run.user_id}/report_{stamp}.md"
-    charts_made = chart_urls(run)
-    if not run.results("write_file", file_path=report_path):
-        report = render_report(run, result, charts_made)
+        )  # fmt: skip
+    kinds = {c["title"]: kind for kind, (_, c) in chart_calls(run, result)}
+    drawn = [(kinds.get(title, ""), title, url) for title, url in chart_urls(run)]
+    paths = run.paths
+    if drawn and not run.view.called("save_chart"):
+        calls = [
+            ("save_chart", {"url": url, "paths": [f"/analysis/{paths.chart(n)}",
+                                                  f"{paths.archive}{paths.chart(n)}"]})
+            for n, (_, _, url) in enumerate(drawn, 1)
+        ]  # fmt: skip
+        return Decision(
+            run.say("阶段 4：把图表保存到报告旁边和存档中。",
+                    "Stage 4: saving the charts beside the report and in the archive."),
+            calls,
+            note="save-charts",
+        )  # fmt: skip
+    saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
+    return [
+        (kind, title, paths.chart(n))
+        for n, (kind, title, url) in enumerate(drawn, 1)
+        if url in saved
+    ]
+
+
+def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The next call for the report's line in the archive index (None: done, or given up).
+
+    The index was read with the report's writes; a write that lost a race with another
+    analysis of the same user reads it again and retries."""
+    index = run.paths.index
+    reads = run.results("read_file", file_path=index)
+    tries = run.results("write_file", file_path=index) + run.results("edit_file", file_path=index)
+    if any(t.ok for t in tries) or len(tries) >= _INDEX_ATTEMPTS:
+        return None
+    if len(reads) <= len(tries):
+        return ("read_file", {"file_path": index})
+    row = index_row(run, result)
+    if reads[-1].ok and INDEX_RULE in reads[-1].content:
+        return ("edit_file", {"file_path": index, "old_string": INDEX_RULE,
+                              "new_string": f"{INDEX_RULE}\n{row}"})  # fmt: skip
+    return ("write_file", {"file_path": index, "content": INDEX_HEAD + row + "\n"})
+
+
+def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
+    """Stage 5 in two turns (each model call carries the whole thread: few calls): the
+    report, its archive copy and the index read; then the index line, the HTML and PDF
+    exports (which answer with their links) and the links of the report and its charts."""
+    paths = run.paths
+    if not run.results("write_file", file_path=paths.report):
+        report = render_report(run, result, saved)
         return Decision(
             run.say("阶段 5：写报告并存档。", "Stage 5: writing and filing the report."),
             [
-                ("write_file", {"file_path": report_path, "content": report}),
-                ("write_file", {"file_path": store_path, "content": report}),
+                ("write_file", {"file_path": paths.report, "content": report}),
+                ("write_file", {"file_path": paths.archived, "content": report}),
+                ("read_file", {"file_path": paths.index}),
             ],
             note="report",
         )
-    failed = [r for r in run.view.called("write_file") if not r.ok]
-    text = summary(run, result, charts_made, (report_path, store_path), failed)
-    return Decision(text, note="done")
+    calls: list[tuple[str, dict[str, Any]]] = []
+    index = _index(run, result)
+    if index is not None:
+        calls.append(index)
+    if run.view.has_tool("export_report") and not run.view.called("export_report"):
+        calls.append(("export_report", {"path": paths.report, "copy_to": paths.archive}))
+    if run.view.has_tool("download_artifact") and not run.view.called("download_artifact"):
+        files = [paths.report, *(f"/analysis/{p}" for *_, p in saved)]
+        calls += [("download_artifact", {"path": f}) for f in files]
+    if not calls:
+        return None
+    return Decision(
+        run.say("阶段 5：更新存档索引，导出 HTML 和 PDF，生成下载链接。",
+                "Stage 5: indexing the archive, exporting HTML and PDF, making the links."),
+        calls,
+        note="export",
+    )  # fmt: skip
+
+
+def _problems(run: Run) -> list[str]:
+    """What went wrong on the way without stopping the analysis (the answer says so)."""
+    tools = ("write_file", "save_chart", "export_report", "generate_visualization")
+    return [
+        f"{r.name}: {r.content[:200]}"
+        for name in tools
+        for r in run.view.called(name)
+        if not r.ok or (name == "export_report" and "Error:" in r.content)
+    ]
+
+
+def _output(run: Run) -> Decision:
+    """Stages 4-5, once the script ran."""
+    result = _result(run)
+    if isinstance(result, Decision):
+        return result
+    saved = _saved_charts(run, result)
+    if isinstance(saved, Decision):
+        return saved
+    step = _report(run, result, saved)
+    if step is not None:
+        return step
+    return Decision(final_answer(run, result, saved, _problems(run)), note="done")
 
 
 def decide(view: View) -> Decision:
     """Next step of the analyst."""
     run = Run(view)
+    stopped = failed_already(run)
+    if stopped is not None:
+        return stopped
     stop = _failed_prerequisite(run)
     if stop is not None:
         return stop

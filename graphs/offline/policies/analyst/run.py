@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -13,7 +15,7 @@ from graphs.offline.text import is_chinese, today_in
 
 __all__ = [
     "FX_TO_CNY", "INPUT", "MAX_DETAILS", "MAX_PARTS", "PAGE", "RESULT", "SANDBOX_SCRIPT",
-    "SCRIPT", "SKILLS", "SKILL_MD", "URL_MAP", "URL_MAP_DIR", "Run",
+    "SCRIPT", "SKILLS", "SKILL_MD", "URL_MAP", "URL_MAP_DIR", "Paths", "Run",
 ]  # fmt: skip
 
 SKILLS = "/skills/procurement/"
@@ -25,10 +27,49 @@ INPUT = "/data/analysis_input.json"
 RESULT = "/data/analysis_result.json"
 SANDBOX_SCRIPT = "/data/analyze.py"
 PAGE = 100
-MAX_PARTS = 3  # parts analysed per request: the ones most suppliers offer
+# Parts analysed per category when the request names none: the ones most suppliers offer.
+# All of a 24-part category would need ~200 tool calls (the run's limit). Time is not the
+# bound (bench_flagship: 13.3 s with six parts and the exports, 16.7 s before with three):
+# every model call carries the whole thread (quote pages, orders), and with six parts one
+# analysis's trace outgrew its 5 MB budget (tests/e2e/test_traces.py: 5.8 MB), as a real
+# model's context would. Four keep both; the report lists the rest with the rule.
+MAX_PARTS = 4
 MAX_DETAILS = 40  # part details fetched to choose them
 FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}
 _USER = re.compile(r"user_id=([^;,\s]+)")
+_TASK = re.compile(r"task_id=([0-9A-Za-z-]+)")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where one analysis's files go: named after the day and the task, never reused.
+
+    The report's charts sit in ``charts/`` beside it, in the workspace and in the archive
+    alike, so the report's relative image links work wherever it is read."""
+
+    stem: str  # report_YYYYMMDD_<task>
+    archive: str  # /reports/{user_id}/
+
+    @property
+    def report(self) -> str:
+        return f"/analysis/{self.stem}.md"
+
+    @property
+    def failure(self) -> str:
+        """Why the analysis could not be done (never named like a report)."""
+        return f"/analysis/failed_{self.stem.removeprefix('report_')}.md"
+
+    @property
+    def archived(self) -> str:
+        return f"{self.archive}{self.stem}.md"
+
+    @property
+    def index(self) -> str:
+        return f"{self.archive}index.md"
+
+    def chart(self, n: int) -> str:
+        """The n-th chart's path relative to the report."""
+        return f"charts/{self.stem}_{n}.png"
 
 
 class Run:
@@ -43,6 +84,17 @@ class Run:
         self.scope: Scope = read_scope(view.request)
         m = _USER.search(view.system)
         self.user_id = m.group(1) if m else "anonymous"
+        task = _TASK.search(view.system)
+        # The task id names the report; without one (no thread), the request stands in.
+        self.task_id = (
+            task.group(1)
+            if task
+            else hashlib.sha1(f"{self.today}{view.request}".encode()).hexdigest()
+        )
+        # The id's last 8 hex digits: its first ones are a timestamp (UUID v7) and repeat
+        # for tasks started within a minute of each other.
+        stem = f"report_{self.today.strftime('%Y%m%d')}_{self.task_id.replace('-', '')[-8:]}"
+        self.paths = Paths(stem=stem, archive=f"/reports/{self.user_id}/")
 
     def say(self, chinese: str, english: str) -> str:
         """The sentence in the request's language."""

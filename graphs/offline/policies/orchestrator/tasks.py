@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from graphs.messages import message_text
+from graphs.middleware.analysis_outcome import FailureKind, failure_kind
+from graphs.offline import lexicon
 from graphs.offline.history import ToolResult, View
 from graphs.offline.intent import Intent
 from graphs.offline.policies.base import Decision, say
@@ -13,6 +16,7 @@ from graphs.offline.policies.orchestrator import replies
 __all__ = ["known_tasks", "launched", "on_notification", "task_question"]
 
 _TASK_ID = re.compile(r"task_id:\s*([0-9a-fA-F-]{8,})")
+_USER = re.compile(r"user_id=([^,;\s]+)")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 # What a finished analysis hands back: the report it wrote.
 _REPORT = re.compile(r"report_\d{8}[\w-]*\.md")
@@ -29,17 +33,86 @@ def known_tasks(view: View) -> list[str]:
     return ids
 
 
+# What failed and what the buyer can do, by the kind the analyst's failure names.
+_FAILED: dict[FailureKind, tuple[str, str]] = {
+    "no_category": (
+        "没能确定要分析的零件类别。请说明要分析哪一类零件（例如“火花塞”或“刹车片”），我再重新开始。",
+        "it could not tell which part category to analyse. Say which category (for example "
+        "spark plugs or brake pads) and I will start again.",
+    ),
+    "data_unavailable": (
+        "分析需要的数据拿不到：ERP 或它的 MCP 服务没有响应。请过几分钟再试；"
+        "如果一直这样，请联系管理员检查 ERP 服务。",
+        "the data it needs could not be read: the ERP or its MCP server did not answer. Try "
+        "again in a few minutes; if it keeps failing, ask an administrator to check the ERP.",
+    ),
+    "script_failed": (
+        "沙箱中的分析脚本出错，没有得到结果。可以再发起一次同样的分析；如果还是失败，"
+        "请联系管理员（详情在分析任务的线程里）。",
+        "the analysis script failed in the sandbox and produced no result. Ask for the same "
+        "analysis again; if it fails again, ask an administrator (the details are in the "
+        "task's thread).",
+    ),
+    "other": (
+        "分析过程中出错了。可以再发起一次；如果还是失败，请联系管理员。",
+        "something went wrong during the analysis. Ask again; if it fails again, ask an "
+        "administrator.",
+    ),
+}
+
+
+def _batch(view: View, task_id: str) -> list[str]:
+    """The tasks started together with ``task_id`` (one request, several categories)."""
+    started = {
+        str(getattr(m, "tool_call_id", "")): found.group(1)
+        for m in view.messages
+        if getattr(m, "type", "") == "tool" and getattr(m, "name", "") == "start_async_task"
+        and (found := _TASK_ID.search(str(m.content)))
+    }  # fmt: skip
+    for m in view.messages:
+        calls = getattr(m, "tool_calls", None) or []
+        batch = [started[str(c.get("id"))] for c in calls if str(c.get("id")) in started]
+        if task_id in batch:
+            return batch
+    return [task_id]
+
+
+def _failed(view: View, event: dict[str, object], text: str, zh: bool) -> Decision:
+    """The buyer's answer when the analysis ended in error: what failed, what to try."""
+    task_id = str(event.get("task_id", ""))
+    kind = failure_kind(text) or "other"
+    chinese, english = _FAILED[kind]
+    return Decision(
+        say(zh, f"后台分析 {task_id} 失败了，没有生成报告：{chinese}",
+            f"The background analysis {task_id} failed and wrote no report: {english}"),
+        note=f"notified-error:{kind}",
+    )  # fmt: skip
+
+
 def on_notification(view: View, event: dict[str, object], zh: bool) -> Decision:
     """Tell the buyer how a background task ended; a run with no report did not succeed."""
     text = message_text(view.last) if view.last is not None else ""
     result = re.search(r"<result>\s*(.*?)\s*</result>", text, re.S)
-    body = result.group(1).strip() if result else ""
+    # deepagents escapes the answer inside its tags (& → &amp;): the buyer reads it unescaped,
+    # and the links in it (?exp=...&sig=...) must work.
+    body = html.unescape(result.group(1).strip()) if result else ""
     task_id = str(event.get("task_id", ""))
     status = str(event.get("status", ""))
+    if status == "error":
+        return _failed(view, event, text, zh)
     if status == "success" and _REPORT.search(body):
+        batch = _batch(view, task_id)
+        of = (
+            say(zh, f"（本次请求涉及 {len(batch)} 个类别，每个类别一份报告，这是第 "
+                f"{batch.index(task_id) + 1} 份。）",
+                f" (your request covered {len(batch)} categories, one report each: this is "
+                f"report {batch.index(task_id) + 1}.)")
+            if len(batch) > 1
+            else ""
+        )  # fmt: skip
         return Decision(
-            say(zh, f"后台分析 {task_id} 已完成。\n\n{body}",
-                f"The background analysis {task_id} has finished.\n\n{body}"),
+            say(zh, f"后台分析 {task_id} 已完成{of}\n\n{body}",
+                f"The background analysis {task_id} has finished{of}.\n\n{body}"),
             note="notified-success",
         )  # fmt: skip
     if status == "waiting":
@@ -68,16 +141,42 @@ def launched(view: View, zh: bool) -> Decision:
             note="launch-failed",
         )  # fmt: skip
     listed = ", ".join(f"task_id: {i}" for i in ids)
+    several = (
+        say(zh, f"请求涉及 {len(ids)} 个类别，每个类别单独分析、各出一份报告。",
+            f"Your request covers {len(ids)} categories: one analysis and one report each. ")
+        if len(ids) > 1
+        else ""
+    )  # fmt: skip
     return Decision(
-        say(zh, f"已在后台开始分析（{listed}）。你可以继续提问，完成后我会告诉你报告位置。",
-            f"The analysis is running in the background ({listed}). Keep chatting; I'll tell "
-            "you where the report is when it's done."),
+        say(zh, f"已在后台开始分析（{listed}）。{several}"
+            "你可以继续提问，完成后我会告诉你报告位置。",
+            f"The analysis is running in the background ({listed}). {several}Keep chatting; "
+            "I'll tell you where the report is when it's done."),
         note="launched",
     )  # fmt: skip
 
 
+def _archive(view: View, zh: bool) -> Decision:
+    """ "My reports": the index of the buyer's archive, which every analysis adds a line to."""
+    found = _USER.search(view.system)
+    if found is None:
+        return Decision(
+            say(zh, "不知道你是哪位用户，没法打开你的报告存档。",
+                "I don't know which user you are, so I cannot open your report archive."),
+            note="archive-no-user",
+        )  # fmt: skip
+    return Decision(
+        say(zh, "打开你的报告存档。", "Opening your report archive."),
+        [("read_file", {"file_path": f"/reports/{found.group(1)}/index.md"})],
+        note="archive",
+    )
+
+
 def task_question(view: View, intent: Intent, zh: bool) -> Decision:
-    """Check on or stop the background analysis the request names (else the latest one)."""
+    """Check on or stop the background analysis the request names (else the latest one);
+    "my reports" opens the archive's index."""
+    if intent == "analysis_status" and lexicon.has(view.request, "my_reports"):
+        return _archive(view, zh)
     tasks = known_tasks(view)
     tool = "cancel_async_task" if intent == "analysis_cancel" else "check_async_task"
     if not tasks or not view.has_tool(tool):

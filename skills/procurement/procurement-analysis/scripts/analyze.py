@@ -4,16 +4,24 @@ Run in the sandbox:  python3 analyze.py [/data/analysis_input.json] [/data/analy
 
 Input (written by the analyst after data collection)::
 
-    {"request": str, "today": "YYYY-MM-DD", "category": {"code", "name_zh", "name_en"},
+    {"request": str, "today": "YYYY-MM-DD", "window_months": int (default 12),
+     "category": {"code", "name_zh", "name_en"},
+     "scope": {what the request constrained: categories, brands, window_months, part},
+     "selection": {"rule": "all" | "most_offered", "cap": int, "in_category": int,
+                   "not_analysed": [{"sku", "name_zh", "name_en", "offers"}]},
+     "suppliers": {code: {"status", "rating"}},
      "parts": [{"id", "sku", "model", "name_zh", "name_en", "unit",
                 "offers": [ERP offer rows], "inventory": {...},
                 "quotes": [{"supplier_code", "url", "text": fetch_url's Markdown}],
                 "orders": [ERP orders with lines, any supplier]}]}
 
 Output: per part and supplier the contract price, the web quote per tier (parsed from
-the page text), the last 12 months' average paid price and its trend, lead time, MOQ,
-stock, a total-cost score and a rank; plus the numbered web sources. Standard library
-only, deterministic, no network.
+the page text) and its gap to the contract price, the window's average paid price, its
+monthly series and trend, lead time, MOQ, stock, a total-cost score and a rank; the
+reference quantity with where it comes from; the largest web/contract gaps; the method as
+numbers; the numbered web sources. Words are codes (``rising``, ``on_hold``, ...): the
+report says them in the request's language. Standard library only, deterministic, no
+network.
 """
 
 from __future__ import annotations
@@ -168,7 +176,10 @@ def price_at(tiers: list[dict], qty: int) -> float | None:
 
 
 def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> dict:
-    """Average paid unit price over the window and its trend, for one part from one supplier."""
+    """Average paid unit price over the window and its trend, for one part from one supplier.
+
+    ``trend`` is ``rising`` / ``falling`` / ``flat`` (two months or more), ``one_month``
+    (a single month: no trend) or ``no_data``."""
     points = []
     for order in orders:
         # Drafts and cancelled orders were never paid.
@@ -187,7 +198,7 @@ def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> 
             "avg_paid_price": None,
             "months": [],
             "trend_pct": None,
-            "trend": "no data",
+            "trend": "no_data",
         }
     units = sum(q for _, q, _ in points)
     avg = sum(q * p for _, q, p in points) / units / 100
@@ -199,7 +210,7 @@ def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> 
         for m, v in sorted(months.items())
     ]
     trend_pct = None
-    trend = "flat"
+    trend = "flat" if len(series) >= 2 else "one_month"
     if len(series) >= 2:
         half = max(1, len(series) // 2)
         early = sum(s["avg_price"] for s in series[:half]) / half
@@ -221,27 +232,33 @@ def history(orders: list[dict], part_id: int, supplier_id: int, since: date) -> 
 
 # ---------------------------------------------------------------------------- analysis
 
+# The score, as numbers: contract price in CNY x (1 + lead_time_cost_per_day x lead-time
+# days) x (1 + stock_risk_surcharge if the web shop is out of stock or discontinued);
+# lower is better. Suppliers not active in the ERP (on hold, blocked) are listed unranked.
 METHOD = {
     "fx_to_cny": FX_TO_CNY,
     "lead_time_cost_per_day": LEAD_TIME_COST_PER_DAY,
     "stock_risk_surcharge": STOCK_RISK_SURCHARGE,
-    "history_window_days": 365,
-    "excluded": "suppliers not active in the ERP (on hold, blocked) are listed, unranked",
-    "score": "contract price in CNY x (1 + 0.1% per lead-time day) x (1 + 3% if the "
-    "supplier's web shop is out of stock or discontinued); lower is better",
+    "risky_web_status": ["out_of_stock", "discontinued"],
+    "ranked_status": "active",
 }
 
 
-def reference_qty(part: dict) -> int:
-    """The quantity prices are compared at: the median ordered, else the largest MOQ."""
+def reference_qty(part: dict) -> dict:
+    """The quantity prices are compared at, and where it comes from: the median quantity
+    of the window's order lines for the part (``median_order_line``), else the largest
+    MOQ of its offers (``largest_moq``)."""
     quantities = [
         int(line["quantity"])
         for o in part.get("orders") or []
         for line in o.get("lines") or []
         if line.get("part_id") == part["id"]
     ]
+    if quantities:
+        return {"qty": int(median(quantities)), "source": "median_order_line",
+                "order_lines": len(quantities)}  # fmt: skip
     moqs = [int(o.get("min_order_qty") or 1) for o in part.get("offers") or []]
-    return int(median(quantities)) if quantities else max(moqs or [1])
+    return {"qty": max(moqs or [1]), "source": "largest_moq", "order_lines": 0}
 
 
 def web_quote(quote: dict, code: str, sku: str, ref_qty: int, sources: list[dict]) -> dict:
@@ -254,6 +271,7 @@ def web_quote(quote: dict, code: str, sku: str, ref_qty: int, sources: list[dict
         "url": quote["url"],
         "source": n,
         "price_at_ref_qty": price_at(parsed["tiers"], ref_qty),
+        "price_at_ref_qty_cny": None,
     }
 
 
@@ -274,6 +292,12 @@ def supplier_row(offer: dict, part: dict, web: dict | None, since: date, status:
     hist = history(part.get("orders") or [], part["id"], offer.get("supplier_id"), since)
     lead = int(offer.get("lead_time_days") or 0)
     price_cny = contract * FX_TO_CNY.get(currency, 1.0)
+    gap = None
+    if web is not None and web.get("price_at_ref_qty") is not None:
+        web_cny = web["price_at_ref_qty"] * FX_TO_CNY.get(str(web.get("currency") or "CNY"), 1.0)
+        web["price_at_ref_qty_cny"] = round(web_cny, 2)
+        # The web price's gap to the contract price, in % of the contract price.
+        gap = round((web_cny - price_cny) / price_cny * 100, 1) if price_cny else None
     return {
         "supplier_id": offer.get("supplier_id"),
         "supplier_code": offer.get("supplier_code"),
@@ -287,6 +311,7 @@ def supplier_row(offer: dict, part: dict, web: dict | None, since: date, status:
         "lead_time_days": lead,
         "valid_to": offer.get("valid_to"),
         "web": web,
+        "web_vs_contract_pct": gap,
         "history": hist,
         "total_cost_score": round(total_cost_score(price_cny, lead, web), 2),
         "supplier_status": status,
@@ -315,7 +340,8 @@ def rank(rows: list[dict]) -> None:
 def analyse_part(part: dict, suppliers: dict, since: date, sources: list[dict]) -> dict:
     """One part's comparison; its quote pages are numbered on from ``sources``."""
     quotes = {q["supplier_code"]: q for q in part.get("quotes") or []}
-    ref_qty = reference_qty(part)
+    reference = reference_qty(part)
+    ref_qty = reference["qty"]
     rows = []
     for offer in part.get("offers") or []:
         code = offer.get("supplier_code")
@@ -332,16 +358,31 @@ def analyse_part(part: dict, suppliers: dict, since: date, sources: list[dict]) 
         "name_en": part.get("name_en"),
         "unit": part.get("unit"),
         "reference_qty": ref_qty,
+        "reference": reference,
         "inventory": part.get("inventory"),
         "suppliers": rows,
         "best": rows[0]["supplier_code"] if rows and rows[0]["rank"] else None,
     }
 
 
+def deviations(parts: list[dict]) -> list[dict]:
+    """Every web price's gap to its contract price, largest first (by size)."""
+    gaps = [
+        {"sku": p["sku"], "name_zh": p.get("name_zh"), "name_en": p.get("name_en"),
+         "supplier_code": r["supplier_code"], "supplier_status": r["supplier_status"],
+         "pct": r["web_vs_contract_pct"]}
+        for p in parts
+        for r in p["suppliers"]
+        if r.get("web_vs_contract_pct") is not None
+    ]  # fmt: skip
+    return sorted(gaps, key=lambda g: (-abs(g["pct"]), g["sku"], str(g["supplier_code"])))
+
+
 def analyse(data: dict) -> dict:
     """The whole analysis_result.json for the collected input."""
     today = date.fromisoformat(data.get("today") or date.today().isoformat())
-    since = today - timedelta(days=365)
+    months = int(data.get("window_months") or 12)
+    since = today - timedelta(days=round(months * 365 / 12))
     sources: list[dict] = []
     suppliers = data.get("suppliers") or {}
     parts = [analyse_part(p, suppliers, since, sources) for p in data.get("parts") or []]
@@ -349,8 +390,12 @@ def analyse(data: dict) -> dict:
         "generated_at": today.isoformat(),
         "request": data.get("request"),
         "category": data.get("category"),
+        "scope": data.get("scope") or {},
+        "selection": data.get("selection") or {},
+        "window": {"months": months, "since": since.isoformat(), "until": today.isoformat()},
         "method": dict(METHOD),
         "parts": parts,
+        "deviations": deviations(parts),
         "sources": sources,
     }
 
@@ -362,7 +407,8 @@ def main() -> None:
         data = json.load(f)
     result = analyse(data)
     with open(target, "w", encoding="utf-8") as f:
-        json.dump(result, f, ensure_ascii=False, indent=2)
+        # indent=1: readable, and a category's result fits one read_file window.
+        json.dump(result, f, ensure_ascii=False, indent=1)
     for part in result["parts"]:
         print(f"{part['sku']}: {len(part['suppliers'])} suppliers, best {part['best']}")
     print(f"wrote {target}")
