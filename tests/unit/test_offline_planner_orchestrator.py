@@ -194,10 +194,25 @@ def test_my_reports_opens_the_archive_index(request_text: str) -> None:
         ("read_file", {"file_path": "/reports/alice/index.md"})
     ]
     index = "| 2026-12-03 | [report_20261203_ab12cd34.md](report_20261203_ab12cd34.md) | 链轮 |"
-    done = ToolMessage(content=index, tool_call_id=first.tool_calls[0]["id"] or "x",
+    # as deepagents' read_file returns it: a status header, then the file verbatim
+    read = f"@@ /reports/alice/index.md | lines 1-1 of 1 @@\n{index}"
+    done = ToolMessage(content=read, tool_call_id=first.tool_calls[0]["id"] or "x",
                        name="read_file")  # fmt: skip
     reply = step([system, HumanMessage(content=request_text), first, done])
     assert "report_20261203_ab12cd34.md" in str(reply.content) and not reply.tool_calls
+    assert "@@" not in str(reply.content)  # the buyer sees the list, not the tool's header
+
+
+def test_no_archive_yet_is_said_in_words() -> None:
+    from langchain_core.messages import SystemMessage
+
+    system = SystemMessage(content="当前用户 / Current user: user_id=bob, username=Bob.\n")
+    first = step([system, HumanMessage(content="我的报告")])
+    missing = ToolMessage(content="Error: File '/reports/bob/index.md' not found",
+                          tool_call_id=first.tool_calls[0]["id"] or "x", name="read_file",
+                          status="error")  # fmt: skip
+    reply = step([system, HumanMessage(content="我的报告"), first, missing])
+    assert "还没有找到你的报告存档" in str(reply.content) and "Error" not in str(reply.content)
 
 
 def test_the_order_agents_answer_is_relayed() -> None:

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -84,7 +85,26 @@ def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision | None:
         return tasks.after_task_tool(last, zh)
     if last.name in READS:
         return None
+    if last.name == "read_file":
+        return _file_read(last, zh)
     return Decision(last.content, note="relayed-tool")
+
+
+_READ_HEADER = re.compile(r"^@@ .* @@$", re.M)
+
+
+def _file_read(last: ToolResult, zh: bool) -> Decision:
+    """A file the buyer asked for (the report archive's index), without the file tool's
+    status header; a missing file is said in words."""
+    if not last.ok:
+        return Decision(
+            say(zh, "还没有找到你的报告存档：做完一次比价分析后，报告会出现在这里。",
+                "No report archive yet: your reports appear here after your first analysis."),
+            note="file-missing",
+        )  # fmt: skip
+    header = _READ_HEADER.search(last.content)
+    body = last.content[header.end() :].lstrip("\n") if header else last.content
+    return Decision(body, note="relayed-file")
 
 
 def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:

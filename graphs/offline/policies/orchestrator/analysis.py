@@ -39,10 +39,11 @@ def delegation(view: View, *, analysis: bool, scope: str, body: str | None = Non
                  "Carry out the user's order operation (human approval before committing)")
     )  # fmt: skip
     output = (
-        say(zh, "/analysis/report_YYYYMMDD.md（摘要、表格、2-4 张图、结论、建议、"
+        say(zh, "/analysis/report_YYYYMMDD_<任务号末 8 位>.md（摘要、表格、2-4 张图、结论、建议、"
             "带 URL 的编号来源），返回结构化摘要",
-            "/analysis/report_YYYYMMDD.md (summary, tables, 2-4 charts, conclusions, "
-            "recommendations, numbered sources with URLs); return a structured summary")
+            "/analysis/report_YYYYMMDD_<last 8 of the task id>.md (summary, tables, 2-4 charts, "
+            "conclusions, recommendations, numbered sources with URLs); return a structured "
+            "summary")
         if analysis
         else say(zh, "订单号、状态、明细与金额的确认",
                  "Confirmation with order number, status, lines and total")
