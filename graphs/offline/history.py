@@ -152,6 +152,30 @@ class View:
                 if data is not None:
                     yield r, data
 
+    def paged(
+        self, tool: str, size: int, /, **match: Any
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """Every item of ``tool``'s pages read with exactly ``match`` (which may name any
+        argument, ``name`` included), and the next page's arguments while pages are missing
+        (then the items are ``[]``)."""
+        pages: dict[int, Any] = {}
+        for result, data in self.iter_data(tool):
+            extra = set(result.args) - set(match) - {"page", "size"}
+            if not extra and all(result.args.get(k) == v for k, v in match.items()):
+                pages[int(result.args.get("page", 1) or 1)] = data
+        if not pages:
+            return [], {**match, "page": 1, "size": size}
+        last = pages[max(pages)]
+        if isinstance(last, dict) and last.get("has_more"):
+            return [], {**match, "page": max(pages) + 1, "size": size}
+        items = [
+            i
+            for p in sorted(pages)
+            if isinstance(pages[p], dict) and isinstance(pages[p].get("items"), list)
+            for i in pages[p]["items"]
+        ]
+        return [i for i in items if isinstance(i, dict)], None
+
 
 def strip_line_numbers(text: str) -> str:
     """File text as ``read_file`` returned it back to the raw text.

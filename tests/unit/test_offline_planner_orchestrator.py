@@ -195,7 +195,7 @@ def test_my_reports_opens_the_archive_index(request_text: str) -> None:
     ]
     index = "| 2026-12-03 | [report_20261203_ab12cd34.md](report_20261203_ab12cd34.md) | 链轮 |"
     # as deepagents' read_file returns it: a status header, then the file verbatim
-    read = f"@@ /reports/alice/index.md | lines 1-1 of 1 @@\n{index}"
+    read = f"@@ lines 1-1 of 1 @@\n{index}"
     done = ToolMessage(content=read, tool_call_id=first.tool_calls[0]["id"] or "x",
                        name="read_file")  # fmt: skip
     reply = step([system, HumanMessage(content=request_text), first, done])

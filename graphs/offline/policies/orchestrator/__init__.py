@@ -16,13 +16,12 @@
 from __future__ import annotations
 
 import json
-import re
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from graphs.messages import is_notification, message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
-from graphs.offline.history import ToolResult, View
+from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.intent import Reading, read
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
@@ -90,9 +89,6 @@ def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision | None:
     return Decision(last.content, note="relayed-tool")
 
 
-_READ_HEADER = re.compile(r"^@@ .* @@$", re.M)
-
-
 def _file_read(last: ToolResult, zh: bool) -> Decision:
     """A file the buyer asked for (the report archive's index), without the file tool's
     status header; a missing file is said in words."""
@@ -102,9 +98,7 @@ def _file_read(last: ToolResult, zh: bool) -> Decision:
                 "No report archive yet: your reports appear here after your first analysis."),
             note="file-missing",
         )  # fmt: skip
-    header = _READ_HEADER.search(last.content)
-    body = last.content[header.end() :].lstrip("\n") if header else last.content
-    return Decision(body, note="relayed-file")
+    return Decision(strip_line_numbers(last.content), note="relayed-file")
 
 
 def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:

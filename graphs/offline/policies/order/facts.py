@@ -27,18 +27,7 @@ _SCOPE = re.compile(r"【分析范围】\s*(\{.*?\})", re.S)
 
 def paged(view: View, tool: str, **match: Any) -> tuple[list[Record], dict[str, Any] | None]:
     """Every item of ``tool``'s pages read with exactly ``match``, and the next page's args."""
-    pages: dict[int, Any] = {}
-    for result, data in view.iter_data(tool):
-        extra = set(result.args) - set(match) - {"page", "size"}
-        if not extra and all(result.args.get(k) == v for k, v in match.items()):
-            pages[int(result.args.get("page", 1) or 1)] = data
-    if not pages:
-        return [], {**match, "page": 1, "size": _PAGE}
-    last = pages[max(pages)]
-    if isinstance(last, dict) and last.get("has_more"):
-        return [], {**match, "page": max(pages) + 1, "size": _PAGE}
-    items = [i for p in sorted(pages) for i in (pages[p] or {}).get("items") or []]
-    return [i for i in items if isinstance(i, dict)], None
+    return view.paged(tool, _PAGE, **match)
 
 
 @dataclass
