@@ -295,11 +295,11 @@ async def test_background_result_reaches_another_adapter_after_a_reconnect(
     finally:
         await rpc.close()
     stored = await client.store.get_item(["rpc_sessions", sid], "session")
-    # The record says what a replica needs: the thread is still followed, or (a fast
-    # analysis) its result already waits in the backlog for the next socket.
+    # What a replica needs is in the Store (whether the thread is still marked as followed
+    # at this instant races with the analysis, which can end in seconds): the proof is below,
+    # the result delivered by the other adapter, once.
     assert stored is not None, "no session record in the Store"
-    record = stored["value"]
-    assert record["agents"][0]["watching"] is True or record["backlog"], record
+    assert stored["value"]["agents"][0]["thread_id"] == chat["result"]["thread_id"]
     with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
         rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
         try:
