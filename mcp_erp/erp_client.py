@@ -162,8 +162,18 @@ class ErpClient:
         return report
 
     async def _write(self, method: str, path: str, body: dict[str, Any], on_timeout: str) -> Any:
+        # A write is sent once. Only a refused connection is tried again: the request never
+        # left, so the ERP cannot have run it (an ERP that is just coming back up).
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.read_attempts),
+            wait=wait_exponential(multiplier=self.retry_wait, max=2.0),
+            retry=retry_if_exception(lambda exc: isinstance(exc, httpx.ConnectError)),
+            reraise=True,
+        )
         try:
-            response = await self.http.request(method, path, json=body)
+            async for attempt in retrying:
+                with attempt:
+                    response = await self.http.request(method, path, json=body)
         except httpx.TimeoutException as exc:
             raise self._timeout_error(exc, on_timeout) from None
         except httpx.TransportError as exc:

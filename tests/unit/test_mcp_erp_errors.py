@@ -198,6 +198,17 @@ async def test_writes_are_never_retried(
     assert real_erp.fingerprint() == before
 
 
+async def test_a_write_whose_connection_was_refused_is_sent_again_and_runs_once(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    # An ERP coming back up refuses connections for a moment: the request never left.
+    real_erp.transport.raise_on("POST", "/orders/create", httpx.ConnectError, times=1)
+    created = await erp_mcp.call_tool("order_create", CREATE)
+    assert real_erp.transport.count("POST", "/orders/create") == 2
+    found = await real_erp.get("/orders/search-details", order_no=created.data["order_no"])
+    assert found["total"] == 1
+
+
 async def test_a_write_that_times_out_is_not_retried_and_says_how_to_recover(
     erp_mcp: Client[Any], real_erp: InProcessErp
 ) -> None:
