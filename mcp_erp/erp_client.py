@@ -4,9 +4,10 @@ Every failure becomes a :class:`~fastmcp.exceptions.ToolError` whose text starts
 with a code: the ERP's own (``VALIDATION``, ``NOT_FOUND``, ...) followed by its
 sentence, or one of ours (``ERP_UNREACHABLE``, ``ERP_TIMEOUT``, ``ERP_ERROR``)
 when the ERP could not give one. Reads are retried on connection errors,
-timeouts and 5xx answers; writes never are: a create is made safe to repeat by
-its idempotency key, an update by its expected version, and that choice belongs
-to the caller.
+timeouts and 5xx answers. A write is sent again only when its connection was refused
+(the request never left); after anything else it is not: a create is made safe to repeat
+by its idempotency key, an update by its expected version, and that choice belongs to
+the caller.
 """
 
 from __future__ import annotations
