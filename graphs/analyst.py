@@ -8,16 +8,12 @@ sandbox → 2-4 charts → the report, also kept in the Store under ``/reports/`
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
-
-from langchain_core.runnables import RunnableConfig
 
 from graphs.build_once import BuildOnce
 from graphs.prompts import ANALYST_PROMPT
 from graphs.settings import get_settings
-from graphs.tracing import configure_tracing, traced_under_caller
+from graphs.tracing import configure_tracing, graph_factory
 from graphs.tracing import install as install_tracing_override
 
 if TYPE_CHECKING:
@@ -90,12 +86,5 @@ async def compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
     return await _graph.get()
 
 
-@contextlib.asynccontextmanager
-async def make_graph(
-    config: RunnableConfig,
-) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
-    """The ``analyst`` graph for langgraph.json (the compiled graph, built once); a run
-    started by another run's span (the analyst, by the orchestrator) is traced under it."""
-    graph = await _graph.get()
-    with traced_under_caller(config):
-        yield graph
+make_graph = graph_factory(_graph)
+"""The ``analyst`` graph for langgraph.json."""

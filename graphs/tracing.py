@@ -43,18 +43,23 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Final
 
 from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
+
+from graphs.build_once import BuildOnce
 
 __all__ = [
     "MAX_TRACE_CHARS",
     "STATE_MESSAGES",
     "configure_tracing",
+    "graph_factory",
     "install",
     "scrub",
     "scrub_metadata",
@@ -252,6 +257,24 @@ def traced_under_caller(config: Mapping[str, Any] | None) -> Iterator[None]:
         # Left in another context (a run torn down elsewhere): nothing of ours to undo.
         with contextlib.suppress(ValueError):
             context.__exit__(None, None, None)
+
+
+def graph_factory(
+    once: BuildOnce[Any],
+) -> Callable[[RunnableConfig], AbstractAsyncContextManager[Any]]:
+    """A langgraph.json graph factory over the graph ``once`` builds: the compiled graph
+    (built once per process), with a run that another run's span started (the analyst, by
+    the orchestrator) traced under that span."""
+
+    # RunnableConfig is imported at run time: the Agent Server resolves this factory's
+    # annotations from this module to decide what to pass it.
+    @contextlib.asynccontextmanager
+    async def make_graph(config: RunnableConfig) -> AsyncIterator[Any]:
+        graph = await once.get()
+        with traced_under_caller(config):
+            yield graph
+
+    return make_graph
 
 
 _installed = False
