@@ -29,8 +29,9 @@ class Category:
     unit: str
     base_price: tuple[int, int]  # CNY yuan, inclusive range for a part's list price
     makers: tuple[str, ...]  # supplier codes of the brands that make it
-    # Other names buyers use (an ERP's keyword field): colloquial Chinese, English
-    # variants and British spellings. Search and the planner read them from the ERP.
+    # Other names buyers use (an ERP's keyword field): colloquial Chinese, Taiwan and Hong
+    # Kong names (in Simplified characters: the planner reads Traditional as Simplified),
+    # English variants and British spellings. Search and the planner read them from the ERP.
     aliases: tuple[str, ...] = ()
 
 
@@ -225,15 +226,17 @@ _DISTRIBUTORS: tuple[tuple[str, str, str, tuple[str, ...], str], ...] = (
 
 _CATEGORIES: tuple[Category, ...] = (
     Category("SP", "火花塞", "Spark Plug", "个", (15, 60), (),
-             ("火嘴", "火咀", "点火塞", "sparkplug", "ignition plug")),
+             ("火嘴", "火咀", "点火塞", "火星塞", "sparkplug", "ignition plug")),
     Category("BP", "刹车片", "Brake Pad", "副", (60, 260), (),
-             ("刹车皮", "制动片", "刹车块", "来令片", "brake lining", "disc pad")),
+             ("刹车皮", "制动片", "刹车块", "来令片", "煞车皮", "煞车片", "brake lining",
+              "disc pad")),
     Category("CH", "链条", "Drive Chain", "条", (120, 560), (),
              ("链子", "传动链", "链条总成", "chain", "roller chain", "motorcycle chain")),
     Category("AF", "空气滤清器", "Air Filter", "个", (30, 160), (),
-             ("空滤", "空气滤芯", "空气格", "空滤芯", "air cleaner", "air filter element")),
+             ("空滤", "空气滤芯", "空气格", "空滤芯", "空气芯", "air cleaner",
+              "air filter element")),
     Category("OF", "机油滤清器", "Oil Filter", "个", (15, 70), (),
-             ("机滤", "机油滤芯", "机油格", "油滤", "机滤芯", "oil cleaner")),
+             ("机滤", "机油滤芯", "机油格", "油滤", "机滤芯", "机油芯", "oil cleaner")),
     Category("TY", "轮胎", "Tire", "条", (160, 820), (),
              ("车胎", "外胎", "胎子", "tyre", "motorcycle tyre")),
     Category("BT", "蓄电池", "Battery", "个", (110, 620), (),
@@ -243,15 +246,16 @@ _CATEGORIES: tuple[Category, ...] = (
     Category("LB", "灯泡", "Bulb", "个", (8, 60), (),
              ("灯胆", "车灯泡", "大灯泡", "lamp", "light bulb", "headlight bulb")),
     Category("PC", "火花塞帽", "Spark Plug Cap", "个", (10, 45), (),
-             ("火嘴帽", "高压帽", "火花塞帽子", "plug cap", "spark cap", "plug boot")),
+             ("火嘴帽", "高压帽", "火花塞帽子", "火星塞帽", "plug cap", "spark cap", "plug boot")),
     Category("SA", "减震器", "Shock Absorber", "支", (280, 2600), (),
              ("避震", "避震器", "减震", "减振器", "shock", "damper", "rear shock")),
     Category("BL", "皮带", "Drive Belt", "条", (80, 420), (),
              ("传动带", "传动皮带", "驱动皮带", "belt", "v-belt", "cvt belt")),
     Category("IC", "点火线圈", "Ignition Coil", "个", (80, 380), (),
-             ("高压包", "高压线圈", "点火圈", "coil", "ignition coil pack")),
+             ("高压包", "高压线圈", "点火圈", "考耳", "coil", "ignition coil pack")),
     Category("BD", "刹车盘", "Brake Disc", "片", (200, 1200), (),
-             ("碟盘", "刹车碟", "制动盘", "碟刹盘", "brake disk", "brake rotor", "rotor")),
+             ("碟盘", "刹车碟", "制动盘", "碟刹盘", "煞车碟", "煞车盘", "brake disk",
+              "brake rotor", "rotor")),
 )  # fmt: skip
 
 # Part-number families per category: (pattern, choices). "{a}" etc. are filled from lists.

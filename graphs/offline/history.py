@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graphs.messages import NOTIFICATION_KEY, is_notification, message_text, parse_json
+from graphs.offline.text import is_traditional, to_simplified
 
 __all__ = ["ToolResult", "View", "strip_line_numbers"]
 
@@ -62,8 +63,10 @@ class View:
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON schema
     # Tools bound only as a schema (a JSON-RPC client's): name -> {"description", "parameters"}
     client_tools: dict[str, dict[str, Any]] = field(default_factory=dict)
-    request: str = ""
+    request: str = ""  # in Simplified characters when it was written in Traditional
     request_index: int = -1
+    traditional: bool = False  # the request was written in Traditional characters
+    written: str = ""  # the request exactly as the buyer wrote it
     results: list[ToolResult] = field(default_factory=list)
     system: str = ""
 
@@ -81,7 +84,9 @@ class View:
         for i in range(len(messages) - 1, -1, -1):
             m = messages[i]
             if isinstance(m, HumanMessage) and not is_notification(m):
-                view.request = message_text(m)
+                view.written = message_text(m)
+                view.traditional = is_traditional(view.written)
+                view.request = to_simplified(view.written)
                 view.request_index = i
                 break
         calls: dict[str, tuple[str, dict[str, Any]]] = {}

@@ -28,7 +28,7 @@ from pydantic import Field
 from graphs.offline.history import View
 from graphs.offline.policies import Decision, decide
 from graphs.offline.policies.base import request_body
-from graphs.offline.text import is_chinese
+from graphs.offline.text import is_chinese, to_traditional
 
 __all__ = ["LABEL", "MARKS", "OfflinePlanner", "PolicyName", "offline_label"]
 
@@ -115,8 +115,14 @@ class OfflinePlanner(BaseChatModel):
             for name, args in decision.calls
         ]
         zh = is_chinese(request_body(view.request)) if view.request else True
+        text = offline_label(decision.text, zh=zh)
+        if view.traditional:
+            # A buyer who wrote in Traditional characters reads the answer in them; the
+            # offline mark stays as it is (clients and logs look for it).
+            mark = MARKS[zh]
+            text = mark + to_traditional(text[len(mark) :])
         return AIMessage(
-            content=offline_label(decision.text, zh=zh),
+            content=text,
             tool_calls=tool_calls,
             response_metadata={
                 "offline_planner": True,

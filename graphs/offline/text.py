@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
+import opencc
+
 from graphs.names import CJK
 
 __all__ = [
@@ -27,12 +29,38 @@ __all__ = [
     "find_window_months",
     "has_quantity",
     "is_chinese",
+    "is_traditional",
     "model_tokens",
     "read_quantity",
+    "to_simplified",
+    "to_traditional",
     "today_in",
 ]
 
 # --- language ---------------------------------------------------------------------------
+
+# OpenCC's character and phrase tables, loaded once at import (the graph is built off the
+# event loop; a conversion is then pure computation). Every Simplified string of our
+# corpora, catalogue and lexicon converts to itself under t2s, so reading a message through
+# it changes only what was written in Traditional characters.
+_T2S = opencc.OpenCC("t2s")
+_S2T = opencc.OpenCC("s2tw")  # Taiwan standard characters (核對, not 覈對)
+
+
+def to_simplified(text: str) -> str:
+    """``text`` with Traditional Chinese characters as Simplified (everything else unchanged)."""
+    return _T2S.convert(text) if CJK.search(text) else text
+
+
+def is_traditional(text: str) -> bool:
+    """Whether ``text`` is written in Traditional characters (it has some Simplified lacks)."""
+    return to_simplified(text) != text
+
+
+def to_traditional(text: str) -> str:
+    """``text`` in Traditional characters (for a buyer who wrote in them)."""
+    return _S2T.convert(text) if CJK.search(text) else text
+
 
 # Characters that only Chinese sentence structure uses (particles, measure words, verbs of
 # asking): a message with English words around them is still Chinese.

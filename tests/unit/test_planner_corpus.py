@@ -5,11 +5,13 @@ answers a question, then approves, rejects or edits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import opencc
 import pytest
 import yaml
 
@@ -26,6 +28,7 @@ def load(name: str) -> dict[str, Any]:
 
 BUYERS = load("buyer_requests.yaml")
 NEW = load("new_entities.yaml")
+TRADITIONAL = load("traditional_chinese.yaml")
 
 
 def _today(corpus: dict[str, Any]) -> date:
@@ -84,6 +87,48 @@ async def test_new_entities_are_learned_from_the_erp(erp_template: Path, tmp_pat
         failures = await run_corpus(world, NEW)
     rate = _report(NEW, failures)
     assert rate >= PASS_RATE, "\n".join(failures)
+
+
+async def test_traditional_chinese_is_understood_and_answered_in_kind(
+    seeded: PlannerWorld,
+) -> None:
+    failures = await run_corpus(seeded, TRADITIONAL)
+    rate = _report(TRADITIONAL, failures)
+    assert rate >= PASS_RATE, "\n".join(failures)
+    # The buyer reads the answer in the characters they wrote in: nothing of it is left in
+    # Simplified-only characters (OpenCC's own table says which those are), except the
+    # offline mark, which clients look for as it is.
+    to_traditional = opencc.OpenCC("s2t")
+
+    def simplified_only(text: str) -> list[str]:
+        return [
+            c for c in text if re.match(r"[\u4e00-\u9fff]", c) and to_traditional.convert(c) != c
+        ]
+
+    asked = (
+        "幫我比較一下火星塞的價格，哪家供應商最便宜？",
+        "IU7 現在還有多少庫存",
+        "你好，請問你能做什麼？",
+    )
+    for text in asked:
+        reply = (await seeded.run(text)).last_text.replace("〔离线〕", "")
+        assert re.search(r"[\u4e00-\u9fff]", reply), reply
+        assert simplified_only(reply) == [], reply
+    simplified = (await seeded.run("IU7 现在还有多少库存")).last_text
+    assert simplified_only(simplified)  # a buyer writing Simplified reads Simplified
+
+
+async def test_a_traditional_chinese_order_is_placed_and_confirmed_in_kind(
+    seeded: PlannerWorld,
+) -> None:
+    run = await seeded.run(
+        "向NGK訂購300個IU7，兩個月內到貨", script=Script(decisions=[{"type": "approve"}])
+    )
+    assert run.proposal is not None and run.proposal[0] == "order_create"
+    [order] = await _orders_noted(seeded, run.proposal[1]["note"])
+    assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 300)]
+    assert order["order_no"] in run.final
+    assert "訂單" in run.final or "創建" in run.final, run.final
 
 
 # --- conversations -------------------------------------------------------------------------

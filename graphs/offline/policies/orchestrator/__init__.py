@@ -29,7 +29,7 @@ from graphs.offline.policies.orchestrator import replies, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
-from graphs.offline.text import find_date, has_quantity, is_chinese, today_in
+from graphs.offline.text import find_date, has_quantity, is_chinese, to_simplified, today_in
 
 __all__ = ["decide"]
 
@@ -105,7 +105,8 @@ def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:
     if not view.has_tool("task"):
         return Decision(replies.out_of_scope(zh), note="no-order-agent")
     scope = json.dumps({"intent": reading.intent}, ensure_ascii=False)
-    args = {"description": delegation(view, analysis=False, scope=scope),
+    # The buyer's own words (Traditional characters kept): the order agent answers in them.
+    args = {"description": delegation(view, analysis=False, scope=scope, body=view.written),
             "subagent_type": ORDER_AGENT}  # fmt: skip
     return Decision(
         say(
@@ -156,7 +157,7 @@ def _answering(view: View) -> str | None:
             asked = [
                 h for h in before[:i] if isinstance(h, HumanMessage) and not is_notification(h)
             ]
-            return message_text(asked[-1]) if asked else None
+            return to_simplified(message_text(asked[-1])) if asked else None
         if isinstance(m, HumanMessage):
             return None
     return None

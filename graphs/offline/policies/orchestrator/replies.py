@@ -25,7 +25,7 @@ def greeting(zh: bool, text: str) -> str:
     """A short reply to small talk."""
     thanks = any(w in text.lower() for w in ("谢", "辛苦", "thank", "thx"))
     if thanks:
-        return say(zh, "不客气，有采购方面的事随时找我。", "You're welcome; ask me any time.")
+        return say(zh, "不客气，采购上的事随时找我。", "You're welcome; ask me any time.")
     return say(
         zh,
         "你好！我是采购助理，可以帮你做供应商比价、下单改单和查库存。",
