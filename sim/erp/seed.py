@@ -21,6 +21,7 @@ from sim.erp.models import (
     Counter,
     Inventory,
     Part,
+    PartEquivalent,
     PurchaseOrder,
     PurchaseOrderLine,
     Supplier,
@@ -31,8 +32,9 @@ log = logging.getLogger("sim-erp.seed")
 
 ORDER_COUNTER = "purchase_order"
 SEED_ACTOR = "seed"
-SCHEMA_VERSION = 2
-"""2: ``purchase_order.requested_by`` (was ``buyer``) and ``supplier_price.order_step``."""
+SCHEMA_VERSION = 3
+"""2: ``purchase_order.requested_by`` (was ``buyer``) and ``supplier_price.order_step``;
+3: ``part.attributes`` and the ``part_equivalent`` cross-reference."""
 # User ids of the company's purchasing team, as the history's requesters and approver.
 _BUYERS = ("zhang.wei", "li.na", "wang.qiang")
 _APPROVER = "chen.jing"
@@ -136,10 +138,17 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
         (
             Part,
             [
-                _columns(p, *_PART_COLUMNS, category_id=cat_ids[p.category], active=True)
+                _columns(
+                    p,
+                    *_PART_COLUMNS,
+                    category_id=cat_ids[p.category],
+                    active=True,
+                    attributes=catalog.attributes[p.id],
+                )
                 for p in catalog.parts
             ],
         ),
+        (PartEquivalent, equivalent_rows(catalog)),
         (
             SupplierPrice,
             [
@@ -151,6 +160,14 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
     ]
     for model, rows in tables:
         session.execute(insert(model), rows)
+
+
+def equivalent_rows(catalog: Catalog) -> list[dict[str, object]]:
+    """The catalogue's cross-reference as ``part_equivalent`` rows (both directions)."""
+    return [
+        {"part_id": e.part_id, "equivalent_id": e.equivalent_id, "match": e.match}
+        for e in catalog.equivalences
+    ]
 
 
 def _load_orders(session: Session, catalog: Catalog) -> None:
