@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
@@ -55,7 +56,15 @@ from graphs.substitution.client import (
     batch_replace_request,
     bom_tools,
 )
-from graphs.substitution.plan import ErpLine, Plan, Selector, Target, build_plan, changes_of
+from graphs.substitution.plan import (
+    ErpLine,
+    Plan,
+    Selector,
+    Target,
+    build_plan,
+    changes_of,
+    matches,
+)
 from graphs.substitution.table import outcome_text, table_text
 
 if TYPE_CHECKING:
@@ -69,6 +78,8 @@ PLAN_TOOL = "plan_substitution"
 APPLY_TOOL = "apply_substitution"
 _ERP_CONCURRENCY = 8
 _ALLOWED: list[Any] = ["approve", "edit", "reject"]
+# A candidate in the ERP's AMBIGUOUS answer: "SP-BOSCH-CPR7EA-9 (Bosch)".
+_CANDIDATE = re.compile(r"\b([A-Z0-9][A-Z0-9.-]*-[A-Z0-9.-]+) \(([^()]+)\)")
 
 
 def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
@@ -149,9 +160,20 @@ class _Erp:
         async with self._gate:
             return await self._registry.call(server, tool, args, call_timeout_s=self._timeout)
 
-    async def line(self, part: str) -> ErpLine:
+    async def _equivalents(self, part: str, description: str) -> tuple[str, Any]:
+        """``part_equivalents`` of the BOM's part; a model number several brands make is
+        settled by the brand the BOM line's description names (else left ambiguous)."""
         text = await self._call("part_equivalents", {"part": part})
-        data = parse_json(text)
+        if text.startswith("Error") and "AMBIGUOUS" in text.upper():
+            named = [sku for sku, brand in _CANDIDATE.findall(text)
+                     if matches(brand, [description]) or matches(description, [brand])]  # fmt: skip
+            if len(set(named)) == 1:
+                text = await self._call("part_equivalents", {"part": named[0]})
+        return text, parse_json(text)
+
+    async def line(self, part: str, description: str = "") -> ErpLine:
+        """What the ERP says about one BOM part: itself, its offers, its equivalents."""
+        text, data = await self._equivalents(part, description)
         if text.startswith("Error") or not isinstance(data, Mapping) or "part" not in data:
             body = text.split(": ", 1)[-1] if text.startswith("Error") else text
             return ErpLine(status=_status_of(text), error=body.strip()[:400])
@@ -164,8 +186,9 @@ class _Erp:
         return found
 
     async def lines(self, bom: Bom) -> dict[str, ErpLine]:
+        first = {line.part: line.description for line in reversed(bom.lines)}
         parts = list(dict.fromkeys(line.part for line in bom.lines))
-        answers = await asyncio.gather(*(self.line(p) for p in parts))
+        answers = await asyncio.gather(*(self.line(p, first[p]) for p in parts))
         return dict(zip(parts, answers, strict=True))
 
 

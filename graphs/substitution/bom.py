@@ -29,7 +29,9 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from graphs.messages import is_notification, message_text, parse_json
 
-__all__ = ["Bom", "BomLine", "attached_texts", "bom_in_messages", "parse_bom"]
+__all__ = [
+    "Bom", "BomLine", "attached_texts", "bom_in_messages", "instruction_text", "parse_bom",
+]  # fmt: skip
 
 _LINE_KEYS = ("line", "item", "position", "pos", "line_no", "lineno", "no", "#", "序号", "行号",
               "项次", "行", "位号")  # fmt: skip
@@ -199,6 +201,31 @@ def parse_bom(text: str, *, source: str = "") -> Bom | None:
         if lines:
             return Bom(tuple(lines), source=source)
     return None
+
+
+def instruction_text(text: str) -> str:
+    """``text`` without the BOM written in it (what the buyer asks, not the lines' brands)."""
+    data = parse_json(text)
+    if data is not None and _from_json(data) is not None:
+        starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+        ends = [i for i in (text.rfind("}"), text.rfind("]")) if i >= 0]
+        if starts and ends:
+            return (text[: min(starts)] + text[max(ends) + 1 :]).strip()
+    kept = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("|") or _PLAIN.match(raw):
+            continue
+        kept.append(raw)
+    if _delimited("\n".join(kept)):
+        header = next(i for i, ln in enumerate(kept) if _is_header(ln))
+        kept = kept[:header]
+    return "\n".join(kept).strip()
+
+
+def _is_header(line: str) -> bool:
+    cells = re.split(r"[,\t;，]", line)
+    return len(cells) >= 2 and any(_key(c) in {_key(p) for p in _PART_KEYS} for c in cells)
 
 
 def _decode(block: Mapping[str, Any]) -> str | None:

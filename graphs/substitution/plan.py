@@ -42,6 +42,7 @@ _OFFER_FIELDS = ("supplier_id", "supplier_code", "supplier_name_zh", "supplier_n
                  "supplier_status", "price_minor", "currency", "min_order_qty",
                  "lead_time_days")  # fmt: skip
 _INACTIVE = ("blocked", "on_hold", "inactive")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 class PlanRow(TypedDict):
@@ -116,21 +117,30 @@ def _norm(text: Any) -> str:
     return re.sub(r"[\s_\-./]+", "", str(text or "").casefold())
 
 
-def matches(term: str, values: Iterable[Any]) -> bool:
-    """Whether ``term`` names one of ``values`` (case, spaces and punctuation ignored; a term
-    of two or more characters may be part of a longer name: "NGK" in "NGK Spark Plug Co.",
-    "pad" in "Brake Pad"; a plural names its singular)."""
-    t = _norm(term)
-    if not t:
-        return False
-    singular = t[:-1] if t.endswith("s") and len(t) > 3 else t
-    for value in values:
-        v = _norm(value)
-        if not v:
-            continue
-        if t in (v, v + "s") or singular == v:
+def _word(term: str, value: str) -> bool:
+    """``term`` as a whole word of ``value`` (a plural term names its singular)."""
+    for t in dict.fromkeys((term, term.removesuffix("es"), term.removesuffix("s"))):
+        if len(t) >= 2 and re.search(rf"(?<![a-z0-9]){re.escape(t)}(?:s|es)?(?![a-z0-9])", value):
             return True
-        if len(t) >= 2 and (t in v or (len(singular) >= 3 and singular in v)):
+    return False
+
+
+def matches(term: str, values: Iterable[Any]) -> bool:
+    """Whether ``term`` names one of ``values``: the same name (case, spaces and punctuation
+    ignored), a whole word of it ("NGK" in "NGK Spark Plug Co.", "pads" in "Brake Pad"), or,
+    in Chinese, a part of it ("博世" in "博世火花塞")."""
+    t = str(term or "").casefold().strip()
+    nt = _norm(t)
+    if not nt:
+        return False
+    for value in values:
+        v = str(value or "").casefold()
+        nv = _norm(v)
+        if not nv:
+            continue
+        if nt in (nv, nv + "s", nv + "es") or _word(t, v):
+            return True
+        if _CJK.search(nt) and len(nt) >= 2 and nt in nv:
             return True
     return False
 
@@ -311,8 +321,8 @@ def build_plan(
 def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """The line changes a plan makes (only lines with an equivalent; only ``lines`` if given):
     ``{"line", "old_part", "new_part", "new_sku", "qty", "supplier"}``. ``old_part`` is the
-    part as the BOM writes it, ``new_part`` the equivalent's model number, written the same
-    way (a BOM that names parts by SKU gets the SKU)."""
+    part as the BOM writes it, ``new_part`` the equivalent written the same way (a model
+    number, or the SKU for a BOM of SKUs)."""
     keep = {str(x) for x in lines} if lines is not None else None
     changes = []
     for row in plan["rows"]:
@@ -320,11 +330,14 @@ def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str,
         if new is None or (keep is not None and row["line"] not in keep):
             continue
         old = row["old"] or {}
-        by_sku = _norm(row["bom_part"]) == _norm(old.get("sku"))
+        # Written as the BOM writes parts; a model number another brand shares
+        # (Bosch CPR7EA-9 → Denso CPR7EA-9) would change nothing, so the SKU then.
+        model = str(new.get("model") or "")
+        by_sku = _norm(row["bom_part"]) in (_norm(old.get("sku")), _norm(model)) or not model
         offer = row["new_offer"] or {}
         changes.append({
             "line": row["line"], "old_part": row["bom_part"],
-            "new_part": str(new.get("sku") if by_sku else new.get("model") or new.get("sku")),
+            "new_part": str(new.get("sku") if by_sku else model),
             "new_sku": new.get("sku"), "qty": row["qty"],
             "supplier": offer.get("supplier_code"),
         })  # fmt: skip

@@ -32,6 +32,10 @@ def _delegated_intent(run: Run) -> str | None:
 def observed_intent(run: Run) -> str:
     """The intent the planner acted on."""
     orchestrator = [s.note for s in run.steps if s.agent == "orchestrator"]
+    if run.called("plan_substitution") or any(
+        n.startswith("substitution") or n in ("ask:bom", "ask:substitution") for n in orchestrator
+    ):
+        return "substitution"
     if run.delegations or "ask:category" in orchestrator:
         return "analysis"
     if run.called("check_async_task"):

@@ -27,7 +27,7 @@ from graphs.offline.entities import Grounding, by_head_noun
 from graphs.offline.history import ToolResult, View
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.erp import ErpData, read_erp
-from graphs.substitution.bom import bom_in_messages
+from graphs.substitution.bom import bom_in_messages, instruction_text
 from graphs.substitution.client import bom_tools
 
 __all__ = ["APPLY", "PLAN", "step"]
@@ -152,10 +152,11 @@ def _fetch_bom(view: View, zh: bool) -> Decision:
 
 
 def _plan(view: View, zh: bool) -> Decision:
-    erp = read_erp(view, view.request, zh)
+    asked = instruction_text(view.request)  # a BOM pasted below names brands too
+    erp = read_erp(view, asked, zh)
     if isinstance(erp, Decision):
         return erp
-    source, target = _split(view.request)
+    source, target = _split(asked)
     selection = _selection(erp.ground(source), erp, source)
     if not any(selection.values()):
         return _ask_what(zh)
