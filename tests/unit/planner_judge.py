@@ -165,10 +165,8 @@ def _check_outcome(entry: dict[str, Any], run: Run) -> list[str]:
     problems = [] if got == expected else [f"outcome {got}"]
     if expected == "ask" and got == "ask":
         asked = {_ASK_FIELDS.get(f, f) for f in (run.question or {}).get("fields", [])}
-        if run.final_note == "ask:category":
-            asked.add("category")
-        if run.final_note == "ask:part":
-            asked.add("part")
+        if run.final_note.startswith("ask:"):  # ask:category, ask:part, ask:bom ...
+            asked.add(run.final_note.removeprefix("ask:"))
         missing = set(entry.get("asks") or []) - asked
         if missing:
             problems.append(f"the question does not ask for {sorted(missing)} (asked {asked})")
