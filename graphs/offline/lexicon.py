@@ -236,6 +236,13 @@ GROUPS["discontinued"] = _zh(
     "discontinu*", "end of life", "end-of-life", "eol", "obsolete", "no longer available",
     "no longer made", "no longer sold", "unavailable", "not available anymore",
 )  # fmt: skip
+# Words pointing back at what the conversation just produced ("and order them", "把这些下单").
+GROUPS["back_reference"] = _zh(
+    "这些", "它们", "新的", "新件", "替换件", "替换后的", "上面的", "这几个", "这几种", "换好的",
+) + "|" + _en(
+    "them", "these", "those", "the new parts", "the new ones", "the replacements",
+    "the equivalents", "the substitutes",
+)  # fmt: skip
 # What follows these is what to switch to; what comes before, what to replace.
 GROUPS["switch_to"] = _zh(
     "换成", "换为", "替换成", "替换为", "改用", "换用", "改成", "改为", "换到",

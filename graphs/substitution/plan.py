@@ -6,9 +6,10 @@ supplier, or anything else). For each BOM line the ERP gives the part it is
 (``part_equivalents``' ``part``), the part's current offers (``part_query``) and its
 cross-reference (``part_equivalents``' ``equivalents``). :func:`build_plan` keeps the lines
 the selector matches and picks, per line, the best equivalent: exact before partial, one
-with a current offer before one without, then the cheapest, then the shortest lead time,
-then the most in stock. Lines the selector does not match are left out of the plan (and
-never touched). Everything here is pure: the ERP answers come in as data.
+with a current offer before one without, then one whose minimum order the line's quantity
+meets, then the cheapest, then the shortest lead time, then the most in stock. Lines the
+selector does not match are left out of the plan (and never touched). Everything here is
+pure: the ERP answers come in as data.
 """
 
 from __future__ import annotations
@@ -178,29 +179,38 @@ def _affected(line: BomLine, erp: ErpLine, sel: Selector) -> bool:
     return not (sel.unavailable and _current(erp.offers))
 
 
-def _usable_offers(eq: Record, sel: Selector, target: Target) -> list[Record]:
+def _usable_offers(eq: Record, sel: Selector, target: Target, qty: float | None) -> list[Record]:
+    """The offers a buyer could use, best first: one the line's quantity meets (MOQ), then
+    the cheapest, then the shortest lead time."""
     offers = _current(eq.get("offers") or [])
     if target.supplier:
         offers = [o for o in offers if matches(target.supplier, _offer_names(o))]
     if sel.suppliers:  # "from another supplier": not from the one being replaced
         offers = [o for o in offers if not any(matches(s, _offer_names(o)) for s in sel.suppliers)]
-    return sorted(offers, key=lambda o: (int(o.get("price_minor") or 0),
-                                         int(o.get("lead_time_days") or 0)))  # fmt: skip
+
+    def key(o: Record) -> tuple[int, int, int]:
+        below_moq = qty is not None and qty < int(o.get("min_order_qty") or 0)
+        return (int(below_moq), int(o.get("price_minor") or 0), int(o.get("lead_time_days") or 0))
+
+    return sorted(offers, key=key)
 
 
-def _rank(eq: Record, offers: list[Record]) -> tuple[int, int, int, int, int]:
+def _rank(eq: Record, offers: list[Record], qty: float | None) -> tuple[int, ...]:
     best = offers[0] if offers else {}
     stock = (eq.get("stock") or {}).get("available")
     return (
         0 if eq.get("match") == "exact" else 1,
         0 if offers else 1,
+        int(qty is not None and qty < int(best.get("min_order_qty") or 0)),
         int(best.get("price_minor") or 0),
         int(best.get("lead_time_days") or 0),
         -int(stock or 0),
     )
 
 
-def _pick(erp: ErpLine, sel: Selector, target: Target) -> tuple[Record, list[Record]] | None:
+def _pick(
+    erp: ErpLine, sel: Selector, target: Target, qty: float | None
+) -> tuple[Record, list[Record]] | None:
     old_brand = _brand_names(erp.part or {})
     found = []
     for eq in erp.equivalents:
@@ -212,13 +222,13 @@ def _pick(erp: ErpLine, sel: Selector, target: Target) -> tuple[Record, list[Rec
         if not target.brand and any(_norm(b) and _norm(b) == _norm(o) for b, o in
                                     zip(_brand_names(part), old_brand, strict=True)):  # fmt: skip
             continue
-        offers = _usable_offers(eq, sel, target)
+        offers = _usable_offers(eq, sel, target, qty)
         if target.supplier and not offers:
             continue
         found.append((eq, offers))
     if not found:
         return None
-    return min(found, key=lambda pair: _rank(*pair))
+    return min(found, key=lambda pair: _rank(*pair, qty))
 
 
 def _slim(record: Record | None, fields: Sequence[str]) -> dict[str, Any] | None:
@@ -239,7 +249,7 @@ def _row(line: BomLine, erp: ErpLine, sel: Selector, target: Target) -> PlanRow:
     }  # fmt: skip
     if erp.status is not None:
         return row
-    chosen = _pick(erp, sel, target)
+    chosen = _pick(erp, sel, target, line.qty)
     if chosen is None:
         return row
     eq, offers = chosen

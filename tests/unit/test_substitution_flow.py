@@ -199,3 +199,26 @@ async def test_nothing_named_to_replace_asks_what(world: PlannerWorld) -> None:
     run = await world.run(f"把这个 BOM 换成同规格的\n{_table([(plug, 4)])}")
     assert run.final_note == "ask:substitution"
     assert run.proposal is None
+
+
+async def test_and_order_them_hands_each_new_line_to_the_order_agent(
+    world: PlannerWorld,
+) -> None:
+    brembo, _ = await _with_and_without(world, "BP", "Brembo", None)
+    lines = [(brembo[0], 40), (brembo[1], 60)]
+    text = f"把这个 BOM 里的布雷博刹车片换成别家的等效件\n{_table(lines)}"
+    first = await world.run(text, script=Script(decisions=[{"type": "approve"}]))
+    assert first.final_note == "substitution-applied"
+    [applied] = world.substitution_state["substitutions_applied"].values()
+    history = world._messages[1:]  # the conversation so far, without the system prompt
+    approvals = [{"type": "approve"}] * len(applied["changes"])
+
+    run = await world.run("把这些新件下单", history=history, script=Script(decisions=approvals))
+
+    orders = (await world.erp("/orders/search-details", size=50))["items"]
+    made = {(ln["sku"], ln["quantity"]) for o in orders if o.get("requested_by") == "buyer-harness"
+            for ln in o["lines"]}  # fmt: skip
+    for change in applied["changes"]:
+        assert (change["new_sku"], change["qty"]) in made
+    assert len(run.called("task")) == len(applied["changes"])
+    assert run.final_note == "substitution-ordered"
