@@ -53,10 +53,16 @@ def order_step(min_order_qty: int) -> int:
     return 1
 
 
+# Tables a schema upgrade creates (sim.erp.migrate): a database without them holds data
+# that an upgrade keeps, so it counts as seeded.
+UPGRADE_TABLES = frozenset({PartEquivalent.__tablename__})
+
+
 def is_seeded(engine: Engine) -> bool:
-    """True when every ERP table exists and suppliers are present."""
+    """True when the ERP's tables exist (those an upgrade adds aside) and suppliers are
+    present."""
     tables = set(inspect(engine).get_table_names())
-    if not set(Base.metadata.tables) <= tables:
+    if not set(Base.metadata.tables) - UPGRADE_TABLES <= tables:
         return False
     with engine.connect() as conn:
         return bool(conn.scalar(select(func.count()).select_from(Supplier)))
