@@ -184,7 +184,7 @@ GROUPS: dict[str, str] = {
         "give", "get", "make", "run", "there", "here", "what", "which", "who", "how", "much",
         "many", "good", "best", "should", "use", "sets", "set", "pcs", "pieces", "units", "lot",
         "stuff", "something", "things", "items", "motorcycle", "motorbike", "moto", "ones", "one",
-        "as", "soon", "possible", "up", "thing", "item", "kind", "sort",
+        "as", "soon", "possible", "up", "thing", "item", "kind", "sort", "every", "each",
     )
     + "|"
     + _zh(

@@ -77,13 +77,18 @@ def _selection(found: Grounding, erp: ErpData, text: str) -> dict[str, Any]:
     categories = [str(m.record.get("code")) for m in found.categories]
     if not categories and not found.parts:
         categories = [str(c.get("code")) for c in by_head_noun(found.unknown, erp.categories)]
-    return {
+    selection = {
         "brands": [t for m in makers for t in _terms(m)],
         "suppliers": [t for m in sellers for t in _terms(m)],
         "categories": categories,
         "parts": [m.code for m in found.parts] + [str(m.term) for m in found.parts],
         "unavailable": lexicon.has(text, "discontinued"),
     }
+    if not any(selection.values()):
+        # A brand the ERP knows only on its parts ("Daido" on D.I.D's chains): the tool
+        # matches the words against the BOM's parts; none matching, the buyer is asked.
+        selection["brands"] = [w for w in found.unknown if len(w) >= 2]
+    return selection
 
 
 def _target(found: Grounding) -> dict[str, Any]:
