@@ -14,6 +14,7 @@ pure: the ERP answers come in as data.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,6 +33,7 @@ __all__ = [
     "build_plan",
     "changes_of",
     "matches",
+    "order_quantity",
 ]
 
 RowStatus = Literal["exact", "partial", "none", "not_found", "ambiguous", "error"]
@@ -40,7 +42,7 @@ Record = Mapping[str, Any]
 _PART_FIELDS = ("id", "sku", "model", "name_zh", "name_en", "brand", "brand_zh", "category_code",
                 "category_zh", "category_en", "unit")  # fmt: skip
 _OFFER_FIELDS = ("supplier_id", "supplier_code", "supplier_name_zh", "supplier_name_en",
-                 "supplier_status", "price_minor", "currency", "min_order_qty",
+                 "supplier_status", "price_minor", "currency", "min_order_qty", "order_step",
                  "lead_time_days")  # fmt: skip
 _INACTIVE = ("blocked", "on_hold", "inactive")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -328,11 +330,25 @@ def build_plan(
     return plan
 
 
+def order_quantity(qty: float | None, offer: Record) -> int | None:
+    """The smallest quantity of ``offer`` that covers ``qty``: at least the minimum order,
+    then in whole order steps above it (None without a quantity)."""
+    if qty is None:
+        return None
+    need = math.ceil(qty)
+    moq = max(int(offer.get("min_order_qty") or 1), 1)
+    step = max(int(offer.get("order_step") or 1), 1)
+    if need <= moq:
+        return moq
+    return moq + math.ceil((need - moq) / step) * step
+
+
 def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """The line changes a plan makes (only lines with an equivalent; only ``lines`` if given):
-    ``{"line", "old_part", "new_part", "new_sku", "qty", "supplier"}``. ``old_part`` is the
-    part as the BOM writes it, ``new_part`` the equivalent written the same way (a model
-    number, or the SKU for a BOM of SKUs)."""
+    ``{"line", "old_part", "new_part", "new_sku", "qty", "supplier", "order_qty"}``.
+    ``old_part`` is the part as the BOM writes it, ``new_part`` the equivalent written the
+    same way (a model number, or the SKU for a BOM of SKUs); ``order_qty`` what to order of
+    it from ``supplier`` to cover ``qty`` (:func:`order_quantity`)."""
     keep = {str(x) for x in lines} if lines is not None else None
     changes = []
     for row in plan["rows"]:
@@ -350,5 +366,6 @@ def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str,
             "new_part": str(new.get("sku") if by_sku else model),
             "new_sku": new.get("sku"), "qty": row["qty"],
             "supplier": offer.get("supplier_code"),
+            "order_qty": order_quantity(row["qty"], offer),
         })  # fmt: skip
     return changes

@@ -256,13 +256,23 @@ def applied_changes(view: View) -> list[dict[str, Any]]:
 
 
 def _order_text(change: dict[str, Any], zh: bool) -> str:
-    qty = change.get("qty")
+    """The order request for one new line, at the quantity its offer can be ordered in."""
+    qty = change.get("order_qty") or change.get("qty")
     supplier = change.get("supplier") or ""
-    count = f"{qty:g} 个" if isinstance(qty, int | float) else ""
-    if zh:
-        return f"给 {supplier} 下单 {count}{change['new_sku']}".strip()
-    amount = f"{qty:g} x " if isinstance(qty, int | float) else ""
-    return f"Order {amount}{change['new_sku']} from {supplier}".strip()
+    if not isinstance(qty, int | float):
+        return say(zh, f"给 {supplier} 下单 {change['new_sku']}",
+                   f"Order {change['new_sku']} from {supplier}")  # fmt: skip
+    return say(zh, f"给 {supplier} 下单 {qty:g} 个 {change['new_sku']}",
+               f"Order {qty:g} x {change['new_sku']} from {supplier}")  # fmt: skip
+
+
+def _rounded(change: dict[str, Any], zh: bool) -> str:
+    """Why the order quantity is not the BOM's, if it is not."""
+    qty, order = change.get("qty"), change.get("order_qty")
+    if not isinstance(qty, int | float) or not isinstance(order, int) or order == qty:
+        return ""
+    return say(zh, f"（BOM 用量 {qty:g}，按起订量和订货步长订 {order}）",
+               f" (the BOM needs {qty:g}; {order} meets the minimum order and step)")  # fmt: skip
 
 
 def order_step(view: View, changes: list[dict[str, Any]], zh: bool) -> Decision:
@@ -277,7 +287,8 @@ def order_step(view: View, changes: list[dict[str, Any]], zh: bool) -> Decision:
                 "subagent_type": ORDER_AGENT}  # fmt: skip
         return Decision(
             say(zh, f"第 {len(done) + 1}/{len(changes)} 行交给订单代理：{body}",
-                f"Line {len(done) + 1}/{len(changes)} to the order agent: {body}"),
+                f"Line {len(done) + 1}/{len(changes)} to the order agent: {body}")
+            + _rounded(change, zh),
             [("task", args)],
             note="substitution-order",
         )  # fmt: skip
