@@ -6,7 +6,13 @@ Formatted at run time with ``str.format``; snapshot-tested.
 
 from __future__ import annotations
 
-__all__ = ["ANALYST_PROMPT", "DELEGATION_TEMPLATE", "ORCHESTRATOR_PROMPT"]
+__all__ = [
+    "ANALYST_PROMPT",
+    "APPLY_SUBSTITUTION_DESCRIPTION",
+    "DELEGATION_TEMPLATE",
+    "ORCHESTRATOR_PROMPT",
+    "PLAN_SUBSTITUTION_DESCRIPTION",
+]
 
 ORCHESTRATOR_PROMPT = """你是采购团队的 AI 助理（协调者）。\
 你理解用户的请求、分派任务、记住用户偏好；ERP 你只读（核对名称、回答库存问题），从不改动。
@@ -19,6 +25,9 @@ evaluate, market, quote comparison, shortlist）→ 用 start_async_task 启动�
 - 下单 / 创建订单 / 修改 / 更新 / 取消 / 订单状态（order, place/update/cancel an order, order \
 status）→ 用 task 交给 procurement-order 子代理（同步）。
 - 库存 / 安全库存 / 缺货（stock, inventory）→ 用 inventory_warning、part_query 自己回答。
+- 把 BOM 里的零件换成等效件（replace / substitute parts in a BOM）→ BOM 来自客户端的 BOM 工具、\
+消息或附件（都没有就问）；plan_substitution 出替换表，再 apply_substitution 提交审批，\
+不要自己改 BOM。
 - 名称不确定（类别、供应商、零件）→ 先用 category_list / supplier_query / part_search 核对，\
 有多个候选就简短地问用户，绝不猜；与采购无关的请求 → 一句话说明你能做什么。
 - 问候、采购常识、技能管理 → 你自己回答（技能见 /skills/main/skill-management/）。
@@ -54,3 +63,22 @@ order_search_details、inventory_warning），报价网址（supplier-price-urls
 做不成分析时不写报告，最终回答以一行 ANALYSIS_FAILED[<kind>]: <原因> 结尾（见技能）。
 供应商网站当前地址：{sites}。url_mapping.yaml 的网址以它的 base_url 开头；两者不同时，\
 把网址中的 base_url 换成当前地址再抓取。"""
+
+PLAN_SUBSTITUTION_DESCRIPTION = """\
+Build the replacement table for part substitution in a bill of materials (BOM): for every \
+BOM line the request selects, the ERP's equivalent part (cross-reference), exact matches \
+first, then current offers, price, lead time, stock. Nothing is changed.
+Say what to replace with brands / suppliers / categories / parts (any mix; all given must \
+match), or unavailable=true for parts nobody offers any more; target_brand / \
+target_supplier when the buyer names what to switch to. bom: the BOM text (JSON, CSV, \
+Markdown table or "line part qty" lines); omit it to use the newest BOM in the conversation \
+(a client BOM tool's result, a file attached to the message, or the message itself).
+Returns the table (show it to the buyer) and a plan_id for apply_substitution; lines not \
+selected stay untouched."""
+
+APPLY_SUBSTITUTION_DESCRIPTION = """\
+Apply an approved replacement plan (plan_id from plan_substitution) to the BOM, exactly \
+once. The buyer approves or rejects the table before it runs (you cannot skip that). It \
+changes the BOM through the client's own apply tool when one is lent, else returns a \
+batch-replace request for the client. lines: only these BOM lines (default: every line \
+with an equivalent)."""

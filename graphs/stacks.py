@@ -19,13 +19,15 @@ DESIGN section 4's layers, in the order a table lists them:
 
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
-client's own tools, DESIGN section 8), ``current_date`` (today's date in the prompt at
-each call), ``analyst_progress`` (the analyst's stages as ``custom`` stream events) and
-``analysis_outcome`` (an analysis that could not be done ends its run in error, not as
+client's own tools, DESIGN section 8), ``substitution`` (part substitution in a BOM: the
+table, its approval and its one application, issue 19), ``current_date`` (today's date in
+the prompt at each call), ``analyst_progress`` (the analyst's stages as ``custom`` stream
+events) and ``analysis_outcome`` (an analysis that could not be done ends its run in error, not as
 "finished"; innermost, so deepagents' notifier reports the error to the parent).
-Every layer but ``authenticated_user``, ``order_review`` and ``analysis_outcome`` fails
-soft. The notes some layers have for the model (user context, synced or restored skills)
-go into each model request, never into the thread's messages.
+Every layer but ``authenticated_user``, ``order_review``, ``substitution`` (its approval)
+and ``analysis_outcome`` fails soft. The notes some layers have for the model (user
+context, synced or restored skills) go into each model request, never into the thread's
+messages.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -64,6 +66,7 @@ Layer = Literal[
     "user_context",
     "mcp_tools",
     "client_tools",
+    "substitution",
     "current_date",
     "order_review",
     "files",
@@ -93,7 +96,17 @@ _CORE: tuple[Layer, ...] = (
 ORCHESTRATOR = AgentTable(
     name="orchestrator",
     # mcp_tools: the read-only ERP tools mcp_servers.yaml grants it (grounding, stock answers).
-    layers=("mcp_tools", *_CORE, "memory_update", "limits", "client_tools", "current_date"),
+    # substitution after client_tools: its request rewrite sees (and withholds) the
+    # client's apply tool.
+    layers=(
+        "mcp_tools",
+        *_CORE,
+        "memory_update",
+        "limits",
+        "client_tools",
+        "substitution",
+        "current_date",
+    ),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 ANALYST = AgentTable(
@@ -164,20 +177,51 @@ class _Parts:
         return self.memory_model, self.suppliers
 
 
+def _erp_layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
+    """The layers that reach the ERP through the MCP registry."""
+    from graphs.middleware import analyst_progress, mcp_tools, order_approval, order_guard
+    from graphs.middleware import substitution as substitution_mw
+
+    match layer:
+        case "mcp_tools":
+            return [
+                mcp_tools.McpToolsMiddleware(
+                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
+                )
+            ]
+        case "substitution":
+            return [
+                substitution_mw.Substitution(
+                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
+                )
+            ]
+        case "order_review":
+            return [
+                order_approval.OrderApproval(parts.order_tools),
+                order_guard.OrderGuard(
+                    parts.mcp(),
+                    agent=parts.agent,
+                    tools=parts.order_tools,
+                    timeout=parts.mcp_timeout_s,
+                ),
+            ]
+        case "analyst_progress":
+            data_tools = parts.mcp().declared_tools(parts.agent)
+            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
+    msg = f"{layer} is not an ERP layer"
+    raise ValueError(msg)
+
+
 def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of one table entry (imported here: building a graph is when they load)."""
     from graphs.middleware import (
         analysis_outcome,
-        analyst_progress,
         authenticated_user,
         client_tools,
         context_injection,
         current_date,
         limits,
-        mcp_tools,
         memory_update,
-        order_approval,
-        order_guard,
         skills_sync,
         summarization,
         user_context,
@@ -219,31 +263,14 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             return list(limits.build_limits(parts.limits))
         case "user_context":
             return [user_context.UserContextMiddleware()]
-        case "mcp_tools":
-            return [
-                mcp_tools.McpToolsMiddleware(
-                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
-                )
-            ]
         case "client_tools":
             return [client_tools.ClientToolsMiddleware()]
         case "current_date":
             return [current_date.CurrentDate()]
-        case "order_review":
-            return [
-                order_approval.OrderApproval(parts.order_tools),
-                order_guard.OrderGuard(
-                    parts.mcp(),
-                    agent=parts.agent,
-                    tools=parts.order_tools,
-                    timeout=parts.mcp_timeout_s,
-                ),
-            ]
-        case "analyst_progress":
-            data_tools = parts.mcp().declared_tools(parts.agent)
-            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
         case "analysis_outcome":
             return [analysis_outcome.AnalysisOutcome()]
+        case "mcp_tools" | "substitution" | "order_review" | "analyst_progress":
+            return _erp_layer(layer, parts)
 
 
 def _evict_tokens() -> int:
