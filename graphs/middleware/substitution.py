@@ -184,7 +184,12 @@ class _Erp:
         if text.startswith("Error") or not isinstance(data, Mapping) or "part" not in data:
             body = text.split(": ", 1)[-1] if text.startswith("Error") else text
             return ErpLine(status=_status_of(text), error=body.strip()[:400])
-        found = ErpLine(part=data["part"], equivalents=list(data.get("equivalents") or []))
+        names = data.get("attribute_names")
+        found = ErpLine(
+            part=data["part"],
+            equivalents=list(data.get("equivalents") or []),
+            names=dict(names) if isinstance(names, Mapping) else {},
+        )
         part_id = (data.get("part") or {}).get("id")
         if part_id is not None:
             detail = parse_json(await self._call("part_query", {"part_id": part_id}))

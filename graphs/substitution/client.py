@@ -27,14 +27,39 @@ _CHANGE = re.compile(
     r"应用|写入|保存|变更",
     re.I,
 )
-_SYNONYMS = {
-    "line": ("line", "item", "position", "pos", "line_no", "lineno", "row"),
-    "old_part": ("old_part", "old", "from", "old_part_no", "old_sku", "old_model", "original",
-                 "source", "part", "old_part_number"),
-    "new_part": ("new_part", "new", "to", "new_part_no", "new_sku", "new_model", "replacement",
-                 "target", "new_part_number", "substitute"),
-    "qty": ("qty", "quantity"),
-}  # fmt: skip
+# Words of a property's name (or description) that say which of our fields it holds. The
+# old / new words decide first: "from_part", "replacement_sku" and "old_line_part" are parts.
+_ROLE_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("old_part", frozenset(["old", "from", "original", "orig", "source", "current", "existing",
+                            "before", "replace", "replaced", "原", "旧", "原零件", "原型号"])),
+    ("new_part", frozenset(["new", "to", "replacement", "target", "substitute", "substitution",
+                            "after", "with", "新", "替换", "新零件", "新型号"])),
+    ("qty", frozenset(["qty", "quantity", "amount", "count", "数量", "用量"])),
+    ("line", frozenset(["line", "item", "position", "pos", "row", "seq", "lineno", "line_no",
+                        "行", "行号", "序号", "位置"])),
+)  # fmt: skip
+_PREPOSITIONS = frozenset(("to", "from", "with"))
+_PART_WORDS = frozenset(["part", "sku", "model", "pn", "partno", "part_no", "partnumber", "number",
+                         "零件", "型号", "物料"])  # fmt: skip
+
+
+def _words(text: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    return [w.lower() for w in re.split(r"[\s_\-.:/,()]+", spaced) if w]
+
+
+def _role(name: str, description: str) -> str | None:
+    """Which of our fields a property holds, from its name, else its description."""
+    for text in (name, description):
+        words = set(_words(text))
+        if text is description:  # in a sentence these are prepositions ("the part to replace")
+            words -= _PREPOSITIONS
+        for role, markers in _ROLE_WORDS:
+            if words & markers:
+                return role
+    if set(_words(name)) & _PART_WORDS:
+        return "old_part"  # a lone "part" / "sku" beside a "new" one is the part replaced
+    return None
 
 
 def _text(spec: Mapping[str, Any]) -> str:
@@ -55,17 +80,16 @@ def apply_tool(specs: Mapping[str, Mapping[str, Any]]) -> str | None:
 
 
 def _item_keys(item_schema: Mapping[str, Any]) -> dict[str, str]:
-    """Our field → the item schema's property for it."""
+    """Our field → the item schema's property for it (each property used once)."""
     props = item_schema.get("properties") or {}
     if not isinstance(props, Mapping) or not props:
         return {k: k for k in ("line", "old_part", "new_part")}
     found: dict[str, str] = {}
-    for ours, names in _SYNONYMS.items():
-        for name in names:
-            hit = next((p for p in props if p.lower() == name), None)
-            if hit is not None and hit not in found.values():
-                found[ours] = hit
-                break
+    for prop, spec in props.items():
+        description = str(spec.get("description") or "") if isinstance(spec, Mapping) else ""
+        role = _role(str(prop), description)
+        if role is not None and role not in found:
+            found[role] = str(prop)
     return found
 
 

@@ -60,6 +60,8 @@ class PlanRow(TypedDict):
     new: dict[str, Any] | None
     same: list[str]
     different: dict[str, Any]
+    values: dict[str, Any]  # the new part's attribute values (what ``same`` agrees on)
+    names: dict[str, Any]  # the ERP's names of the attributes: key -> {name_zh, name_en}
     old_offer: dict[str, Any] | None
     new_offer: dict[str, Any] | None
     available: int | None
@@ -114,6 +116,7 @@ class ErpLine:
     offers: list[Record] = field(default_factory=list)
     error: str = ""
     status: RowStatus | None = None  # not_found / ambiguous / error when the part is unknown
+    names: dict[str, Any] = field(default_factory=dict)  # attribute key -> {name_zh, name_en}
 
 
 def _norm(text: Any) -> str:
@@ -246,6 +249,7 @@ def _row(line: BomLine, erp: ErpLine, sel: Selector, target: Target) -> PlanRow:
         "line": line.line, "qty": base["qty"], "bom_part": line.part,
         "description": line.description, "status": erp.status or "none",
         "old": _slim(erp.part, _PART_FIELDS), "new": None, "same": [], "different": {},
+        "values": {}, "names": {},
         "old_offer": _slim(old_offers[0] if old_offers else None, _OFFER_FIELDS),
         "new_offer": None, "available": None, "note": erp.error,
     }  # fmt: skip
@@ -260,6 +264,8 @@ def _row(line: BomLine, erp: ErpLine, sel: Selector, target: Target) -> PlanRow:
     row["new"] = _slim(eq.get("part"), _PART_FIELDS)
     row["same"] = [str(s) for s in eq.get("same") or []]
     row["different"] = dict(eq.get("different") or {})
+    row["values"] = dict((eq.get("part") or {}).get("attributes") or {})
+    row["names"] = {k: v for k, v in erp.names.items() if k in row["same"] or k in row["different"]}
     row["new_offer"] = _slim(offers[0] if offers else None, _OFFER_FIELDS)
     row["available"] = int(stock) if isinstance(stock, int | float) else None
     return row

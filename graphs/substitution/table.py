@@ -87,21 +87,50 @@ def _availability(row: PlanRow, lang: Lang) -> str:
     return _pick(lang, "，", ", ").join(parts) or "—"
 
 
-def _different(row: PlanRow) -> str:
+_SHOWN = 4  # attributes a cell lists before "and N more"
+
+
+def _label(row: PlanRow, key: str, lang: Lang) -> str:
+    """The ERP's name of an attribute in the buyer's language (the key when it has none)."""
+    name = row.get("names", {}).get(key)
+    if isinstance(name, Mapping):
+        found = name.get(_pick(lang, "name_zh", "name_en"))
+        if found:
+            return str(found)
+    return key.replace("_", " ")
+
+
+def _same(row: PlanRow, lang: Lang) -> str:
+    """The attributes that agree, with their values: ``螺纹 M10x1.0，热值 7 等 7 项``."""
+    keys = row["same"]
+    if not keys:
+        return "—"
+    values = row.get("values", {})
+    shown = [f"{_label(row, k, lang)} {values[k]}" if k in values else _label(row, k, lang)
+             for k in keys[:_SHOWN]]  # fmt: skip
+    text = _pick(lang, "，", ", ").join(shown)
+    if len(keys) > _SHOWN:
+        text += _pick(lang, f" 等 {len(keys)} 项", f" and {len(keys) - _SHOWN} more")
+    return text
+
+
+def _different(row: PlanRow, lang: Lang) -> str:
     out = []
     for key, values in row["different"].items():
+        label = _label(row, key, lang)
         if isinstance(values, Mapping):
-            out.append(f"{key} {values.get('part')}→{values.get('equivalent')}")
+            out.append(f"{label} {values.get('part')}→{values.get('equivalent')}")
         else:
-            out.append(f"{key} {values}")
-    return ", ".join(out)
+            out.append(f"{label} {values}")
+    return _pick(lang, "，", ", ").join(out)
 
 
 def _match(row: PlanRow, lang: Lang) -> str:
     words = _STATUS[row["status"]]
     text = words[0] if lang == "zh" else words[1]
     if row["status"] == "partial" and row["different"]:
-        text += _pick(lang, "（不同：", " (differs: ") + _different(row) + _pick(lang, "）", ")")
+        text += _pick(lang, "（不同：", " (differs: ") + _different(row, lang)
+        text += _pick(lang, "）", ")")
     return text
 
 
@@ -111,7 +140,7 @@ def _row(row: PlanRow, lang: Lang) -> str:
         _name(row["old"], lang, row["bom_part"]),
         _name(row["new"], lang, "—"),
         _match(row, lang),
-        ", ".join(row["same"]) or "—",
+        _same(row, lang),
         _price_diff(row, lang),
         _supplier(row["new_offer"], lang) if row["new"] else "—",
         _availability(row, lang) if row["new"] else "—",

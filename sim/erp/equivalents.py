@@ -6,7 +6,8 @@ equal) or ``partial`` (same fit, something else differs). Each equivalent comes 
 attributes that agree and differ, the company's stock of it, and the price-list rows
 valid today: active suppliers first, then CNY before other currencies (they are not
 converted), cheapest first. Exact equivalents come before partial ones, then the one
-with the cheapest offer.
+with the cheapest offer. ``attribute_names`` gives each attribute's Chinese and English
+name (:mod:`sim.erp.attribute_names`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, TypedDict
 
 from sqlalchemy import select
 
+from sim.erp.attribute_names import attribute_names
 from sim.erp.catalogue import known_part
 from sim.erp.db import Database
 from sim.erp.errors import ErpError, echo
@@ -148,4 +150,5 @@ def equivalents_of(
             )
         )
     views.sort(key=_equivalent_order)
-    return {"part": part, "equivalents": views}
+    keys = [*part["attributes"], *(k for v in views for k in v["part"]["attributes"])]
+    return {"part": part, "equivalents": views, "attribute_names": attribute_names(keys)}

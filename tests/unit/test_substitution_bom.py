@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -170,3 +171,32 @@ def test_without_an_apply_tool_the_request_fits_batch_replace() -> None:
         {"old": "BR8ES", "new": "W24ES", "tasks": ["BR8ES"]},
     ]
     assert [c["line"] for c in request["changes"]] == ["10", "20", "30"]
+
+
+def _items(**props: dict[str, Any]) -> dict[str, Any]:
+    item = {"type": "object", "properties": props}
+    return {"type": "object", "properties": {"edits": {"type": "array", "items": item}}}
+
+
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [
+        # names CAD and PLM clients use for the same three facts
+        ({"position": {"type": "integer"}, "from_part": {}, "to_part": {}},
+         {"position": 10, "from_part": "CR7HSA", "to_part": "UR5DC"}),
+        ({"lineNo": {}, "oldSku": {}, "newSku": {}},
+         {"lineNo": "10", "oldSku": "CR7HSA", "newSku": "UR5DC"}),
+        ({"item": {}, "part": {}, "replacement": {}},
+         {"item": "10", "part": "CR7HSA", "replacement": "UR5DC"}),
+        ({"行号": {}, "原型号": {}, "新型号": {}},
+         {"行号": "10", "原型号": "CR7HSA", "新型号": "UR5DC"}),
+        # only the descriptions say what each field is
+        ({"a": {"description": "BOM line number"}, "b": {"description": "the part to replace"},
+          "c": {"description": "the new part number"}},
+         {"a": "10", "b": "CR7HSA", "c": "UR5DC"}),
+    ],
+)  # fmt: skip
+def test_apply_arguments_fit_the_clients_own_field_names(
+    props: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    assert apply_arguments(_items(**props), CHANGES)["edits"][0] == expected
