@@ -37,6 +37,7 @@ __all__ = [
     "json_values",
     "load_catalogue",
     "run_batch_replace",
+    "shown_rows",
     "table_proposals",
 ]
 
@@ -338,16 +339,18 @@ def _case(
     return Case(ask.template.format(**words), lines, target_brand=target)
 
 
-def table_proposals(case: Case, catalogue: Catalogue, text: str) -> dict[int, set[int]]:
-    """Check the replacement table the client was shown (``text``: every answer and card) and
-    return, per line with an equivalent, the ids of the new parts its rows propose.
+def table_proposals(case: Case, catalogue: Catalogue, shown: Iterable[Any]) -> dict[int, set[int]]:
+    """Check the replacement table the client was shown (``shown``: the answers' text, the
+    cards' text and arguments) and return, per line with an equivalent, the ids of the new
+    parts its rows propose.
 
-    A row is a line of text naming the BOM line's part; a part it names that is not in the
-    BOM is a proposal. Each line with an equivalent has a row proposing one of the ERP's
-    exact equivalents (of the brand named) and nothing the ERP does not list as an
-    equivalent; a line without one is listed and proposes nothing that is not at most a
-    partial equivalent; a line the request does not touch proposes no equivalent."""
-    rows = [r for r in text.splitlines() if r.strip()]
+    A row is a line of text, or one object of structured arguments, naming the BOM line's
+    part (:func:`shown_rows`); a part it names that is not in the BOM is a proposal. Each
+    line with an equivalent has a row proposing one of the ERP's exact equivalents (of the
+    brand named) and nothing the ERP does not list as an equivalent; a line without one is
+    listed and proposes nothing that is not at most a partial equivalent; a line the
+    request does not touch proposes no equivalent."""
+    rows = shown_rows(shown)
     in_bom = {ln.part["id"] for ln in case.lines}
     proposals: dict[int, set[int]] = {}
     for ln in case.lines:
@@ -366,6 +369,61 @@ def table_proposals(case: Case, catalogue: Catalogue, text: str) -> dict[int, se
             every = equivalent_ids(catalogue, ln.part, target=None, exact=False)
             assert not proposed & every, f"{names} proposed for an untouched {where}"
     return proposals
+
+
+def shown_rows(shown: Iterable[Any]) -> list[str]:
+    """The rows of what a client was shown: each line of text, with JSON written inside it
+    taken apart; each object of structured values as one row of its short values (so a
+    change ``{line, old_part, new_part}`` is one row, and a list of them is not)."""
+    rows: list[str] = []
+    for value in shown:
+        rows.extend(_rows(value))
+    return [r for r in rows if r.strip()]
+
+
+def _rows(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        for line in value.splitlines():
+            yield from _text_rows(line)
+    elif isinstance(value, Mapping):
+        short = [str(v) for v in value.values() if _short(v)]
+        yield " ".join(short)
+        for v in value.values():
+            if not _short(v):
+                yield from _rows(v)
+    elif isinstance(value, list):
+        short = [str(v) for v in value if _short(v)]
+        yield " ".join(short)
+        for v in value:
+            if not _short(v):
+                yield from _rows(v)
+
+
+def _short(value: Any) -> bool:
+    return not isinstance(value, Mapping | list) and "\n" not in str(value)
+
+
+def _text_rows(line: str) -> Iterator[str]:
+    # JSON inside a line of text (a one-line code block) is rows of its own; the words
+    # around it are one more row.
+    decoder = json.JSONDecoder()
+    outside: list[str] = []
+    i = start = 0
+    while i < len(line):
+        if line[i] in "{[":
+            try:
+                found, end = decoder.raw_decode(line, i)
+            except json.JSONDecodeError:
+                i += 1
+                continue
+            if isinstance(found, Mapping | list):
+                outside.append(line[start:i])
+                yield from _rows(found)
+                i = start = end
+                continue
+        i += 1
+    outside.append(line[start:])
+    yield " ".join(outside)
 
 
 def check_changes(

@@ -46,6 +46,7 @@ from tests.e2e.substitution import (
     check_changes,
     load_catalogue,
     run_batch_replace,
+    shown_rows,
     table_proposals,
 )
 
@@ -115,7 +116,7 @@ async def table_then_card(
     cards = approvals(cad)
     assert len(cards) == 1, frames
     card = cards[0]
-    proposals = table_proposals(case, catalogue, cad.seen_text())
+    proposals = table_proposals(case, catalogue, cad.shown())
     return card, proposals
 
 
@@ -155,7 +156,7 @@ async def test_without_an_apply_tool_the_answer_is_a_batch_replace_request(
     cad = CadClient(rpc, bom_of(case), apply=False)
     await cad.register()
     reply = await cad.chat(case.request)
-    proposals = table_proposals(case, catalogue, cad.seen_text())
+    proposals = table_proposals(case, catalogue, cad.shown())
     if reply["result"]["status"] == "interrupted":
         [card] = approvals(cad)
         reply = await cad.resume(decision(card, "approve"))
@@ -207,7 +208,11 @@ async def test_the_reference_example_frames_run_unchanged(served: Stack, rpc: Ra
             "id": 2,
         }
     )
-    call = await rpc.notification("agent.toolCall", wait=180)
+    call = await rpc.wait_for(
+        lambda m: m.get("method") == "agent.toolCall" or (m.get("id") == 2 and "method" not in m),
+        wait=180,
+    )
+    assert call.get("method") == "agent.toolCall", f"answered without reading the BOM: {call}"
     assert set(call) == {"jsonrpc", "method", "params"}  # a notification: no id
     params = call["params"]
     assert params["tool_name"] == "fetch_bom_tool"
@@ -303,5 +308,5 @@ async def test_a_bom_without_the_requested_parts_changes_nothing(
     plain_answer(cad, reply)
     # nothing is proposed: no part of the brand asked for is named
     target = {p["id"] for p in catalogue.parts.values() if p["brand"] == case.target_brand}
-    proposed = catalogue.mentions(cad.seen_text()) & target
+    proposed = set().union(*map(catalogue.mentions, shown_rows(cad.shown()))) & target
     assert not proposed, sorted(catalogue.parts[i]["sku"] for i in proposed)

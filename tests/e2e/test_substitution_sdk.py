@@ -15,7 +15,6 @@ CSV), the orchestrator in ``langgraph dev`` on the offline planner, the real ERP
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ class Conversation:
     user: str = field(default_factory=lambda: f"buyer-19-{uuid.uuid4().hex[:6]}")
     seen: int = 0  # messages already read
 
-    async def say(self, text: str) -> str:
+    async def say(self, text: str) -> list[Any]:
         """Send ``text``; what the buyer is shown back (answers and pending cards)."""
         message: dict[str, Any] = {"messages": [{"role": "user", "content": text}]}
         await self.client.runs.wait(
@@ -67,7 +66,7 @@ class Conversation:
         )
         return await self.shown()
 
-    async def decide(self, decide: Callable[[dict[str, Any]], Any]) -> str:
+    async def decide(self, decide: Callable[[dict[str, Any]], Any]) -> list[Any]:
         """Resume every pending interrupt with ``decide(interrupt value)``; what is shown."""
         pending = await self.pending()
         assert pending, "no interrupt to resume"
@@ -88,16 +87,14 @@ class Conversation:
         """The interrupts the thread waits on."""
         return interrupts(await self.client.threads.get(self.thread_id))
 
-    async def shown(self) -> str:
-        """The new AI messages' text and the pending cards (description and args)."""
+    async def shown(self) -> list[Any]:
+        """What the buyer is shown: the new AI messages' text and the pending interrupts'
+        values (card text and arguments)."""
         messages = await thread_messages(self.client, self.thread_id)
         new, self.seen = messages[self.seen :], len(messages)
-        parts = [message_text(m) for m in new if m["type"] == "ai"]
-        parts += [json.dumps(i["value"], ensure_ascii=False) for i in await self.pending()]
-        for i in await self.pending():
-            for request in (i["value"] or {}).get("action_requests") or []:
-                parts.append(str(request.get("description") or ""))
-        return "\n".join(parts)
+        shown: list[Any] = [message_text(m) for m in new if m["type"] == "ai"]
+        shown += [i["value"] for i in await self.pending()]
+        return shown
 
 
 def approve(value: dict[str, Any]) -> dict[str, Any]:
@@ -141,7 +138,7 @@ async def approved_table(
     answer = table
     if await talk.pending():
         answer = await talk.decide(approve)
-    requests = batch_requests([answer])
+    requests = batch_requests(answer)
     assert requests, f"no batch-replace request ({{old, new, tasks}}) in:\n{answer}"
     async with httpx.AsyncClient(base_url=served.url, timeout=60) as http:
         rewritten = await run_batch_replace(http, case, catalogue, requests)
@@ -174,10 +171,9 @@ async def test_a_reject_gives_no_batch_request(
     talk = await conversation(client)
     table = await talk.say(f"{case.request}\n\n{case.bom_markdown()}")
     table_proposals(case, catalogue, table)
-    assert batch_requests([table]) == [], "a batch-replace request before the approval"
     assert await talk.pending(), "nothing to approve or reject"
     answer = await talk.decide(reject)
-    assert batch_requests([answer]) == [], answer
+    assert batch_requests(answer) == [], answer
     assert await talk.pending() == []
     assert await order_total(served) == before
 

@@ -101,18 +101,20 @@ class CadClient:
         """The ``agent.interrupt`` params received so far (they stay readable)."""
         return [m["params"] for m in self.rpc.notifications("agent.interrupt")]
 
-    def seen_text(self) -> str:
-        """Every text the person at the client was shown: answers, cards and their args."""
-        parts: list[str] = []
+    def shown(self) -> list[Any]:
+        """Everything the person at the client was shown: the answers' text, the cards' text
+        and their arguments (structured, as they came)."""
+        shown: list[Any] = []
         for reply in self.replies:
             result = reply.get("result") or {}
-            parts.append(str(result.get("content") or ""))
+            shown.append(str(result.get("content") or ""))
         for card in self.interrupts():
-            parts.append(str(card.get("description") or ""))
-            parts.append(json.dumps(card.get("args"), ensure_ascii=False))
+            shown.append(str(card.get("description") or ""))
+            shown.append(card.get("args"))
+            shown.append(card.get("actions"))
         for m in self.rpc.notifications("agent.response"):
-            parts.append(str(m["params"].get("content") or ""))
-        return "\n".join(parts)
+            shown.append(str(m["params"].get("content") or ""))
+        return shown
 
     async def _drive(self, method: str, params: dict[str, Any], wait: float) -> dict[str, Any]:
         self._ids += 1
