@@ -1,12 +1,15 @@
 """Read tools over suppliers, parts and inventory (GETs, retried by the ERP client)."""
 
+import re
+import unicodedata
 from typing import Annotated, Any
 
 from fastmcp import Context
+from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from mcp_erp import shapes
-from mcp_erp.erp_client import erp_from, path_segment
+from mcp_erp.erp_client import ErpClient, erp_from, path_segment
 from mcp_erp.params import Page, PartId, Size, SupplierId, SupplierStatus, Text
 
 
@@ -90,3 +93,65 @@ async def inventory_warning(
     """A page of parts below safety stock, with ``available`` and ``shortage``."""
     params = {"category": category, "page": page, "size": size}
     return shapes.page(await erp_from(ctx).get("/inventory/warnings", params))
+
+
+# Parts a model number can name at most (several brands make the same model).
+_SEARCH_LIMIT = 100
+_NOT_CODE = re.compile(r"[\W_]+")
+
+
+def _code(text: str) -> str:
+    """A part code compared loosely: any case and width, spaces and punctuation ignored."""
+    return _NOT_CODE.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+async def resolve_part(erp: ErpClient, part: str) -> int:
+    """The id of the part ``part`` names: an id, a SKU or the maker's model number.
+
+    A model several brands make raises AMBIGUOUS naming each SKU and brand; nothing
+    matching raises NOT_FOUND with the closest parts, if any."""
+    text = part.strip()
+    if text.isdigit():
+        return int(text)
+    found = await erp.get("/parts/search", {"name": text, "limit": _SEARCH_LIMIT})
+    items = found.get("items", []) if isinstance(found, dict) else []
+    wanted = _code(text)
+    for field in ("sku", "model"):
+        hits = [p for p in items if _code(str(p.get(field, ""))) == wanted]
+        if len(hits) == 1:
+            return int(hits[0]["id"])
+        if hits:
+            named = ", ".join(f"{p['sku']} ({p['brand']})" for p in hits)
+            msg = (
+                f"AMBIGUOUS: model {text!r} is made by {len(hits)} brands: {named}. "
+                "Call again with one SKU."
+            )
+            raise ToolError(msg)
+    closest = ", ".join(f"{p['sku']} ({p['model']})" for p in items[:3])
+    msg = f"NOT_FOUND: no part has the id, SKU or model {text!r}." + (
+        f" Closest: {closest}." if closest else ""
+    )
+    raise ToolError(msg)
+
+
+async def part_equivalents(
+    ctx: Context,
+    part: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=100,
+            description="Part id, SKU or maker's model number (any case), e.g. CR7HSA.",
+        ),
+    ],
+    brand: Annotated[
+        str | None, Field(max_length=100, description="Only equivalents of this brand.")
+    ] = None,
+) -> dict[str, Any]:
+    """The part and its equivalents of other brands: match, same/different attributes,
+    stock and valid offers."""
+    erp = erp_from(ctx)
+    part_id = await resolve_part(erp, part)
+    params = {"brand": brand} if brand and brand.strip() else None
+    answer = await erp.get(f"/parts/{path_segment(part_id)}/equivalents", params)
+    return shapes.record(answer)

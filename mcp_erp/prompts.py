@@ -6,7 +6,8 @@ SERVER_INSTRUCTIONS = (
     "The company ERP for purchasing: suppliers, parts with contract prices, inventory "
     "warnings, purchase orders. Money is integer minor units (*_minor) plus a display string. "
     "Errors start with a code (VALIDATION, NOT_FOUND, INVALID_TRANSITION, IDEMPOTENCY_CONFLICT, "
-    "VERSION_CONFLICT, APPROVAL_REQUIRED, ERP_UNREACHABLE, ERP_TIMEOUT, ERP_ERROR) and a sentence."
+    "VERSION_CONFLICT, APPROVAL_REQUIRED, AMBIGUOUS, ERP_UNREACHABLE, ERP_TIMEOUT, ERP_ERROR) "
+    "and a sentence."
 )
 
 CATEGORY_LIST = (
@@ -50,4 +51,9 @@ ORDER_SEARCH_DETAILS = (
 INVENTORY_WARNING = (
     "Parts whose available stock (on hand - reserved) is below safety stock, "
     "largest shortage first."
+)
+PART_EQUIVALENTS = (
+    "Equivalent parts of other brands for a part (id, SKU or model number): match exact or "
+    "partial, attributes same and different, stock, valid offers (price, MOQ, lead time); "
+    "optional brand filter."
 )

@@ -24,6 +24,7 @@ __all__ = ["TOOL_NAMES", "create_http_app", "create_server"]
 SERVER_NAME = "erp"
 
 _READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+_LOOKUP = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 # Create is safe to repeat: the ERP answers a replayed key + payload with the same order.
 _CREATE = ToolAnnotations(
     readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
@@ -44,6 +45,8 @@ _TOOLS: tuple[tuple[Callable[..., Any], str, ToolAnnotations], ...] = (
     (order_tools.order_search_details, prompts.ORDER_SEARCH_DETAILS, _READ),
     (catalog_tools.inventory_warning, prompts.INVENTORY_WARNING, _READ),
     (catalog_tools.category_list, prompts.CATEGORY_LIST, _READ),
+    # Read-only and idempotent: it only looks the cross-reference up.
+    (catalog_tools.part_equivalents, prompts.PART_EQUIVALENTS, _LOOKUP),
 )
 TOOL_NAMES: tuple[str, ...] = tuple(fn.__name__ for fn, _, _ in _TOOLS)
 

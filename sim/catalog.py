@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cache
 
+from sim.interchange import Attributes, Equivalence, cross_reference
+
 DEFAULT_SEED = 20261201
 REFERENCE_DATE = date(2026, 12, 1)
 HISTORY_MONTHS = 13
@@ -116,6 +118,9 @@ class Catalog:
     prices: tuple[SupplierPrice, ...]
     inventory: tuple[Inventory, ...]
     orders: tuple[HistoricalOrder, ...]
+    # Interchangeability (sim.interchange): attributes per part id, equivalences both ways.
+    attributes: dict[int, Attributes]
+    equivalences: tuple[Equivalence, ...]
     _by_code: dict[str, Supplier] = field(default_factory=dict, repr=False, compare=False)
 
     def supplier(self, code: str) -> Supplier:
@@ -345,6 +350,9 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
     suppliers = _suppliers(rng)
     parts, list_price = _parts(rng, categories, {s.code: s for s in suppliers})
     prices, sellers = _prices(rng, categories, suppliers, parts, list_price)
+    # Drawn from its own streams (seeded from ``seed``), never from ``rng``: the rest of
+    # the data stays what it was before parts had attributes.
+    xref = cross_reference(seed, parts)
     return Catalog(
         seed=seed,
         reference_date=REFERENCE_DATE,
@@ -354,6 +362,8 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
         prices=prices,
         inventory=_inventory(rng, parts),
         orders=_history(rng, suppliers, parts, prices, sellers),
+        attributes=xref.attributes,
+        equivalences=xref.equivalences,
     )
 
 

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             log.info("reset %s to seed %s: %s", db.dialect, settings.seed, counts)
         elif ensure_seeded(db, settings.seed):
             log.info("seeded %s with seed %s", db.dialect, settings.seed)
-        elif upgrade(db.write_engine):
+        elif upgrade(db.write_engine, settings.seed):
             log.info("the database already holds data; its tables were brought up to date")
         else:
             log.info("the database already holds data; left as it is")

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from core.http_guard import HostOriginGuard
-from sim.erp import audit, catalogue, inventory, orders, params, validation
+from sim.erp import audit, catalogue, equivalents, inventory, orders, params, validation
 from sim.erp.errors import ErpError, from_validation_error
 from sim.erp.models import ORDER_STATUSES, SUPPLIER_STATUSES
 from sim.erp.schemas import OrderChange, OrderCreate, OrderDraft, OrderUpdate
@@ -225,6 +225,19 @@ async def part_get(request: Request) -> Response:
 
 
 @endpoint
+async def part_equivalents(request: Request) -> Response:
+    """GET /parts/{part_id}/equivalents."""
+    erp = _erp(request)
+    part_id = params.path_id(request.path_params["part_id"], "part")
+    brand = params.text(request.query_params, "brand", max_len=100)
+    today = orders.utcnow().date()
+    found = await run_in_threadpool(
+        equivalents.equivalents_of, erp.db, erp.master, part_id, brand, today
+    )
+    return JSONResponse(found)
+
+
+@endpoint
 async def part_by_supplier(request: Request) -> Response:
     """GET /parts/supplier/{supplier_id}."""
     erp = _erp(request)
@@ -357,6 +370,7 @@ ROUTES = [
     Route("/parts", part_list),
     Route("/parts/search", part_search),
     Route("/parts/supplier/{supplier_id}", part_by_supplier),
+    Route("/parts/{part_id}/equivalents", part_equivalents),
     Route("/parts/{id}", part_get),
     Route("/orders/create", order_create, methods=["POST"]),
     Route("/orders/update/{order_id}", order_update, methods=["PUT"]),

@@ -99,7 +99,7 @@ def search_parts(master: MasterData, name: str, limit: int) -> dict[str, Any]:
 
 def get_part(db: Database, master: MasterData, part_id: int) -> dict[str, Any]:
     """One part with every supplier's offer (cheapest first) and its stock."""
-    part = _part(master, part_id)
+    part = known_part(master, part_id)
     with db.read() as session:
         rows = session.scalars(
             select(SupplierPrice)
@@ -142,7 +142,8 @@ def _offer_rank(sp: SupplierPrice, today: date) -> tuple[bool, date, int]:
     return (sp.valid_from <= today <= sp.valid_to, sp.valid_to, sp.id)
 
 
-def _part(master: MasterData, part_id: int) -> PartView:
+def known_part(master: MasterData, part_id: int) -> PartView:
+    """The part with this id (also an inactive one), or NOT_FOUND."""
     part = master.parts.get(part_id)
     if part is None:
         raise ErpError("NOT_FOUND", f"There is no part with id {part_id}.", {"part_id": part_id})

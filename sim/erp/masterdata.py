@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sim.erp.models import Category, Part, Supplier, SupplierPrice
+from sim.erp.models import Category, Part, PartEquivalent, Supplier, SupplierPrice
 from sim.erp.search import SearchIndex, compact, normalize
 from sim.erp.views import CategoryView, PartView, SupplierView, part_view, supplier_view
 
@@ -61,6 +61,8 @@ class MasterData:
     part_index: SearchIndex
     supplier_index: SearchIndex
     sku_to_id: dict[str, int]
+    # The cross-reference: part id → (equivalent id, "exact" | "partial"), by equivalent id.
+    equivalents: dict[int, tuple[tuple[int, str], ...]]
     _category_names: dict[str, str]
 
     @classmethod
@@ -95,6 +97,11 @@ class MasterData:
         ).all():
             if part_id in active_set:
                 by_supplier.setdefault(supplier_id, set()).add(part_id)
+        equivalents: dict[int, list[tuple[int, str]]] = {}
+        for row in session.scalars(
+            select(PartEquivalent).order_by(PartEquivalent.part_id, PartEquivalent.equivalent_id)
+        ):
+            equivalents.setdefault(row.part_id, []).append((row.equivalent_id, row.match))
         names = _category_names(categories)
         aliases = {c["code"]: " ".join(c["aliases"]) for c in categories}
         return cls(
@@ -116,6 +123,7 @@ class MasterData:
                 for s in suppliers.values()
             ),
             sku_to_id={normalize(parts[i]["sku"]): i for i in active},
+            equivalents={k: tuple(v) for k, v in equivalents.items()},
             _category_names=names,
         )
 

@@ -98,8 +98,28 @@ class Part(Base):
     brand_zh: Mapped[str] = mapped_column(String(64))
     unit: Mapped[str] = mapped_column(String(16))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The category's interchangeability attributes (``reach_mm``, ``capacity_ah`` ...).
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")
 
     category: Mapped[Category] = relationship(lazy="joined")
+
+
+EQUIVALENT_MATCHES = ("exact", "partial")
+
+
+class PartEquivalent(Base):
+    """The cross-reference: ``equivalent_id`` can replace ``part_id``. Kept symmetric (each
+    pair is stored both ways) so one indexed lookup answers for either part."""
+
+    __tablename__ = "part_equivalent"
+    __table_args__ = (
+        CheckConstraint(_one_of("match", EQUIVALENT_MATCHES), name="ck_part_equivalent_match"),
+        CheckConstraint("part_id <> equivalent_id", name="ck_part_equivalent_other"),
+    )
+
+    part_id: Mapped[int] = mapped_column(ForeignKey("part.id"), primary_key=True)
+    equivalent_id: Mapped[int] = mapped_column(ForeignKey("part.id"), primary_key=True)
+    match: Mapped[str] = mapped_column(String(8))
 
 
 class SupplierPrice(Base):
@@ -226,6 +246,7 @@ class Counter(Base):
 
 
 __all__ = [
+    "EQUIVALENT_MATCHES",
     "ORDER_STATUSES",
     "SUPPLIER_STATUSES",
     "AuditLog",
@@ -235,6 +256,7 @@ __all__ = [
     "Inventory",
     "OrderStatus",
     "Part",
+    "PartEquivalent",
     "PurchaseOrder",
     "PurchaseOrderLine",
     "Supplier",

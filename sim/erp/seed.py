@@ -21,6 +21,7 @@ from sim.erp.models import (
     Counter,
     Inventory,
     Part,
+    PartEquivalent,
     PurchaseOrder,
     PurchaseOrderLine,
     Supplier,
@@ -31,8 +32,9 @@ log = logging.getLogger("sim-erp.seed")
 
 ORDER_COUNTER = "purchase_order"
 SEED_ACTOR = "seed"
-SCHEMA_VERSION = 2
-"""2: ``purchase_order.requested_by`` (was ``buyer``) and ``supplier_price.order_step``."""
+SCHEMA_VERSION = 3
+"""2: ``purchase_order.requested_by`` (was ``buyer``) and ``supplier_price.order_step``;
+3: ``part.attributes`` and the ``part_equivalent`` cross-reference."""
 # User ids of the company's purchasing team, as the history's requesters and approver.
 _BUYERS = ("zhang.wei", "li.na", "wang.qiang")
 _APPROVER = "chen.jing"
@@ -51,10 +53,16 @@ def order_step(min_order_qty: int) -> int:
     return 1
 
 
+# Tables a schema upgrade creates (sim.erp.migrate): a database without them holds data
+# that an upgrade keeps, so it counts as seeded.
+UPGRADE_TABLES = frozenset({PartEquivalent.__tablename__})
+
+
 def is_seeded(engine: Engine) -> bool:
-    """True when every ERP table exists and suppliers are present."""
+    """True when the ERP's tables exist (those an upgrade adds aside) and suppliers are
+    present."""
     tables = set(inspect(engine).get_table_names())
-    if not set(Base.metadata.tables) <= tables:
+    if not set(Base.metadata.tables) - UPGRADE_TABLES <= tables:
         return False
     with engine.connect() as conn:
         return bool(conn.scalar(select(func.count()).select_from(Supplier)))
@@ -136,10 +144,17 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
         (
             Part,
             [
-                _columns(p, *_PART_COLUMNS, category_id=cat_ids[p.category], active=True)
+                _columns(
+                    p,
+                    *_PART_COLUMNS,
+                    category_id=cat_ids[p.category],
+                    active=True,
+                    attributes=catalog.attributes[p.id],
+                )
                 for p in catalog.parts
             ],
         ),
+        (PartEquivalent, equivalent_rows(catalog)),
         (
             SupplierPrice,
             [
@@ -151,6 +166,14 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
     ]
     for model, rows in tables:
         session.execute(insert(model), rows)
+
+
+def equivalent_rows(catalog: Catalog) -> list[dict[str, object]]:
+    """The catalogue's cross-reference as ``part_equivalent`` rows (both directions)."""
+    return [
+        {"part_id": e.part_id, "equivalent_id": e.equivalent_id, "match": e.match}
+        for e in catalog.equivalences
+    ]
 
 
 def _load_orders(session: Session, catalog: Catalog) -> None:

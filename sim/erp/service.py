@@ -44,7 +44,7 @@ class Erp:
             log.info("seeded an empty database (seed %s)", self.settings.seed)
         else:
             # A database an older ERP wrote keeps its data and gains the new columns.
-            upgrade(self.db.write_engine)
+            upgrade(self.db.write_engine, self.settings.seed)
         self.reload()
 
     def reload(self) -> None:

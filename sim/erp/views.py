@@ -61,6 +61,7 @@ class PartView(TypedDict):
     brand: str
     brand_zh: str
     unit: str
+    attributes: dict[str, Any]  # the category's interchangeability attributes
 
 
 class OfferTerms(TypedDict):
@@ -189,7 +190,14 @@ def part_view(p: Part) -> PartView:
     c = p.category
     return cast(
         PartView,
-        _view(PartView, p, category_code=c.code, category_zh=c.name_zh, category_en=c.name_en),
+        _view(
+            PartView,
+            p,
+            category_code=c.code,
+            category_zh=c.name_zh,
+            category_en=c.name_en,
+            attributes=dict(p.attributes or {}),
+        ),
     )
 
 

@@ -49,6 +49,8 @@ READS: list[tuple[str, dict[str, Any]]] = [
     ("/parts/search", {"name": "刹车片", "limit": 30}),
     ("/parts/search", {"name": "bosch 火花塞"}),
     ("/parts/1", {}),
+    ("/parts/7/equivalents", {}),
+    ("/parts/1/equivalents", {"brand": "denso"}),
     ("/parts/supplier/3", {"size": 50}),
     ("/orders/search-details", {"size": 50}),
     ("/orders/search-details", {"supplier_name": "电装", "status": "received"}),

@@ -19,6 +19,7 @@ from fastmcp.exceptions import ToolError
 
 from mcp_erp import TOOL_NAMES
 from runstack.processes import ROOT, ServiceHandle, free_port, start_service
+from sim.catalog import generate
 
 pytestmark = pytest.mark.integration
 
@@ -182,6 +183,34 @@ async def test_nine_tools_over_streamable_http(mcp: ServiceHandle) -> None:
                 "order_create",
                 {**order_args, "lines": [{"part_id": first["id"], "quantity": 0}]},
             )
+
+
+async def test_part_equivalents_by_model_sku_and_id(mcp: ServiceHandle, erp: ServiceHandle) -> None:
+    # The ERP process serves the default seed: the catalogue says what to expect.
+    catalog = generate()
+    makers: dict[str, list[Any]] = {}
+    for p in catalog.parts:
+        makers.setdefault(p.model, []).append(p)
+    linked = {e.part_id for e in catalog.equivalences}
+    part = next(ps[0] for ps in makers.values() if len(ps) == 1 and ps[0].id in linked)
+    shared = next(ps for ps in makers.values() if len(ps) > 1)
+    expected = {(e.equivalent_id, e.match) for e in catalog.equivalences if e.part_id == part.id}
+    async with Client(f"{mcp.url}/mcp") as client:
+        by_model = await call(client, "part_equivalents", part=part.model.lower())
+        assert by_model == await call(client, "part_equivalents", part=part.sku)
+        assert by_model == await call(client, "part_equivalents", part=str(part.id))
+        assert by_model["part"]["sku"] == part.sku
+        assert {(e["part"]["id"], e["match"]) for e in by_model["equivalents"]} == expected
+        async with httpx.AsyncClient(base_url=erp.url) as web:
+            rest = (await web.get(f"/parts/{part.id}/equivalents")).json()
+        assert [e["offers"] for e in by_model["equivalents"]] == [
+            e["offers"] for e in rest["equivalents"]
+        ]
+        with pytest.raises(ToolError, match=r"^AMBIGUOUS: ") as caught:
+            await client.call_tool("part_equivalents", {"part": shared[0].model})
+        assert all(p.sku in str(caught.value) for p in shared)
+        with pytest.raises(ToolError, match=r"^NOT_FOUND: "):
+            await client.call_tool("part_equivalents", {"part": "NO-SUCH-PART-77"})
 
 
 async def test_stdio_transport(erp: ServiceHandle, tmp_path: Path) -> None:

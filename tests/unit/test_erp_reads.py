@@ -25,7 +25,7 @@ SUPPLIER_KEYS = {
 }  # fmt: skip
 PART_KEYS = {
     "id", "sku", "model", "name_zh", "name_en", "category_code", "category_zh", "category_en",
-    "brand", "brand_zh", "unit",
+    "brand", "brand_zh", "unit", "attributes",
 }  # fmt: skip
 OFFER_KEYS = {
     "supplier_id", "supplier_code", "supplier_name_zh", "supplier_name_en", "price_minor",

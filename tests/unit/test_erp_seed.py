@@ -161,17 +161,38 @@ def test_a_database_of_the_older_schema_is_upgraded_in_place(tmp_path: Path) -> 
         )
         conn.execute("UPDATE purchase_order SET buyer = 'old.buyer' WHERE id = 1")
         orders_before = conn.execute("SELECT count(*) FROM purchase_order").fetchone()[0]
+        # Schema 2: parts had no attributes and there was no cross-reference.
+        conn.execute("DROP TABLE part_equivalent")
+        conn.execute("ALTER TABLE part DROP COLUMN attributes")
+        # A part the company added itself, unknown to the catalogue.
+        conn.execute(
+            "INSERT INTO part (id, sku, model, name_zh, name_en, category_id, brand, brand_zh, "
+            "unit, active) VALUES (9001, 'SP-LOCAL-X1', 'X1', '自制 火花塞 X1', "
+            "'Local Spark Plug X1', 1, 'Local', '自制', '个', 1)"
+        )
     with client_for(settings) as client:
         first = client.get("/orders/search-details", params={"requested_by": "old.buyer"}).json()
         assert [o["id"] for o in first["items"]] == [1]
         assert client.get("/orders/search-details").json()["total"] == orders_before
         created = client.post("/orders/create", json=order_body("after-upgrade")).json()
         assert created["requested_by"] == "tester"
+        assert client.get("/parts/1").json()["attributes"] == CATALOG.attributes[1]
+        assert client.get("/parts/9001").json()["attributes"] == {}
+        assert client.get("/parts/9001/equivalents").json()["equivalents"] == []
+        pair = CATALOG.equivalences[0]
+        found = client.get(f"/parts/{pair.part_id}/equivalents").json()["equivalents"]
+        assert (pair.equivalent_id, pair.match) in {(e["part"]["id"], e["match"]) for e in found}
     with sqlite3.connect(path) as conn:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(purchase_order)")}
         assert "requested_by" in columns and "buyer" not in columns
         steps = conn.execute("SELECT min_order_qty, order_step FROM supplier_price").fetchall()
+        pairs = conn.execute("SELECT part_id, equivalent_id, match FROM part_equivalent").fetchall()
+        parts_after = conn.execute("SELECT count(*) FROM part").fetchone()[0]
     assert steps and all(step == order_step(moq) for moq, step in steps)
+    assert sorted(pairs) == sorted(
+        (e.part_id, e.equivalent_id, e.match) for e in CATALOG.equivalences
+    )
+    assert parts_after == len(CATALOG.parts) + 1
     # A second start finds nothing left to do.
     from sim.erp.db import Database
     from sim.erp.migrate import upgrade

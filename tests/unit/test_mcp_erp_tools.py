@@ -29,9 +29,11 @@ EXPECTED_TOOLS = [
     "order_search_details",
     "inventory_warning",
     "category_list",
+    "part_equivalents",
 ]
 READS = {"supplier_query", "part_query", "part_search", "part_by_supplier"}
 READS |= {"order_validate", "order_search_details", "inventory_warning", "category_list"}
+READS |= {"part_equivalents"}
 CATALOG = generate(SEED)
 
 
@@ -75,6 +77,8 @@ async def test_exactly_the_erp_tools_with_their_hints(erp_mcp: Client[Any]) -> N
         False,
     )
     assert create.openWorldHint is False and update.openWorldHint is False
+    lookup = tools["part_equivalents"].annotations
+    assert lookup is not None and lookup.idempotentHint is True
 
 
 async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[Any]) -> None:
@@ -93,6 +97,7 @@ async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[A
         "order_search_details": prompts.ORDER_SEARCH_DETAILS,
         "inventory_warning": prompts.INVENTORY_WARNING,
         "category_list": prompts.CATEGORY_LIST,
+        "part_equivalents": prompts.PART_EQUIVALENTS,
     }
     assert prompts.PART_SEARCH == (
         "Fuzzy part search in Chinese or English over name, sku, model, brand and category; "
