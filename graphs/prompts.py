@@ -6,7 +6,13 @@ Formatted at run time with ``str.format``; snapshot-tested.
 
 from __future__ import annotations
 
-__all__ = ["ANALYST_PROMPT", "DELEGATION_TEMPLATE", "ORCHESTRATOR_PROMPT"]
+__all__ = [
+    "ANALYST_PROMPT",
+    "APPLY_SUBSTITUTION_DESCRIPTION",
+    "DELEGATION_TEMPLATE",
+    "ORCHESTRATOR_PROMPT",
+    "PLAN_SUBSTITUTION_DESCRIPTION",
+]
 
 ORCHESTRATOR_PROMPT = """你是采购团队的 AI 助理（协调者）。\
 你理解用户的请求、分派任务、记住用户偏好；ERP 你只读（核对名称、回答库存问题），从不改动。
@@ -54,3 +60,22 @@ order_search_details、inventory_warning），报价网址（supplier-price-urls
 做不成分析时不写报告，最终回答以一行 ANALYSIS_FAILED[<kind>]: <原因> 结尾（见技能）。
 供应商网站当前地址：{sites}。url_mapping.yaml 的网址以它的 base_url 开头；两者不同时，\
 把网址中的 base_url 换成当前地址再抓取。"""
+
+PLAN_SUBSTITUTION_DESCRIPTION = """\
+Build the replacement table for part substitution in a bill of materials (BOM): for every \
+BOM line the request selects, the ERP's equivalent part (cross-reference), exact matches \
+first, then current offers, price, lead time, stock. Nothing is changed.
+Say what to replace with brands / suppliers / categories / parts (any mix; all given must \
+match), or unavailable=true for parts nobody offers any more; target_brand / \
+target_supplier when the buyer names what to switch to. bom: the BOM text (JSON, CSV, \
+Markdown table or "line part qty" lines); omit it to use the newest BOM in the conversation \
+(a client BOM tool's result, a file attached to the message, or the message itself).
+Returns the table (show it to the buyer) and a plan_id for apply_substitution; lines not \
+selected stay untouched."""
+
+APPLY_SUBSTITUTION_DESCRIPTION = """\
+Apply an approved replacement plan (plan_id from plan_substitution) to the BOM, exactly \
+once. The buyer approves or rejects the table before it runs (you cannot skip that). It \
+changes the BOM through the client's own apply tool when one is lent, else returns a \
+batch-replace request for the client. lines: only these BOM lines (default: every line \
+with an equivalent)."""

@@ -19,13 +19,15 @@ DESIGN section 4's layers, in the order a table lists them:
 
 and beside them ``user_context`` (the user's id and paths in the analyst's prompt),
 ``mcp_tools`` (the agent's MCP tools, listed on first use), ``client_tools`` (a JSON-RPC
-client's own tools, DESIGN section 8), ``current_date`` (today's date in the prompt at
-each call), ``analyst_progress`` (the analyst's stages as ``custom`` stream events) and
-``analysis_outcome`` (an analysis that could not be done ends its run in error, not as
+client's own tools, DESIGN section 8), ``substitution`` (part substitution in a BOM: the
+table, its approval and its one application, issue 19), ``current_date`` (today's date in
+the prompt at each call), ``analyst_progress`` (the analyst's stages as ``custom`` stream
+events) and ``analysis_outcome`` (an analysis that could not be done ends its run in error, not as
 "finished"; innermost, so deepagents' notifier reports the error to the parent).
-Every layer but ``authenticated_user``, ``order_review`` and ``analysis_outcome`` fails
-soft. The notes some layers have for the model (user context, synced or restored skills)
-go into each model request, never into the thread's messages.
+Every layer but ``authenticated_user``, ``order_review``, ``substitution`` (its approval)
+and ``analysis_outcome`` fails soft. The notes some layers have for the model (user
+context, synced or restored skills) go into each model request, never into the thread's
+messages.
 
 :func:`build_stack` turns a table into the list for ``create_deep_agent(middleware=...)``
 (or a subagent's ``middleware``); deepagents adds its own core middleware before it.
@@ -64,6 +66,7 @@ Layer = Literal[
     "user_context",
     "mcp_tools",
     "client_tools",
+    "substitution",
     "current_date",
     "order_review",
     "files",
@@ -93,7 +96,17 @@ _CORE: tuple[Layer, ...] = (
 ORCHESTRATOR = AgentTable(
     name="orchestrator",
     # mcp_tools: the read-only ERP tools mcp_servers.yaml grants it (grounding, stock answers).
-    layers=("mcp_tools", *_CORE, "memory_update", "limits", "client_tools", "current_date"),
+    # substitution after client_tools: its request rewrite sees (and withholds) the
+    # client's apply tool.
+    layers=(
+        "mcp_tools",
+        *_CORE,
+        "memory_update",
+        "limits",
+        "client_tools",
+        "substitution",
+        "current_date",
+    ),
     limits={"model_calls": 50, "tool_calls": 200},
 )
 ANALYST = AgentTable(
@@ -179,6 +192,7 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
         order_approval,
         order_guard,
         skills_sync,
+        substitution,
         summarization,
         user_context,
         user_skills_restore,
@@ -227,6 +241,12 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             ]
         case "client_tools":
             return [client_tools.ClientToolsMiddleware()]
+        case "substitution":
+            return [
+                substitution.Substitution(
+                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
+                )
+            ]
         case "current_date":
             return [current_date.CurrentDate()]
         case "order_review":

@@ -5,12 +5,14 @@ One intent per message, decided in an order that reflects how buyers talk:
 1. skills, and a question about a background task ("分析做完了吗", "cancel the analysis"):
    a status or stop word with a task word outranks any order word;
 2. an order number: cancel, change or look it up;
-3. stock questions ("哪些零件低于安全库存", "how many IU7 do we have");
-4. analysis words (compare, 哪家便宜, price trend), after negation is applied, so
+3. part substitution ("把 BOM 里的博世火花塞换成 NGK 的", "replace every Brembo pad"):
+   before stock and analysis words ("the cheapest equivalent" is still a substitution);
+4. stock questions ("哪些零件低于安全库存", "how many IU7 do we have");
+5. analysis words (compare, 哪家便宜, price trend), after negation is applied, so
    "不要下单，先比价" is an analysis;
-5. order operations: cancel / change / look up an order named by description ("上次给 NGK
+6. order operations: cancel / change / look up an order named by description ("上次给 NGK
    的订单"), else a new order;
-6. small talk; anything else is out of scope.
+7. small talk; anything else is out of scope.
 
 Whether an analysis or a new order is really about purchasing is settled against the
 ERP (:mod:`graphs.offline.entities`): ``domain`` says whether the message uses the
@@ -28,7 +30,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import unknown_words
 from graphs.offline.text import find_order_no, has_quantity
 
-__all__ = ["Intent", "Reading", "read"]
+__all__ = ["Intent", "Reading", "is_substitution", "read"]
 
 Intent = Literal[
     "analysis",
@@ -39,6 +41,7 @@ Intent = Literal[
     "order_cancel",
     "order_lookup",
     "inventory",
+    "substitution",
     "skills",
     "small_talk",
     "out_of_scope",
@@ -46,7 +49,8 @@ Intent = Literal[
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
 
 # Words a negator can take back ("不要下单", "don't compare").
-_NEGATABLE = ("order_verb", "order_noun", "analysis", "change", "cancel", "inventory")
+_NEGATABLE = ("order_verb", "order_noun", "analysis", "change", "cancel", "inventory",
+              "substitute")  # fmt: skip
 _ORDER_FIELDS = ("数量", "交期", "到货日期", "交货期", "交货日期", "到货时间", "quantity",
                  "qty", "delivery date", "due date", "delivery")  # fmt: skip
 
@@ -106,6 +110,18 @@ def _order_operation(masked: str) -> Intent | None:
     return None
 
 
+def is_substitution(text: str) -> bool:
+    """Whether ``text`` asks to replace parts by equivalents (in a BOM): a replacing verb
+    with a BOM, an "equivalent" or a "discontinued" word, or with no order word at all
+    ("把博世火花塞都换成 NGK 的"); "换个供应商下单" stays an order."""
+    masked = lexicon.mask(text, _NEGATABLE)
+    if not lexicon.has(masked, "substitute"):
+        return False
+    if lexicon.has(masked, "bom", "equivalent", "discontinued"):
+        return True
+    return not lexicon.has(masked, "order_verb", "order_noun")
+
+
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     masked = lexicon.mask(text, _NEGATABLE)
@@ -125,6 +141,8 @@ def read(text: str) -> Reading:
         return reading(task)
     if order_no:
         return reading(_by_order_no(masked))
+    if is_substitution(text):
+        return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
         return Reading("order_lookup", None, True, True)
     ordering = lexicon.has(masked, "order_verb") and (

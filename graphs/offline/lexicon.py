@@ -199,6 +199,48 @@ GROUPS: dict[str, str] = {
 }
 # fmt: on
 
+# Part substitution in a bill of materials (issue 19): a verb of replacing, the words that
+# say "an equivalent part", the BOM itself, parts nobody sells any more, and the words that
+# introduce what to switch to ("换成 NGK", "with an equivalent", "switch to Denso").
+GROUPS["substitute"] = _zh(
+    "换成", "换为", "换掉", "换了", "替换", "替代", "代替", "改用", "换用", "平替", "全换", "都换",
+    "换个牌子", "换一家", "换别的", "换其他", "换同规格",
+) + "|" + _en(
+    "replac*", "substitut*", "swap*", "switch*", "instead of", "cross-referenc*",
+    "cross referenc*", "move to", "migrate*",
+)  # fmt: skip
+GROUPS["equivalent"] = _zh(
+    "同规格", "等效", "同型号", "对应型号", "替代品", "替换件", "替代件", "替代型号", "平替",
+    "兼容", "同款",
+) + "|" + _en(
+    "equivalent*", "interchangeab*", "same spec*", "compatible", "like-for-like",
+    "like for like", "drop-in", "cross-referenc*", "cross referenc*",
+)  # fmt: skip
+GROUPS["bom"] = (
+    r"(?<![A-Za-z])BOMs?(?![A-Za-z])|"
+    + _zh(
+        "物料清单",
+        "物料表",
+        "材料清单",
+        "零件清单",
+        "配件清单",
+        "清单里",
+        "清单中",
+    )
+    + "|"
+    + _en("bill of material*", "parts list", "part list", "bom", "boms")
+)
+GROUPS["discontinued"] = _zh(
+    "停产", "断供", "买不到", "不再供应", "不再生产", "停售", "下架", "淘汰", "缺货停供",
+) + "|" + _en(
+    "discontinu*", "end of life", "end-of-life", "eol", "obsolete", "no longer available",
+    "no longer made", "no longer sold", "unavailable", "not available anymore",
+)  # fmt: skip
+# What follows these is what to switch to; what comes before, what to replace.
+GROUPS["switch_to"] = _zh(
+    "换成", "换为", "替换成", "替换为", "改用", "换用", "改成", "改为", "换到",
+) + "|" + _en("with", "to", "by", "for")  # fmt: skip
+
 # "My reports" (issue 15): the buyer's archive of past analyses. Its words also count as a
 # question about the background work (``task`` and ``status``), so the orchestrator's task
 # policy answers them with the archive's index instead of starting a new analysis.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -25,12 +25,15 @@ import httpx
 import yaml
 from asgi_lifespan import LifespanManager
 from fastmcp import Client
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import StructuredTool
+from langgraph.types import Command
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.middleware.substitution import APPLY_TOOL, PLAN_TOOL, Substitution
 from graphs.offline import OfflinePlanner
 from graphs.settings import GraphSettings
 from sim.erp.app import create_app
@@ -44,7 +47,8 @@ TASK_ID = "0f7c2b9e-1234-4bcd-9def-0123456789ab"
 ORCHESTRATOR_LOCAL = (
     "task", "start_async_task", "check_async_task", "cancel_async_task", "list_async_tasks",
     "update_async_task", "assign_skill", "web_search", "get_current_time", "calculator",
-    "write_file", "read_file", "ls", "edit_file", "download_artifact",
+    "write_file", "read_file", "ls", "edit_file", "download_artifact", "plan_substitution",
+    "apply_substitution",
 )  # fmt: skip
 _MAX_STEPS = 25
 HARNESS_USER = "buyer-harness"
@@ -131,6 +135,13 @@ class PlannerWorld:
         self.erp_app = erp_app
         self.database_url = database_url
         self.today = today
+        # The substitution tools run for real (the graph's own middleware), on this state.
+        self.substitution = Substitution(registry)
+        self.substitution_state: dict[str, Any] = {}
+        # A JSON-RPC client's tools (specs) and its answers to their calls (a read-only BOM
+        # tool: an apply tool needs the graph's interrupt, see tests/unit/test_substitution_*).
+        self.client_tools: list[dict[str, Any]] = []
+        self.client_answer: Callable[[str, dict[str, Any]], str] | None = None
 
     def system(self) -> SystemMessage:
         """What the CurrentDate middleware puts in the prompt."""
@@ -174,7 +185,15 @@ class PlannerWorld:
         run = Run()
         tools = [*ORCHESTRATOR_LOCAL, *self.registry.declared_tools("orchestrator")]
         model = OfflinePlanner(policy="orchestrator").bind_tools(stand_ins(tools))
+        if self.client_tools:
+            model = OfflinePlanner(policy="orchestrator").bind_tools(
+                [
+                    *stand_ins(tools),
+                    *({"type": "function", "function": c} for c in self.client_tools),
+                ]
+            )
         messages: list[BaseMessage] = [self.system(), *history, HumanMessage(content=text)]
+        self._messages = messages
         for _ in range(_MAX_STEPS):
             reply = await model.ainvoke(messages)
             assert isinstance(reply, AIMessage)
@@ -215,8 +234,37 @@ class PlannerWorld:
             return f"Cancelled async subagent task: {args.get('task_id')}"
         if name == "assign_skill":
             return "You have no skills yet."
+        if name in (PLAN_TOOL, APPLY_TOOL):
+            return await self._substitute(run, name, args, script)
+        if self.client_answer and name in {c["name"] for c in self.client_tools}:
+            return self.client_answer(name, args)
         answer = await self._erp_tool("orchestrator", name, args)
         return answer if answer is not None else "ok"
+
+    async def _substitute(
+        self, run: Run, name: str, args: dict[str, Any], script: Script
+    ) -> str | None:
+        """The graph's own substitution tools; ``apply_substitution`` pauses for approval."""
+        if name == APPLY_TOOL:
+            run.proposal = (name, args)
+            if not script.decisions:
+                return None
+            if script.decisions.pop(0)["type"] == "reject":
+                return f"User rejected the tool call for `{name}`. The tool was not executed."
+        runtime = ToolRuntime(
+            state={**self.substitution_state, "messages": list(self._messages)},
+            context={"client_tools": self.client_tools}, config={}, stream_writer=lambda _: None,
+            tool_call_id=f"harness-{uuid.uuid4().hex[:8]}", store=None,
+        )  # fmt: skip
+        tool = next(t for t in self.substitution.tools if t.name == name)
+        result = await tool.ainvoke({**args, "runtime": runtime})
+        assert isinstance(result, Command) and isinstance(result.update, dict)
+        for key in ("substitution_plans", "substitutions_applied"):
+            merged = {**self.substitution_state.get(key, {}), **result.update.get(key, {})}
+            self.substitution_state[key] = merged
+        [message] = result.update["messages"]
+        assert len(str(message.content)) < EVICTED_CHARS
+        return str(message.content)
 
     async def _order_agent(self, run: Run, description: str, script: Script) -> str | None:
         tools = order_agent_tools(self.registry)

@@ -32,6 +32,10 @@ def _delegated_intent(run: Run) -> str | None:
 def observed_intent(run: Run) -> str:
     """The intent the planner acted on."""
     orchestrator = [s.note for s in run.steps if s.agent == "orchestrator"]
+    if run.called("plan_substitution") or any(
+        n.startswith("substitution") or n in ("ask:bom", "ask:substitution") for n in orchestrator
+    ):
+        return "substitution"
     if run.delegations or "ask:category" in orchestrator:
         return "analysis"
     if run.called("check_async_task"):
@@ -161,10 +165,8 @@ def _check_outcome(entry: dict[str, Any], run: Run) -> list[str]:
     problems = [] if got == expected else [f"outcome {got}"]
     if expected == "ask" and got == "ask":
         asked = {_ASK_FIELDS.get(f, f) for f in (run.question or {}).get("fields", [])}
-        if run.final_note == "ask:category":
-            asked.add("category")
-        if run.final_note == "ask:part":
-            asked.add("part")
+        if run.final_note.startswith("ask:"):  # ask:category, ask:part, ask:bom ...
+            asked.add(run.final_note.removeprefix("ask:"))
         missing = set(entry.get("asks") or []) - asked
         if missing:
             problems.append(f"the question does not ask for {sorted(missing)} (asked {asked})")

@@ -8,6 +8,8 @@
 - an analysis → the categories it names, from the ERP (:mod:`.analysis`), then one
   ``start_async_task`` per category with its scope; none known → a question;
 - a stock question → answered here with read-only ERP tools (:mod:`.inventory`);
+- part substitution in a BOM → the BOM, ``plan_substitution``, then ``apply_substitution``
+  under approval (:mod:`.substitution`);
 - an order operation → ``task`` (procurement-order), a new order only once the request
   names something the ERP knows or uses the purchasing vocabulary;
 - small talk → a short greeting; anything else → one sentence on what this assistant does.
@@ -22,10 +24,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from graphs.messages import is_notification, message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.history import ToolResult, View, strip_line_numbers
-from graphs.offline.intent import Reading, read
+from graphs.offline.intent import Reading, is_substitution, read
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
-from graphs.offline.policies.orchestrator import replies, tasks
+from graphs.offline.policies.orchestrator import replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
@@ -192,6 +194,9 @@ def decide(view: View) -> Decision:
     event = view.notification()
     if event is not None:
         return tasks.on_notification(view, event, zh)
+    if is_substitution(view.request):
+        # Its own flow: the client's BOM tool is read for it, not relayed.
+        return substitution.step(view, zh)
     last = view.last_result()
     if last is not None and getattr(view.last, "type", "") == "tool":
         answer = _after_tool(view, last, zh)
