@@ -97,11 +97,17 @@ class Case:
         writer.writerows([ln.line, ln.text, ln.part["name_en"], ln.qty] for ln in self.lines)
         return out.getvalue()
 
-    def bom_markdown(self) -> str:
-        """The BOM as a markdown table (how a buyer pastes one into a chat)."""
-        head = "| 行号 | 零件型号 | 描述 | 数量 |\n|---|---|---|---|\n"
+    def bom_markdown(self, lang: str = "zh") -> str:
+        """The BOM as a markdown table (how a buyer pastes one into a chat), its header and
+        descriptions in ``lang`` (``zh`` or ``en``)."""
+        words = (
+            ("行号", "零件型号", "描述", "数量")
+            if lang == "zh"
+            else ("Line", "Part", "Description", "Qty")
+        )
+        head = "| " + " | ".join(words) + " |\n|---|---|---|---|\n"
         return head + "\n".join(
-            f"| {ln.line} | {ln.text} | {ln.part['name_zh']} | {ln.qty} |" for ln in self.lines
+            f"| {ln.line} | {ln.text} | {ln.part['name_' + lang]} | {ln.qty} |" for ln in self.lines
         )
 
 
@@ -358,6 +364,8 @@ def table_proposals(case: Case, catalogue: Catalogue, shown: Iterable[Any]) -> d
         proposed = set().union(*(catalogue.mentions(r) for r in own)) - in_bom
         names = sorted(catalogue.parts[i]["sku"] for i in proposed)
         where = f"line {ln.line} ({ln.part['sku']}, {ln.role}) in rows {own!r}"
+        if not own:
+            where += "; everything shown:\n" + "\n".join(rows[:60])
         if ln.role == "replace":
             assert proposed & ln.allowed, f"no ERP equivalent proposed for {where}"
             assert proposed <= ln.related, f"{names} are not ERP equivalents: {where}"

@@ -166,10 +166,10 @@ async def test_a_csv_bom_in_english(
 async def test_a_reject_gives_no_batch_request(
     served: Stack, client: LangGraphClient, catalogue: Catalogue, cases: dict[str, Case]
 ) -> None:
-    case = cases["en-brand-target-no-category"]
+    case = cases["en-brand-another-supplier"]
     before = await order_total(served)
     talk = await conversation(client)
-    table = await talk.say(f"{case.request}\n\n{case.bom_markdown()}")
+    table = await talk.say(f"{case.request}\n\n{case.bom_csv()}")
     table_proposals(case, catalogue, table)
     assert await talk.pending(), "nothing to approve or reject"
     answer = await talk.decide(reject)
@@ -181,8 +181,9 @@ async def test_a_reject_gives_no_batch_request(
 async def test_and_order_them_after_the_approval(
     served: Stack, client: LangGraphClient, catalogue: Catalogue, cases: dict[str, Case]
 ) -> None:
-    case = cases["zh-brand-target-same-spec"]
-    talk, proposals = await approved_table(served, client, catalogue, case, case.bom_markdown())
+    case = cases["zh-category-target"]
+    bom = case.bom_markdown("en")
+    talk, proposals = await approved_table(served, client, catalogue, case, bom)
     before = await order_total(served)
     card = await talk.say("好的，把这些新型号下单")
     pending = await talk.pending()
