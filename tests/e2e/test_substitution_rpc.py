@@ -12,6 +12,8 @@ that have an exact equivalent, one that has none, and lines the request leaves a
   proposes nothing for the others; nothing reaches the apply tool before the approval
   (``agent.interrupt`` answered with ``agent.resume``); after it, the apply tool is called
   exactly once with the table's changes. A reject applies nothing.
+- The BOM tool's other forms (a list at top level, ``item``/``position``, ``sku``/
+  ``part_no``, ``quantity``, CSV or markdown text) give the same table.
 - Without an apply tool, the answer carries a batch-replace request; run through the
   adapter's ``POST /api/batch-replace`` it rewrites exactly the lines with an equivalent,
   each to an ERP equivalent; no other tool is called and the ERP gets no order.
@@ -134,6 +136,33 @@ async def test_the_table_then_apply_once_after_approval(
     await asyncio.sleep(2)  # a second apply would have been sent before the answer
     assert len(cad.calls_of(APPLY)) == 1
     assert [m for m in rpc.inbox if m.get("method") == "agent.toolCall"] == []
+
+
+BOM_SHAPES = {
+    "list-item-sku-quantity": lambda case: json.dumps(
+        case.bom_json(line="item", part="sku", qty="quantity")["lines"], ensure_ascii=False
+    ),
+    "lines-position-part_no": lambda case: json.dumps(
+        case.bom_json(line="position", part="part_no"), ensure_ascii=False
+    ),
+    "csv-text": lambda case: case.bom_csv(),
+    "markdown-text": lambda case: case.bom_markdown("en"),
+}
+
+
+@pytest.mark.parametrize("shape", list(BOM_SHAPES))
+async def test_bom_shapes_other_clients_send(
+    rpc: RawRpc, catalogue: Catalogue, cases: dict[str, Case], shape: str
+) -> None:
+    # The contract's other BOM forms: the same table, and still nothing applied before a
+    # decision.
+    case = cases["en-category-any-brand"]
+    text = BOM_SHAPES[shape](case)
+    cad = CadClient(rpc, lambda _: (True, text))
+    card, _ = await table_then_card(cad, case, catalogue)
+    done = await cad.resume(decision(card, "reject", message="not now"))
+    assert done["result"]["status"] == "completed", done
+    assert cad.calls_of(APPLY) == []
 
 
 async def test_a_reject_applies_nothing(
