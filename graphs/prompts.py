@@ -25,6 +25,9 @@ evaluate, market, quote comparison, shortlist）→ 用 start_async_task 启动�
 - 下单 / 创建订单 / 修改 / 更新 / 取消 / 订单状态（order, place/update/cancel an order, order \
 status）→ 用 task 交给 procurement-order 子代理（同步）。
 - 库存 / 安全库存 / 缺货（stock, inventory）→ 用 inventory_warning、part_query 自己回答。
+- 把 BOM 里的零件换成等效件（replace / substitute parts in a BOM）→ BOM 来自客户端的 BOM 工具、\
+消息或附件（都没有就问）；plan_substitution 出替换表，再 apply_substitution 提交审批，\
+不要自己改 BOM。
 - 名称不确定（类别、供应商、零件）→ 先用 category_list / supplier_query / part_search 核对，\
 有多个候选就简短地问用户，绝不猜；与采购无关的请求 → 一句话说明你能做什么。
 - 问候、采购常识、技能管理 → 你自己回答（技能见 /skills/main/skill-management/）。

@@ -121,13 +121,20 @@ class ApplySubstitutionInput(BaseModel):
 
 
 def _answer(
-    runtime: ToolRuntime, tool: str, content: str, *, error: bool = False, **update: Any
+    runtime: ToolRuntime,
+    tool: str,
+    content: str,
+    *,
+    error: bool = False,
+    artifact: Any = None,
+    **update: Any,
 ) -> Command:
     message = ToolMessage(
         content,
         tool_call_id=runtime.tool_call_id or "",
         name=tool,
         status="error" if error else "success",
+        artifact=artifact,
     )
     return Command(update={**update, "messages": [message]})
 
@@ -417,7 +424,15 @@ class Substitution(HumanInTheLoopMiddleware[SubstitutionState, Any, Any]):
         runtime: ToolRuntime, plan: Plan, changes: list[dict[str, Any]], how: str, text: str
     ) -> Command:
         record = {"changes": changes, "how": how}
-        return _answer(runtime, APPLY_TOOL, text, substitutions_applied={plan["plan_id"]: record})
+        # The artifact (not shown to the model) lets a later "order them" find the new lines.
+        artifact = {"plan_id": plan["plan_id"], **record}
+        return _answer(
+            runtime,
+            APPLY_TOOL,
+            text,
+            artifact=artifact,
+            substitutions_applied={plan["plan_id"]: record},
+        )
 
 
 def _tool_name(tool: Any) -> str | None:

@@ -184,7 +184,7 @@ GROUPS: dict[str, str] = {
         "give", "get", "make", "run", "there", "here", "what", "which", "who", "how", "much",
         "many", "good", "best", "should", "use", "sets", "set", "pcs", "pieces", "units", "lot",
         "stuff", "something", "things", "items", "motorcycle", "motorbike", "moto", "ones", "one",
-        "as", "soon", "possible", "up", "thing", "item", "kind", "sort",
+        "as", "soon", "possible", "up", "thing", "item", "kind", "sort", "every", "each",
     )
     + "|"
     + _zh(
@@ -235,6 +235,13 @@ GROUPS["discontinued"] = _zh(
 ) + "|" + _en(
     "discontinu*", "end of life", "end-of-life", "eol", "obsolete", "no longer available",
     "no longer made", "no longer sold", "unavailable", "not available anymore",
+)  # fmt: skip
+# Words pointing back at what the conversation just produced ("and order them", "把这些下单").
+GROUPS["back_reference"] = _zh(
+    "这些", "它们", "新的", "新件", "替换件", "替换后的", "上面的", "这几个", "这几种", "换好的",
+) + "|" + _en(
+    "them", "these", "those", "the new parts", "the new ones", "the replacements",
+    "the equivalents", "the substitutes",
 )  # fmt: skip
 # What follows these is what to switch to; what comes before, what to replace.
 GROUPS["switch_to"] = _zh(

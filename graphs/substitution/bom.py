@@ -49,6 +49,7 @@ _PLAIN = re.compile(
     r"(?:\s*(?:[x×*]|qty[:：]?|数量[:：]?)\s*|\s+)(\d+(?:\.\d+)?)\s*(?:pcs|个|件|套|只|条|pc)?\s*$",
     re.I,
 )
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 _MIN_PLAIN_LINES = 2  # one "10 CR7HSA 4" in a sentence is not a BOM
 
 
@@ -83,11 +84,19 @@ def _key(name: Any) -> str:
 
 
 def _pick(record: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    """The value of the first of ``keys`` the record has; else of a Chinese column name that
+    contains one of them ("零件型号" for 型号, "数量（个）" for 数量), in ``keys``' order."""
     by_key = {_key(k): v for k, v in record.items()}
     for k in keys:
         value = by_key.get(_key(k))
         if value not in (None, ""):
             return value
+    for k in keys:
+        if not _CJK.search(k):
+            continue
+        for name, value in by_key.items():
+            if k in name and value not in (None, ""):
+                return value
     return None
 
 
@@ -144,8 +153,7 @@ def _from_json(data: Any) -> Bom | None:
 def _table_rows(rows: list[list[str]]) -> list[BomLine]:
     """Rows whose first row is a header naming a part column."""
     for i, header in enumerate(rows):
-        keys = [_key(h) for h in header]
-        if any(k in {_key(p) for p in _PART_KEYS} for k in keys):
+        if _pick(dict.fromkeys(header, "x"), _PART_KEYS) is not None:
             body = [r for r in rows[i + 1 :] if len(r) >= 2]
             return _from_records(dict(zip(header, r, strict=False)) for r in body)
     return []
@@ -225,7 +233,7 @@ def instruction_text(text: str) -> str:
 
 def _is_header(line: str) -> bool:
     cells = re.split(r"[,\t;，]", line)
-    return len(cells) >= 2 and any(_key(c) in {_key(p) for p in _PART_KEYS} for c in cells)
+    return len(cells) >= 2 and _pick(dict.fromkeys(cells, "x"), _PART_KEYS) is not None
 
 
 def _decode(block: Mapping[str, Any]) -> str | None:

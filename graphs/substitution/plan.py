@@ -6,13 +6,15 @@ supplier, or anything else). For each BOM line the ERP gives the part it is
 (``part_equivalents``' ``part``), the part's current offers (``part_query``) and its
 cross-reference (``part_equivalents``' ``equivalents``). :func:`build_plan` keeps the lines
 the selector matches and picks, per line, the best equivalent: exact before partial, one
-with a current offer before one without, then the cheapest, then the shortest lead time,
-then the most in stock. Lines the selector does not match are left out of the plan (and
-never touched). Everything here is pure: the ERP answers come in as data.
+with a current offer before one without, then one whose minimum order the line's quantity
+meets, then the cheapest, then the shortest lead time, then the most in stock. Lines the
+selector does not match are left out of the plan (and never touched). Everything here is
+pure: the ERP answers come in as data.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +33,7 @@ __all__ = [
     "build_plan",
     "changes_of",
     "matches",
+    "order_quantity",
 ]
 
 RowStatus = Literal["exact", "partial", "none", "not_found", "ambiguous", "error"]
@@ -39,7 +42,7 @@ Record = Mapping[str, Any]
 _PART_FIELDS = ("id", "sku", "model", "name_zh", "name_en", "brand", "brand_zh", "category_code",
                 "category_zh", "category_en", "unit")  # fmt: skip
 _OFFER_FIELDS = ("supplier_id", "supplier_code", "supplier_name_zh", "supplier_name_en",
-                 "supplier_status", "price_minor", "currency", "min_order_qty",
+                 "supplier_status", "price_minor", "currency", "min_order_qty", "order_step",
                  "lead_time_days")  # fmt: skip
 _INACTIVE = ("blocked", "on_hold", "inactive")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -178,29 +181,38 @@ def _affected(line: BomLine, erp: ErpLine, sel: Selector) -> bool:
     return not (sel.unavailable and _current(erp.offers))
 
 
-def _usable_offers(eq: Record, sel: Selector, target: Target) -> list[Record]:
+def _usable_offers(eq: Record, sel: Selector, target: Target, qty: float | None) -> list[Record]:
+    """The offers a buyer could use, best first: one the line's quantity meets (MOQ), then
+    the cheapest, then the shortest lead time."""
     offers = _current(eq.get("offers") or [])
     if target.supplier:
         offers = [o for o in offers if matches(target.supplier, _offer_names(o))]
     if sel.suppliers:  # "from another supplier": not from the one being replaced
         offers = [o for o in offers if not any(matches(s, _offer_names(o)) for s in sel.suppliers)]
-    return sorted(offers, key=lambda o: (int(o.get("price_minor") or 0),
-                                         int(o.get("lead_time_days") or 0)))  # fmt: skip
+
+    def key(o: Record) -> tuple[int, int, int]:
+        below_moq = qty is not None and qty < int(o.get("min_order_qty") or 0)
+        return (int(below_moq), int(o.get("price_minor") or 0), int(o.get("lead_time_days") or 0))
+
+    return sorted(offers, key=key)
 
 
-def _rank(eq: Record, offers: list[Record]) -> tuple[int, int, int, int, int]:
+def _rank(eq: Record, offers: list[Record], qty: float | None) -> tuple[int, ...]:
     best = offers[0] if offers else {}
     stock = (eq.get("stock") or {}).get("available")
     return (
         0 if eq.get("match") == "exact" else 1,
         0 if offers else 1,
+        int(qty is not None and qty < int(best.get("min_order_qty") or 0)),
         int(best.get("price_minor") or 0),
         int(best.get("lead_time_days") or 0),
         -int(stock or 0),
     )
 
 
-def _pick(erp: ErpLine, sel: Selector, target: Target) -> tuple[Record, list[Record]] | None:
+def _pick(
+    erp: ErpLine, sel: Selector, target: Target, qty: float | None
+) -> tuple[Record, list[Record]] | None:
     old_brand = _brand_names(erp.part or {})
     found = []
     for eq in erp.equivalents:
@@ -212,13 +224,13 @@ def _pick(erp: ErpLine, sel: Selector, target: Target) -> tuple[Record, list[Rec
         if not target.brand and any(_norm(b) and _norm(b) == _norm(o) for b, o in
                                     zip(_brand_names(part), old_brand, strict=True)):  # fmt: skip
             continue
-        offers = _usable_offers(eq, sel, target)
+        offers = _usable_offers(eq, sel, target, qty)
         if target.supplier and not offers:
             continue
         found.append((eq, offers))
     if not found:
         return None
-    return min(found, key=lambda pair: _rank(*pair))
+    return min(found, key=lambda pair: _rank(*pair, qty))
 
 
 def _slim(record: Record | None, fields: Sequence[str]) -> dict[str, Any] | None:
@@ -239,7 +251,7 @@ def _row(line: BomLine, erp: ErpLine, sel: Selector, target: Target) -> PlanRow:
     }  # fmt: skip
     if erp.status is not None:
         return row
-    chosen = _pick(erp, sel, target)
+    chosen = _pick(erp, sel, target, line.qty)
     if chosen is None:
         return row
     eq, offers = chosen
@@ -318,11 +330,25 @@ def build_plan(
     return plan
 
 
+def order_quantity(qty: float | None, offer: Record) -> int | None:
+    """The smallest quantity of ``offer`` that covers ``qty``: at least the minimum order,
+    then in whole order steps above it (None without a quantity)."""
+    if qty is None:
+        return None
+    need = math.ceil(qty)
+    moq = max(int(offer.get("min_order_qty") or 1), 1)
+    step = max(int(offer.get("order_step") or 1), 1)
+    if need <= moq:
+        return moq
+    return moq + math.ceil((need - moq) / step) * step
+
+
 def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """The line changes a plan makes (only lines with an equivalent; only ``lines`` if given):
-    ``{"line", "old_part", "new_part", "new_sku", "qty", "supplier"}``. ``old_part`` is the
-    part as the BOM writes it, ``new_part`` the equivalent written the same way (a model
-    number, or the SKU for a BOM of SKUs)."""
+    ``{"line", "old_part", "new_part", "new_sku", "qty", "supplier", "order_qty"}``.
+    ``old_part`` is the part as the BOM writes it, ``new_part`` the equivalent written the
+    same way (a model number, or the SKU for a BOM of SKUs); ``order_qty`` what to order of
+    it from ``supplier`` to cover ``qty`` (:func:`order_quantity`)."""
     keep = {str(x) for x in lines} if lines is not None else None
     changes = []
     for row in plan["rows"]:
@@ -340,5 +366,6 @@ def changes_of(plan: Plan, lines: Iterable[str] | None = None) -> list[dict[str,
             "new_part": str(new.get("sku") if by_sku else model),
             "new_sku": new.get("sku"), "qty": row["qty"],
             "supplier": offer.get("supplier_code"),
+            "order_qty": order_quantity(row["qty"], offer),
         })  # fmt: skip
     return changes

@@ -81,6 +81,9 @@ def _availability(row: PlanRow, lang: Lang) -> str:
     if offer and offer.get("lead_time_days") is not None:
         days = offer["lead_time_days"]
         parts.append(_pick(lang, f"交期 {days} 天", f"lead time {days} d"))
+    moq = int((offer or {}).get("min_order_qty") or 0)
+    if row["qty"] is not None and moq > row["qty"]:
+        parts.append(_pick(lang, f"起订 {moq}（高于用量）", f"MOQ {moq} (above the quantity)"))
     return _pick(lang, "，", ", ").join(parts) or "—"
 
 

@@ -142,6 +142,8 @@ class PlannerWorld:
         # tool: an apply tool needs the graph's interrupt, see tests/unit/test_substitution_*).
         self.client_tools: list[dict[str, Any]] = []
         self.client_answer: Callable[[str, dict[str, Any]], str] | None = None
+        self._artifact: Any = None  # what the last substitution tool kept for later turns
+        self._messages: list[BaseMessage] = []
 
     def system(self) -> SystemMessage:
         """What the CurrentDate middleware puts in the prompt."""
@@ -207,8 +209,9 @@ class PlannerWorld:
                 )
                 if answer is None:  # the real graph pauses here
                     return run
+                artifact = self._artifact if call["name"] == APPLY_TOOL else None
                 messages.append(ToolMessage(content=answer, tool_call_id=call["id"] or "x",
-                                            name=call["name"]))  # fmt: skip
+                                            name=call["name"], artifact=artifact))  # fmt: skip
         raise AssertionError(f"the orchestrator did not finish: {run.notes}")
 
     def _record(self, run: Run, agent: str, reply: AIMessage) -> None:
@@ -263,6 +266,7 @@ class PlannerWorld:
             merged = {**self.substitution_state.get(key, {}), **result.update.get(key, {})}
             self.substitution_state[key] = merged
         [message] = result.update["messages"]
+        self._artifact = message.artifact
         assert len(str(message.content)) < EVICTED_CHARS
         return str(message.content)
 

@@ -21,10 +21,20 @@ ORDER_PROMPT = yaml.safe_load((SUBAGENTS_DIR / "procurement_order.yaml").read_te
 ]
 
 SNAPSHOTS = {
-    "ORCHESTRATOR_PROMPT": (prompts.ORCHESTRATOR_PROMPT, "47565e66955f4ce0", 1200),
+    "ORCHESTRATOR_PROMPT": (prompts.ORCHESTRATOR_PROMPT, "5802bd56c7d4756e", 1200),
     "ANALYST_PROMPT": (prompts.ANALYST_PROMPT, "25f41b555f1c6962", 1200),
     "DELEGATION_TEMPLATE": (prompts.DELEGATION_TEMPLATE, "889e8314a08be61b", 200),
     "REQUEST_ORDER_INFO_DESCRIPTION": (REQUEST_ORDER_INFO_DESCRIPTION, "d6d72456daf4c736", 400),
+    "PLAN_SUBSTITUTION_DESCRIPTION": (
+        prompts.PLAN_SUBSTITUTION_DESCRIPTION,
+        "ad4873d126f5d2cf",
+        850,
+    ),
+    "APPLY_SUBSTITUTION_DESCRIPTION": (
+        prompts.APPLY_SUBSTITUTION_DESCRIPTION,
+        "0af8eba13a1c2e60",
+        400,
+    ),
     "procurement_order.yaml system_prompt": (ORDER_PROMPT, "14bcf93b804d3fe5", 1000),
 }
 

@@ -32,6 +32,8 @@ FORMS = {
         {"position": "20", "model": "BR8ES", "qty": 2}]}),
     "markdown": "| 行号 | 型号 | 名称 | 数量 |\n|:--|---|---|--:|\n| 10 | CR7HSA | 火花塞 | 4 |\n"
                 "| 20 | BR8ES | 火花塞 | 2 |",
+    "markdown, longer Chinese names": "| 行号 | 零件名称 | 零件型号 | 数量（个） |\n"
+        "|---|---|---|---|\n| 10 | 火花塞 | CR7HSA | 4 |\n| 20 | 火花塞 | BR8ES | 2 |",
     "csv": "line,sku,description,qty\n10,CR7HSA,\"plug, iridium\",4\n20,BR8ES,plug,2\n",
     "tsv": "Line\tPart Number\tQuantity\n10\tCR7HSA\t4\n20\tBR8ES\t2",
     "plain lines": "10 CR7HSA spark plug 4\n20. BR8ES x 2",

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from graphs.substitution.plan import order_quantity
 from tests.unit.planner_harness import PlannerWorld, Script, planner_world
 
 TODAY = date(2026, 12, 3)
@@ -127,7 +128,9 @@ async def test_an_english_request_approved_returns_a_batch_replace_request_once(
     row = _plan(world)["rows"][0]
     assert change == {"line": "10", "old_part": brembo[0]["sku"], "new_part": row["new"]["sku"],
                       "new_sku": row["new"]["sku"], "qty": 2,
-                      "supplier": row["new_offer"]["supplier_code"]}  # fmt: skip
+                      "supplier": row["new_offer"]["supplier_code"],
+                      "order_qty": order_quantity(2, row["new_offer"])}  # fmt: skip
+    assert change["order_qty"] >= 2
     assert row["new"]["brand"] != "Brembo"
     request = json.loads(run.final.split("```json", 1)[1].split("```", 1)[0])
     assert request["batch_replace"] == [
@@ -199,3 +202,37 @@ async def test_nothing_named_to_replace_asks_what(world: PlannerWorld) -> None:
     run = await world.run(f"把这个 BOM 换成同规格的\n{_table([(plug, 4)])}")
     assert run.final_note == "ask:substitution"
     assert run.proposal is None
+
+
+async def test_and_order_them_hands_each_new_line_to_the_order_agent(
+    world: PlannerWorld,
+) -> None:
+    brembo, _ = await _with_and_without(world, "BP", "Brembo", None)
+    lines = [(brembo[0], 40), (brembo[1], 60)]
+    text = f"把这个 BOM 里的布雷博刹车片换成别家的等效件\n{_table(lines)}"
+    first = await world.run(text, script=Script(decisions=[{"type": "approve"}]))
+    assert first.final_note == "substitution-applied"
+    [applied] = world.substitution_state["substitutions_applied"].values()
+    history = world._messages[1:]  # the conversation so far, without the system prompt
+    approvals = [{"type": "approve"}] * len(applied["changes"])
+
+    run = await world.run("把这些新件下单", history=history, script=Script(decisions=approvals))
+
+    orders = (await world.erp("/orders/search-details", size=50))["items"]
+    made = {(ln["sku"], ln["quantity"]) for o in orders if o.get("requested_by") == "buyer-harness"
+            for ln in o["lines"]}  # fmt: skip
+    for change in applied["changes"]:
+        assert (change["new_sku"], change["order_qty"]) in made
+        assert change["order_qty"] >= change["qty"]
+    assert len(run.called("task")) == len(applied["changes"])
+    assert run.final_note == "substitution-ordered"
+
+
+@pytest.mark.parametrize(
+    ("qty", "moq", "step", "expected"),
+    [(4, 10, 1, 10), (12, 10, 5, 15), (15, 10, 5, 15), (3.5, 1, 1, 4), (100, 20, 20, 100)],
+)
+def test_an_order_covers_the_bom_quantity_in_what_the_offer_allows(
+    qty: float, moq: int, step: int, expected: int
+) -> None:
+    assert order_quantity(qty, {"min_order_qty": moq, "order_step": step}) == expected

@@ -197,6 +197,9 @@ def decide(view: View) -> Decision:
     if is_substitution(view.request):
         # Its own flow: the client's BOM tool is read for it, not relayed.
         return substitution.step(view, zh)
+    new_lines = substitution.applied_changes(view)
+    if new_lines:  # "and order them" after an approved replacement table
+        return substitution.order_step(view, new_lines, zh)
     last = view.last_result()
     if last is not None and getattr(view.last, "type", "") == "tool":
         answer = _after_tool(view, last, zh)

@@ -21,16 +21,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from langchain_core.messages import ToolMessage
+
 from graphs.offline import lexicon
 from graphs.offline.client_tools import build_arguments
 from graphs.offline.entities import Grounding, by_head_noun
 from graphs.offline.history import ToolResult, View
+from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator.analysis import delegation
 from graphs.offline.policies.orchestrator.erp import ErpData, read_erp
 from graphs.substitution.bom import bom_in_messages, instruction_text
 from graphs.substitution.client import bom_tools
 
-__all__ = ["APPLY", "PLAN", "step"]
+__all__ = ["APPLY", "PLAN", "applied_changes", "order_step", "step"]
 
 PLAN = "plan_substitution"
 APPLY = "apply_substitution"
@@ -73,13 +77,18 @@ def _selection(found: Grounding, erp: ErpData, text: str) -> dict[str, Any]:
     categories = [str(m.record.get("code")) for m in found.categories]
     if not categories and not found.parts:
         categories = [str(c.get("code")) for c in by_head_noun(found.unknown, erp.categories)]
-    return {
+    selection = {
         "brands": [t for m in makers for t in _terms(m)],
         "suppliers": [t for m in sellers for t in _terms(m)],
         "categories": categories,
         "parts": [m.code for m in found.parts] + [str(m.term) for m in found.parts],
         "unavailable": lexicon.has(text, "discontinued"),
     }
+    if not any(selection.values()):
+        # A brand the ERP knows only on its parts ("Daido" on D.I.D's chains): the tool
+        # matches the words against the BOM's parts; none matching, the buyer is asked.
+        selection["brands"] = [w for w in found.unknown if len(w) >= 2]
+    return selection
 
 
 def _target(found: Grounding) -> dict[str, Any]:
@@ -225,3 +234,62 @@ def step(view: View, zh: bool) -> Decision:
             note="no-substitution",
         )
     return _plan(view, zh)
+
+
+# --- "and order them": the new lines of the last applied plan, to the order agent ----------
+
+ORDER_AGENT = "procurement-order"
+
+
+def applied_changes(view: View) -> list[dict[str, Any]]:
+    """The changes of the newest plan applied before this request, when the request orders
+    "them" (an order with a word pointing back); else none."""
+    if read(view.request).intent != "order_create" or not lexicon.has(
+        view.request, "back_reference"
+    ):
+        return []
+    for m in reversed(view.messages[: view.request_index]):
+        if isinstance(m, ToolMessage) and m.name == APPLY and m.status != "error":
+            artifact = m.artifact if isinstance(m.artifact, dict) else {}
+            return [c for c in artifact.get("changes") or [] if isinstance(c, dict)]
+    return []
+
+
+def _order_text(change: dict[str, Any], zh: bool) -> str:
+    """The order request for one new line, at the quantity its offer can be ordered in."""
+    qty = change.get("order_qty") or change.get("qty")
+    supplier = change.get("supplier") or ""
+    if not isinstance(qty, int | float):
+        return say(zh, f"给 {supplier} 下单 {change['new_sku']}",
+                   f"Order {change['new_sku']} from {supplier}")  # fmt: skip
+    return say(zh, f"给 {supplier} 下单 {qty:g} 个 {change['new_sku']}",
+               f"Order {qty:g} x {change['new_sku']} from {supplier}")  # fmt: skip
+
+
+def _rounded(change: dict[str, Any], zh: bool) -> str:
+    """Why the order quantity is not the BOM's, if it is not."""
+    qty, order = change.get("qty"), change.get("order_qty")
+    if not isinstance(qty, int | float) or not isinstance(order, int) or order == qty:
+        return ""
+    return say(zh, f"（BOM 用量 {qty:g}，按起订量和订货步长订 {order}）",
+               f" (the BOM needs {qty:g}; {order} meets the minimum order and step)")  # fmt: skip
+
+
+def order_step(view: View, changes: list[dict[str, Any]], zh: bool) -> Decision:
+    """One order per new line, each through the order agent (its own checks and approval),
+    one after the other; then the order agent's answers together."""
+    done = view.called("task")
+    if len(done) < len(changes):
+        change = changes[len(done)]
+        body = _order_text(change, zh)
+        args = {"description": delegation(view, analysis=False, scope='{"intent": "order_create"}',
+                                          body=body),
+                "subagent_type": ORDER_AGENT}  # fmt: skip
+        return Decision(
+            say(zh, f"第 {len(done) + 1}/{len(changes)} 行交给订单代理：{body}",
+                f"Line {len(done) + 1}/{len(changes)} to the order agent: {body}")
+            + _rounded(change, zh),
+            [("task", args)],
+            note="substitution-order",
+        )  # fmt: skip
+    return Decision("\n\n".join(r.body.strip() for r in done), note="substitution-ordered")
