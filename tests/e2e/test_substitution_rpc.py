@@ -14,6 +14,8 @@ that have an exact equivalent, one that has none, and lines the request leaves a
   exactly once with the table's changes. A reject applies nothing.
 - The BOM tool's other forms (a list at top level, ``item``/``position``, ``sku``/
   ``part_no``, ``quantity``, CSV or markdown text) give the same table.
+- A client's apply tool of another shape (``update_bom {replacements: [{position,
+  from_part, to_part}]}``) is called once, in its own argument names.
 - Without an apply tool, the answer carries a batch-replace request; run through the
   adapter's ``POST /api/batch-replace`` it rewrites exactly the lines with an equivalent,
   each to an ERP equivalent; no other tool is called and the ERP gets no order.
@@ -37,7 +39,7 @@ import pytest
 from tests.e2e.agents_stack import Stack
 from tests.e2e.rpc_fixtures.cad_client import APPLY_TOOL_NAME as APPLY
 from tests.e2e.rpc_fixtures.cad_client import BOM_TOOL_NAME as BOM
-from tests.e2e.rpc_fixtures.cad_client import CadClient
+from tests.e2e.rpc_fixtures.cad_client import UPDATE_TOOL, CadClient
 from tests.e2e.rpc_fixtures.ws import RawRpc
 from tests.e2e.substitution import (
     ASKS,
@@ -113,7 +115,8 @@ async def table_then_card(
     chat = await cad.chat(case.request)
     frames = f"chat reply: {chat}\ncards: {cad.interrupts()}"
     assert cad.calls_of(BOM), f"the BOM tool was never called\n{frames}"
-    assert cad.calls_of(APPLY) == [], f"applied before any approval\n{frames}"
+    others = [c for c in cad.calls if c["tool_name"] != BOM]
+    assert others == [], f"client tools called before any approval\n{frames}"
     assert chat["result"]["status"] == "interrupted", frames
     cards = approvals(cad)
     assert len(cards) == 1, frames
@@ -136,6 +139,25 @@ async def test_the_table_then_apply_once_after_approval(
     await asyncio.sleep(2)  # a second apply would have been sent before the answer
     assert len(cad.calls_of(APPLY)) == 1
     assert [m for m in rpc.inbox if m.get("method") == "agent.toolCall"] == []
+
+
+async def test_an_apply_tool_of_another_shape_gets_its_own_arguments(
+    rpc: RawRpc, catalogue: Catalogue, cases: dict[str, Case]
+) -> None:
+    case = cases["zh-category-target"]
+    cad = CadClient(rpc, bom_of(case), apply=UPDATE_TOOL)
+    card, proposals = await table_then_card(cad, case, catalogue)
+    done = await cad.resume(decision(card, "approve"))
+    assert done["result"]["status"] == "completed", done
+    [applied] = cad.calls_of(UPDATE_TOOL["name"])
+    replacements = applied["arguments"]["replacements"]
+    required = set(UPDATE_TOOL["parameters"]["properties"]["replacements"]["items"]["required"])
+    assert all(required <= set(r) for r in replacements), f"not the tool's schema: {applied}"
+    changes = [
+        {"line": r["position"], "old_part": r["from_part"], "new_part": r["to_part"]}
+        for r in replacements
+    ]
+    check_changes(case, catalogue, changes, proposals)
 
 
 BOM_SHAPES = {
@@ -182,7 +204,7 @@ async def test_without_an_apply_tool_the_answer_is_a_batch_replace_request(
 ) -> None:
     case = cases["en-brand-another-supplier"]
     before = await order_count(served)
-    cad = CadClient(rpc, bom_of(case), apply=False)
+    cad = CadClient(rpc, bom_of(case), apply=None)
     await cad.register()
     reply = await cad.chat(case.request)
     proposals = table_proposals(case, catalogue, cad.shown())

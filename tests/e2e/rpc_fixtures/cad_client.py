@@ -53,17 +53,43 @@ APPLY_TOOL: dict[str, Any] = {
     },
 }
 
+UPDATE_TOOL: dict[str, Any] = {
+    "name": "update_bom",
+    "description": "Update the bill of materials: put other parts on BOM positions",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "replacements": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "position": {"type": "integer", "description": "BOM position"},
+                        "from_part": {"type": "string", "description": "part number now there"},
+                        "to_part": {"type": "string", "description": "part number to use"},
+                    },
+                    "required": ["position", "from_part", "to_part"],
+                },
+            },
+            "reason": {"type": "string", "description": "why, for the change log"},
+        },
+        "required": ["replacements"],
+    },
+}
+"""Another client's apply tool: other names for the same change."""
+
 BomAnswer = Callable[[dict[str, Any]], tuple[bool, Any]]
 """What the client answers a BOM call with: ``(success, result)`` from the call's arguments."""
 
 
 @dataclass
 class CadClient:
-    """One session of the CAD client; ``bom`` answers the BOM tool's calls."""
+    """One session of the CAD client; ``bom`` answers the BOM tool's calls; ``apply`` is the
+    tool it lends for changing its BOM (none: it lends the BOM tool alone)."""
 
     rpc: RawRpc
     bom: BomAnswer
-    apply: bool = True
+    apply: dict[str, Any] | None = field(default_factory=lambda: APPLY_TOOL)
     agent_id: str = "orchestrator"
     calls: list[dict[str, Any]] = field(default_factory=list)
     replies: list[dict[str, Any]] = field(default_factory=list)
@@ -72,7 +98,7 @@ class CadClient:
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The tools this client lends."""
-        return [BOM_TOOL, APPLY_TOOL] if self.apply else [BOM_TOOL]
+        return [BOM_TOOL, self.apply] if self.apply else [BOM_TOOL]
 
     def calls_of(self, name: str) -> list[dict[str, Any]]:
         """The ``agent.toolCall`` params for tool ``name``, in order."""
@@ -138,9 +164,9 @@ class CadClient:
         name = call["tool_name"]
         if name == BOM_TOOL_NAME:
             success, result = self.bom(call.get("arguments") or {})
-        elif self.apply and name == APPLY_TOOL_NAME:
-            changes = (call.get("arguments") or {}).get("changes") or []
-            success, result = True, json.dumps({"applied": len(changes)})
+        elif self.apply and name == self.apply["name"]:
+            lists = [v for v in (call.get("arguments") or {}).values() if isinstance(v, list)]
+            success, result = True, json.dumps({"applied": sum(map(len, lists))})
         else:
             success, result = False, f"this client has no tool {name}"
         answer = {
