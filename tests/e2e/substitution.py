@@ -7,9 +7,9 @@ must be left alone. It then reads what the client was shown (a replacement table
 approval card, a batch-replace request, the apply tool's arguments) and checks every part
 named there against the ERP, never against what the planner says about itself.
 
-Nothing here knows how the flow is implemented; only the issue 19 contract
-(/work/notes/p19-contract.md): the equivalents endpoint's shape, the BOM tool's JSON, the
-apply tool's ``changes``, and the batch-replace request ``{old, new, tasks}``.
+Nothing here knows how the flow is implemented, only the interfaces issue 19 fixes: the
+equivalents endpoint (docs/erp_api.md), the BOM tool's JSON, the apply tool's changes, and
+the batch-replace request ``{old, new, tasks}``.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def build_case(catalogue: Catalogue, ask: Ask, *, avoid: Iterable[str] = ()) -> 
         if case is not None:
             return case
     msg = f"the ERP's cross-reference has no category and brand for {ask}"
-    raise AssertionError(msg)
+    raise LookupError(msg)
 
 
 def _choices(
@@ -505,7 +505,7 @@ def build_cases(catalogue: Catalogue) -> dict[str, Case]:
     for name, ask in ASKS.items():
         try:
             case = build_case(catalogue, ask, avoid=used)
-        except AssertionError:
+        except LookupError:  # every category that fits is taken: share one
             case = build_case(catalogue, ask)
         used.add(case.role("replace")[0].part["category_code"])
         built[name] = case
