@@ -177,22 +177,52 @@ class _Parts:
         return self.memory_model, self.suppliers
 
 
+def _erp_layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
+    """The layers that reach the ERP through the MCP registry."""
+    from graphs.middleware import analyst_progress, mcp_tools, order_approval, order_guard
+    from graphs.middleware import substitution as substitution_mw
+
+    match layer:
+        case "mcp_tools":
+            return [
+                mcp_tools.McpToolsMiddleware(
+                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
+                )
+            ]
+        case "substitution":
+            return [
+                substitution_mw.Substitution(
+                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
+                )
+            ]
+        case "order_review":
+            return [
+                order_approval.OrderApproval(parts.order_tools),
+                order_guard.OrderGuard(
+                    parts.mcp(),
+                    agent=parts.agent,
+                    tools=parts.order_tools,
+                    timeout=parts.mcp_timeout_s,
+                ),
+            ]
+        case "analyst_progress":
+            data_tools = parts.mcp().declared_tools(parts.agent)
+            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
+    msg = f"{layer} is not an ERP layer"
+    raise ValueError(msg)
+
+
 def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
     """The middleware of one table entry (imported here: building a graph is when they load)."""
     from graphs.middleware import (
         analysis_outcome,
-        analyst_progress,
         authenticated_user,
         client_tools,
         context_injection,
         current_date,
         limits,
-        mcp_tools,
         memory_update,
-        order_approval,
-        order_guard,
         skills_sync,
-        substitution,
         summarization,
         user_context,
         user_skills_restore,
@@ -233,37 +263,14 @@ def _layer(layer: Layer, parts: _Parts) -> list[AgentMiddleware[Any, Any, Any]]:
             return list(limits.build_limits(parts.limits))
         case "user_context":
             return [user_context.UserContextMiddleware()]
-        case "mcp_tools":
-            return [
-                mcp_tools.McpToolsMiddleware(
-                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
-                )
-            ]
         case "client_tools":
             return [client_tools.ClientToolsMiddleware()]
-        case "substitution":
-            return [
-                substitution.Substitution(
-                    parts.mcp(), agent=parts.agent, timeout=parts.mcp_timeout_s
-                )
-            ]
         case "current_date":
             return [current_date.CurrentDate()]
-        case "order_review":
-            return [
-                order_approval.OrderApproval(parts.order_tools),
-                order_guard.OrderGuard(
-                    parts.mcp(),
-                    agent=parts.agent,
-                    tools=parts.order_tools,
-                    timeout=parts.mcp_timeout_s,
-                ),
-            ]
-        case "analyst_progress":
-            data_tools = parts.mcp().declared_tools(parts.agent)
-            return [analyst_progress.AnalystProgress(data_tools=data_tools)]
         case "analysis_outcome":
             return [analysis_outcome.AnalysisOutcome()]
+        case "mcp_tools" | "substitution" | "order_review" | "analyst_progress":
+            return _erp_layer(layer, parts)
 
 
 def _evict_tokens() -> int:

@@ -230,7 +230,7 @@ def _pick(
         found.append((eq, offers))
     if not found:
         return None
-    return min(found, key=lambda pair: _rank(*pair, qty))
+    return min(found, key=lambda pair: _rank(pair[0], pair[1], qty))
 
 
 def _slim(record: Record | None, fields: Sequence[str]) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from graphs.middleware.memory_update import MemoryUpdate
 from graphs.middleware.order_approval import OrderApproval
 from graphs.middleware.order_guard import OrderGuard
 from graphs.middleware.skills_sync import SkillsSync
+from graphs.middleware.substitution import Substitution
 from graphs.middleware.summarization import SoftSummarization, build_summarization
 from graphs.middleware.user_context import UserContextMiddleware
 from graphs.middleware.user_skills_restore import UserSkillsRestore
@@ -82,11 +83,12 @@ def test_order_and_limits(tmp_path: Path) -> None:
         MemoryUpdate,
         *limits,
         ClientToolsMiddleware,
+        Substitution,  # after ClientTools: it withholds the client's apply tool
         CurrentDate,
     ]
     assert stack[6].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert stack[1].name == "FilesystemMiddleware"  # so does the file layer
-    assert (stack[-4].run_limit, stack[-3].run_limit) == (50, 200)
+    assert (stack[-5].run_limit, stack[-4].run_limit) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
     assert [type(m) for m in analyst] == [
         UserContextMiddleware,
@@ -116,7 +118,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
     # the limits only count and stop; compact_conversation is deepagents' own.
     ours = [m for m in [*stack, *analyst] if type(m).__module__.startswith("graphs.")]
     unguarded = {type(m) for m in ours if not isinstance(m, FailSoft)}
-    assert unguarded == {AuthenticatedUser, AnalysisOutcome, *limits}
+    assert unguarded == {AuthenticatedUser, AnalysisOutcome, Substitution, *limits}
 
 
 async def test_model_call_limit_ends_the_run(tmp_path: Path) -> None:

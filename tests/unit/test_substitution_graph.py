@@ -174,3 +174,19 @@ async def test_without_an_apply_tool_the_answer_is_a_batch_replace_request(
     request = json.loads(text.split("```json", 1)[1].split("```", 1)[0])
     assert len(request["changes"]) == 2
     assert all(set(b) == {"old", "new", "tasks"} for b in request["batch_replace"])
+
+
+async def test_an_edit_applies_only_the_lines_kept(world: PlannerWorld) -> None:
+    agent = _agent(world)
+    cfg = {"configurable": {"thread_id": "t4", "client_tools": [FETCH, APPLY]}}
+    card = await _to_approval(world, agent, cfg)
+    [action] = card["action_requests"]
+    kept = {"name": action["name"], "args": {**action["args"], "lines": ["30"]}}
+    edit = {"type": "edit", "edited_action": kept}
+    out = await agent.ainvoke(Command(resume={"decisions": [edit]}), cfg)
+    [call] = _only_interrupt(out)["calls"]
+    assert [c["line"] for c in call["arguments"]["changes"]] == [30]
+    out = await agent.ainvoke(Command(resume={call["call_id"]: {"success": True}}), cfg)
+    state = (await agent.aget_state(cfg)).values
+    [applied] = state["substitutions_applied"].values()
+    assert [c["line"] for c in applied["changes"]] == ["30"]
