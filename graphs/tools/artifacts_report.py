@@ -34,6 +34,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from graphs.tools.artifacts import artifact_url
+from graphs.tools.pdf_worker import render_pdf
 
 __all__ = [
     "EXPORT_REPORT_DESCRIPTION",
@@ -41,7 +42,6 @@ __all__ = [
     "make_export_report",
     "make_save_chart",
     "render_html",
-    "render_pdf",
 ]
 
 logger = logging.getLogger(__name__)
@@ -179,27 +179,22 @@ def render_html(markdown: str, images: dict[str, bytes], *, title: str, lang: st
     )
 
 
-def render_pdf(page: str) -> bytes:
-    """The HTML page as a PDF (WeasyPrint; blocking: call it off the event loop)."""
-    from weasyprint import HTML
-
-    pdf: bytes = HTML(string=page).write_pdf()
-    return pdf
-
-
 def _export_files(markdown: str, images: dict[str, bytes]) -> tuple[str, bytes | str]:
     """(HTML, PDF bytes or the reason there is no PDF): runs in a worker thread."""
     title = next((ln[2:].strip() for ln in markdown.splitlines() if ln.startswith("# ")), "")
     lang = "zh-CN" if re.search(r"[\u4e00-\u9fff]", title) else "en"
     page = render_html(markdown, images, title=title, lang=lang)
     try:
-        return page, render_pdf(page)
+        return page, render_pdf(page)  # in a worker process (graphs.tools.pdf_worker)
     except OSError as exc:  # WeasyPrint's system libraries (Pango) are missing
         logger.warning("export_report: no PDF: %s", exc)
         return page, (
             f"no PDF: WeasyPrint could not load its system libraries ({exc}); "
             "scripts/setup installs them (Debian: libpango-1.0-0 libpangoft2-1.0-0)"
         )
+    except (RuntimeError, TimeoutError) as exc:
+        logger.warning("export_report: no PDF: %s", exc)
+        return page, f"no PDF: {exc}"
 
 
 async def _read(backend: BackendProtocol, paths: list[str]) -> dict[str, bytes]:

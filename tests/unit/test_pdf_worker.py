@@ -1,0 +1,46 @@
+"""Reports are rendered to PDF in a worker process: the server's own heap never holds
+WeasyPrint's layout (issue 18's memory), and a worker that dies is replaced."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphs.tools import pdf_worker
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = "<html><body><h1>比价报告</h1><p>NGK IU7 16.56 CNY</p></body></html>"
+
+
+def test_the_pdf_is_made_without_weasyprint_in_the_calling_process() -> None:
+    # A fresh interpreter (other tests may have imported WeasyPrint into this one).
+    code = (
+        "import sys\n"
+        "from graphs.tools.pdf_worker import render_pdf, shutdown\n"
+        f"pdf = render_pdf({PAGE!r})\n"
+        "shutdown()\n"
+        "print(pdf[:5].decode(), len(pdf) > 1000, 'weasyprint' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["%PDF-", "True", "False"]
+
+
+def test_a_worker_that_dies_is_replaced() -> None:
+    try:
+        first = pdf_worker.render_pdf(PAGE)
+        pool = pdf_worker._executor()
+        [worker] = list(pool._processes.values())  # the one worker process
+        worker.kill()
+        worker.join(10)
+        with pytest.raises(RuntimeError, match="PDF worker stopped"):
+            pdf_worker.render_pdf(PAGE)
+        again = pdf_worker.render_pdf(PAGE)  # a fresh worker
+        assert first.startswith(b"%PDF") and again.startswith(b"%PDF")
+    finally:
+        pdf_worker.shutdown()
