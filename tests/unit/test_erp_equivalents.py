@@ -245,7 +245,8 @@ def _brands_by_category(erp: WatchedErp) -> dict[str, dict[int, str]]:
     """Per category code, every part id with its brand, read from ``GET /parts``."""
     out: dict[str, dict[int, str]] = {}
     for category in erp.client.get("/categories").json()["items"]:
-        code, page, parts = category["code"], 1, {}
+        code, page = category["code"], 1
+        parts: dict[int, str] = {}
         while True:
             body = erp.client.get(
                 "/parts", params={"category": code, "page": page, "size": 50}
