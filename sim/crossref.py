@@ -6,8 +6,9 @@ NGK one). This adds, per category, parts of brand B whose attributes equal an ex
 part of brand A, by one rule for every category and brand:
 
 1. every ordered pair of brands (A, B) making the category has at least
-   :data:`PAIR_MINIMUM` parts of A with an exact equivalent of B;
-2. at least half of each brand's parts have an exact equivalent of some other brand.
+   :data:`PAIR_MINIMUM` parts of A with an exact equivalent of B: A's own parts (those
+   a buyer's BOM names), made by B to match;
+2. at least half of each brand's own parts have an exact equivalent of some other brand.
 
 A copy carries a model number in its maker's style (a two-letter house code, see
 :data:`HOUSE`) that the model→attribute derivation of :mod:`sim.interchange` reads back
@@ -163,28 +164,30 @@ class _Category:
         return False
 
     def cover_pair(self, first: str, second: str) -> None:
-        """Copies until PAIR_MINIMUM parts of ``first`` have an exact ``second`` equivalent."""
+        """Copies until PAIR_MINIMUM parts of ``first`` have an exact ``second`` equivalent:
+        its own parts (those a buyer's BOM names) when ``second`` can number them."""
 
-        def missing() -> int:
-            return PAIR_MINIMUM - sum(self.covered(p, second) for p in self.of(first))
+        def missing(*, own: bool) -> int:
+            mine = self.of(first, own=own)
+            return PAIR_MINIMUM - sum(self.covered(p, second) for p in mine)
 
         for source in self.of(first, own=True):
-            if missing() <= 0:
+            if missing(own=True) <= 0:
                 return
             if not self.covered(source, second):
                 self.copy(source, second)
         # Copies into ``second`` it cannot number: ``first``'s equivalents of its parts.
         for source in self.of(second, own=True):
-            if missing() <= 0:
+            if missing(own=False) <= 0:
                 return
             if not self.covered(source, first):
                 self.copy(source, first)
 
     def cover_half(self, maker: str) -> None:
-        """Copies until at least half of ``maker``'s parts have an exact equivalent."""
+        """Copies until at least half of ``maker``'s own parts have an exact equivalent."""
         others = [m for m in self.category.makers if m != maker]
-        for source in self.of(maker, own=True):
-            mine = self.of(maker)
+        mine = self.of(maker, own=True)
+        for source in mine:
             if 2 * sum(self.covered(p) for p in mine) >= len(mine):
                 return
             if self.covered(source):
