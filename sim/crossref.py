@@ -35,7 +35,7 @@ from sim.interchange import BATTERY_LETTERS, SPARK_CODES, Attributes, implied_at
 if TYPE_CHECKING:
     from sim.catalog import Category, Part
 
-__all__ = ["HOUSE", "PAIR_MINIMUM", "CrossReferenceParts", "crossref_parts"]
+__all__ = ["HOUSE", "PAIR_MINIMUM", "CrossReferenceParts", "crossref_parts", "maker_of"]
 
 PAIR_MINIMUM = 2
 """Parts of brand A with an exact equivalent of brand B, at least, per category."""
