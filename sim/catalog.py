@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cache
 
-from sim.interchange import Attributes, Equivalence, cross_reference
+from sim.crossref import CrossReferenceParts, crossref_parts, maker_of
+from sim.interchange import Attributes, Equivalence, cross_reference, equivalences_of
 
 DEFAULT_SEED = 20261201
 REFERENCE_DATE = date(2026, 12, 1)
@@ -122,6 +123,8 @@ class Catalog:
     # Interchangeability (sim.interchange): attributes per part id, equivalences both ways.
     attributes: dict[int, Attributes]
     equivalences: tuple[Equivalence, ...]
+    # Cross-reference parts (sim.crossref), after every other part: id → the part it copies.
+    copies: dict[int, int] = field(default_factory=dict)
     _by_code: dict[str, Supplier] = field(default_factory=dict, repr=False, compare=False)
 
     def supplier(self, code: str) -> Supplier:
@@ -354,21 +357,65 @@ def generate(seed: int = DEFAULT_SEED) -> Catalog:
     suppliers = _suppliers(rng)
     parts, list_price = _parts(rng, categories, {s.code: s for s in suppliers})
     prices, sellers = _prices(rng, categories, suppliers, parts, list_price)
-    # Drawn from its own streams (seeded from ``seed``), never from ``rng``: the rest of
-    # the data stays what it was before parts had attributes.
+    inventory = _inventory(rng, parts)
+    orders = _history(rng, suppliers, parts, prices, sellers)
+    # Drawn from their own streams (seeded from ``seed``), never from ``rng``, and added
+    # after everything else: the data of a seed stays what it was before parts had
+    # attributes and cross-reference parts.
     xref = cross_reference(seed, parts)
+    by_code = {s.code: s for s in suppliers}
+    extra = crossref_parts(
+        seed,
+        categories,
+        parts,
+        xref.attributes,
+        lambda part_id, cat, maker, model: _part(part_id, cat, by_code[maker], model),
+    )
+    extra_prices, extra_stock = _crossref_trade(
+        seed, suppliers, {p.id: p for p in parts}, extra, list_price, len(prices) + 1
+    )
+    every_part = parts + extra.parts
+    attributes = xref.attributes | extra.attributes
     return Catalog(
         seed=seed,
         reference_date=REFERENCE_DATE,
         categories=categories,
         suppliers=suppliers,
-        parts=parts,
-        prices=prices,
-        inventory=_inventory(rng, parts),
-        orders=_history(rng, suppliers, parts, prices, sellers),
-        attributes=xref.attributes,
-        equivalences=xref.equivalences,
+        parts=every_part,
+        prices=prices + extra_prices,
+        inventory=inventory + extra_stock,
+        orders=orders,
+        attributes=attributes,
+        equivalences=equivalences_of(every_part, attributes),
+        copies=extra.copies,
     )
+
+
+def _crossref_trade(
+    seed: int,
+    suppliers: tuple[Supplier, ...],
+    originals: dict[int, Part],
+    extra: CrossReferenceParts,
+    list_price: dict[int, float],
+    first_price_id: int,
+) -> tuple[tuple[SupplierPrice, ...], tuple[Inventory, ...]]:
+    """Price rows (the maker, and one or two distributors of the category) and stock of
+    the cross-reference parts, from their own stream; price ids after the catalogue's."""
+    rng = random.Random(f"{seed}:crossref:trade")
+    premium = {m[0]: m[6] for m in _MAKERS}
+    by_code = {s.code: s for s in suppliers}
+    prices: list[SupplierPrice] = []
+    for part in extra.parts:
+        source = originals[extra.copies[part.id]]
+        maker = by_code[maker_of(part)]
+        pool = [s for s in suppliers if s.kind == "distributor" and part.category in s.categories]
+        chosen = [maker, *rng.sample(pool, k=min(len(pool), rng.randint(1, 2)))]
+        # Priced like the part it matches, scaled by the two brands' standing.
+        ratio = premium[maker.code] / premium[maker_of(source)]
+        list_yuan = list_price[source.id] * ratio * rng.uniform(0.92, 1.08)
+        for s in chosen:
+            prices.append(_price(rng, first_price_id + len(prices), s, part.id, list_yuan))
+    return tuple(prices), _inventory(rng, extra.parts)
 
 
 def _categories() -> tuple[Category, ...]:

@@ -25,7 +25,18 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 if TYPE_CHECKING:
     from sim.catalog import Part
 
-__all__ = ["FIT_KEYS", "Attributes", "CrossReference", "Equivalence", "Match", "cross_reference"]
+__all__ = [
+    "BATTERY_LETTERS",
+    "FIT_KEYS",
+    "SPARK_CODES",
+    "Attributes",
+    "CrossReference",
+    "Equivalence",
+    "Match",
+    "cross_reference",
+    "equivalences_of",
+    "implied_attributes",
+]
 
 Attributes = dict[str, str | int | float]
 T = TypeVar("T")
@@ -101,7 +112,42 @@ _SPARK_FAMILIES: tuple[tuple[str, str, float, int, float, str, float], ...] = (
 )
 
 
+# The grammar of the cross-reference parts' plugs (sim.crossref): house prefix, then thread,
+# resistor, heat range, reach, electrode and gap in tenths of a millimetre ("NKUR7DC-9").
+SPARK_CODES: dict[str, dict[object, str]] = {
+    "thread": {"M10x1.0": "U", "M12x1.25": "X", "M14x1.25": "W"},
+    "reach_mm": {12.7: "A", 19.0: "D"},
+    "electrode": {"nickel": "C", "iridium": "I"},
+}
+_SPARK_HEX = {"M10x1.0": 16, "M12x1.25": 18, "M14x1.25": 16}
+_SPARK_CODE = re.compile(r"[A-Z]{2}([UXW])(R?)(\d)([AD])([CI])-(\d)")
+
+
+def _decode(key: str, letter: str) -> object:
+    return next(value for value, code in SPARK_CODES[key].items() if code == letter)
+
+
+def _spark_code(model: str) -> Attributes | None:
+    found = _SPARK_CODE.fullmatch(model)
+    if found is None:
+        return None
+    thread, resistor, heat, reach, electrode, gap = found.groups()
+    thread_name = str(_decode("thread", thread))
+    return {
+        "thread": thread_name,
+        "reach_mm": float(str(_decode("reach_mm", reach))),
+        "hex_mm": _SPARK_HEX[thread_name],
+        "heat_range": int(heat),
+        "electrode": str(_decode("electrode", electrode)),
+        "resistor_kohm": 5.0 if resistor else 0.0,
+        "gap_mm": int(gap) / 10,
+    }
+
+
 def _spark_plug(part: Part) -> Attributes:
+    coded = _spark_code(part.model)
+    if coded is not None:
+        return coded
     for pattern, thread, reach, hex_mm, resistor, electrode, gap in _SPARK_FAMILIES:
         found = re.fullmatch(pattern, part.model)
         if found:
@@ -132,10 +178,14 @@ _CHAIN_SERIES = {
 
 def _chain(part: Part) -> Attributes:
     found = re.fullmatch(r"(.+)-(\d+)L", part.model)
-    if found is None or found.group(1) not in _CHAIN_SERIES:
+    # A cross-reference chain is a series with the maker's two-letter house code ("428HKM").
+    series = found.group(1) if found else ""
+    if series not in _CHAIN_SERIES and re.fullmatch(r".+[A-Z]{2}", series):
+        series = series[:-2]
+    if found is None or series not in _CHAIN_SERIES:
         msg = f"chain model {part.model!r} is not SERIES-LINKSL"
         raise ValueError(msg)
-    size, pitch, width, seal, tensile = _CHAIN_SERIES[found.group(1)]
+    size, pitch, width, seal, tensile = _CHAIN_SERIES[series]
     return {
         "pitch": size,
         "pitch_mm": pitch,
@@ -151,18 +201,26 @@ def _chain(part: Part) -> Attributes:
 _TYRE_LOAD = {"2.75": 42, "3.00": 47, "90/90": 50, "100/80": 53, "110/70": 54, "130/70": 60}
 
 
+# A cross-reference tyre also names its tread pattern, load index and speed symbol:
+# "90/90-17 PZ12 50P TL".
+_TYRE_MODEL = re.compile(r"([\d./]+)-(\d+) (?:[A-Z]{2}\d{2} (\d+)([A-Z]) )?(\dPR|TL)")
+
+
 def _tyre(part: Part) -> Attributes:
-    found = re.fullmatch(r"([\d./]+)-(\d+) (\dPR|TL)", part.model)
+    found = _TYRE_MODEL.fullmatch(part.model)
     if found is None:
-        msg = f"tyre model {part.model!r} is not WIDTH-RIM PLY|TL"
+        msg = f"tyre model {part.model!r} is not WIDTH-RIM [PATTERN LOADSPEED] PLY|TL"
         raise ValueError(msg)
-    width, rim, kind = found.groups()
-    return {
+    width, rim, load, speed, kind = found.groups()
+    attrs: Attributes = {
         "size": f"{width}-{rim}",
         "rim_in": int(rim),
         "construction": "bias",
         "tube_type": "TL" if kind == "TL" else "TT",
     }
+    if load is not None:
+        attrs |= {"load_index": int(load), "speed_symbol": speed}
+    return attrs
 
 
 def _tyre_draw(rng: random.Random) -> Attributes:
@@ -178,7 +236,7 @@ def _tyre_load(part: Part) -> Attributes:
     width = str(attrs["size"]).split("-")[0]
     # Bigger rims carry a little more at the same section.
     load = _TYRE_LOAD.get(width, 50) + (int(attrs["rim_in"]) - 14) // 4
-    return {**attrs, "load_index": load}
+    return {"load_index": load, **attrs}
 
 
 # ------------------------------------------------------------------ batteries
@@ -217,7 +275,14 @@ _BATTERY_CODES = (
     (r"YTZ(\d+)V", "YTZ", "GEL", "standard"),
     (r"YB(\d+)L-B", "conventional", "flooded", "reversed"),
     (r"12N(\d+)-4B-1", "conventional", "flooded", "reversed"),
+    # Cross-reference batteries: house code, technology letter, size, L when reversed.
+    (r"[A-Z][A-Z0-9]X(\d+)-BS", "YTX", "AGM", "standard"),
+    (r"[A-Z][A-Z0-9]X(\d+)L-BS", "YTX", "AGM", "reversed"),
+    (r"[A-Z][A-Z0-9]Z(\d+)-BS", "YTZ", "GEL", "standard"),
+    (r"[A-Z][A-Z0-9]N(\d+)L-BS", "conventional", "flooded", "reversed"),
 )
+BATTERY_LETTERS = {"YTX": "X", "YTZ": "Z", "conventional": "N"}
+"""The technology letter of a cross-reference battery's code, per dimension family."""
 
 
 def _battery(part: Part) -> Attributes:
@@ -250,16 +315,18 @@ _BULB_BASES = {
 
 
 def _bulb(part: Part) -> Attributes:
-    found = re.fullmatch(r"(\w+) (\d+)V(\d+)W", part.model)
-    if found is None or found.group(1) not in _BULB_BASES:
+    found = re.fullmatch(r"(?P<type>\w+) (?P<v>\d+)V(?P<w>\d+)W", part.model)
+    # A cross-reference bulb puts the maker's house code first: "PH-H4-60W12V".
+    found = found or re.fullmatch(r"[A-Z]{2}-(?P<type>\w+)-(?P<w>\d+)W(?P<v>\d+)V", part.model)
+    if found is None or found["type"] not in _BULB_BASES:
         msg = f"bulb model {part.model!r} is not TYPE VOLTSV WATTSW"
         raise ValueError(msg)
-    base, technology = _BULB_BASES[found.group(1)]
+    base, technology = _BULB_BASES[found["type"]]
     return {
-        "bulb_type": found.group(1),
+        "bulb_type": found["type"],
         "base": base,
-        "voltage_v": int(found.group(2)),
-        "wattage_w": int(found.group(3)),
+        "voltage_v": int(found["v"]),
+        "wattage_w": int(found["w"]),
         "technology": technology,
     }
 
@@ -644,12 +711,27 @@ def cross_reference(seed: int, parts: Sequence[Part]) -> CrossReference:
     for part in parts:
         by_category.setdefault(part.category, []).append(part)
     attributes: dict[int, Attributes] = {}
-    equivalences: list[Equivalence] = []
     for code, members in by_category.items():
-        found = _category(seed, code, members)
-        attributes.update(found)
-        equivalences += _pairs(_RULES[code], members, found)
-    equivalences.sort(key=lambda e: (e.part_id, e.equivalent_id))
-    return CrossReference(
-        attributes={p.id: attributes[p.id] for p in parts}, equivalences=tuple(equivalences)
-    )
+        attributes.update(_category(seed, code, members))
+    attributes = {p.id: attributes[p.id] for p in parts}
+    return CrossReference(attributes=attributes, equivalences=equivalences_of(parts, attributes))
+
+
+def equivalences_of(
+    parts: Sequence[Part], attributes: dict[int, Attributes]
+) -> tuple[Equivalence, ...]:
+    """Every equivalence among ``parts`` with these attributes (both directions, by id):
+    parts of different brands in a category with equal fit; exact when all is equal."""
+    by_category: dict[str, list[Part]] = {}
+    for part in parts:
+        by_category.setdefault(part.category, []).append(part)
+    found: list[Equivalence] = []
+    for code, members in by_category.items():
+        found += _pairs(_RULES[code], members, attributes)
+    return tuple(sorted(found, key=lambda e: (e.part_id, e.equivalent_id)))
+
+
+def implied_attributes(part: Part) -> Attributes:
+    """What ``part``'s model number and brand say of its attributes (ValueError when its
+    model does not fit the category's numbering)."""
+    return _RULES[part.category].implied(part)

@@ -8,7 +8,10 @@ upgrade twice (or on a fresh database) does nothing. Steps, in order:
 3. ``part.attributes`` is added, filled from the catalogue of the ERP's seed (matched by SKU;
    a part the catalogue does not know keeps ``{}``);
 4. the ``part_equivalent`` cross-reference is created and filled from that catalogue, for
-   the pairs whose two SKUs the database holds.
+   the pairs whose two SKUs the database holds;
+5. the catalogue's cross-reference parts (:mod:`sim.crossref`) the database lacks are
+   added with their catalogue ids, price-list rows and stock (when those ids are free),
+   with their equivalences.
 
 SQLite (3.25+) and PostgreSQL both rename and add columns in place.
 """
@@ -20,8 +23,8 @@ import logging
 from sqlalchemy import JSON, Connection, Engine, bindparam, insert, inspect, select, text, update
 
 from sim.catalog import DEFAULT_SEED, Catalog, generate
-from sim.erp.models import Base, Part, PartEquivalent
-from sim.erp.seed import order_step
+from sim.erp.models import Base, Category, Part, PartEquivalent
+from sim.erp.seed import order_step, part_tables
 
 log = logging.getLogger("sim-erp.migrate")
 
@@ -60,6 +63,7 @@ def upgrade(engine: Engine, seed: int = DEFAULT_SEED) -> list[str]:
                 )
         done.append("supplier_price.order_step added")
     done += _interchange(engine, seed)
+    done += _crossref_parts(engine, seed)
     for step in done:
         log.info("database upgraded: %s", step)
     return done
@@ -115,3 +119,33 @@ def _fill_equivalents(conn: Connection, catalog: Catalog, ids: dict[str, int]) -
     ]
     if rows:
         conn.execute(insert(PartEquivalent), rows)
+
+
+def _crossref_parts(engine: Engine, seed: int) -> list[str]:
+    """Step 5: the cross-reference parts a database seeded before them lacks."""
+    catalog = generate(seed)
+    with engine.begin() as conn:
+        held = dict(conn.execute(select(Part.sku, Part.id)).all())
+        missing = {
+            p.id
+            for p in catalog.parts
+            if p.id in catalog.copies and p.sku not in held and p.id not in held.values()
+        }
+        if not missing:
+            return []
+        cat_ids = dict(conn.execute(select(Category.code, Category.id)).all())
+        for model, rows in part_tables(catalog, cat_ids, missing):
+            if rows:
+                conn.execute(insert(model), rows)
+        ids = {sku: part_id for part_id, sku in conn.execute(select(Part.id, Part.sku)).all()}
+        sku = {p.id: p.sku for p in catalog.parts}
+        rows = [
+            {"part_id": ids[sku[e.part_id]], "equivalent_id": ids[sku[e.equivalent_id]],
+             "match": e.match}
+            for e in catalog.equivalences
+            if (e.part_id in missing or e.equivalent_id in missing)
+            and sku[e.part_id] in ids and sku[e.equivalent_id] in ids
+        ]  # fmt: skip
+        if rows:
+            conn.execute(insert(PartEquivalent), rows)
+    return [f"{len(missing)} cross-reference parts added"]

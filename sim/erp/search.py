@@ -34,6 +34,8 @@ STOPWORDS = frozenset(
 )
 _SYNONYMS = {"tyre": "tire", "lamp": "bulb", "sparkplug": "spark"}
 _MAX_QUERY = 200
+# Share of a field's weight a document gains when the query names that field whole.
+_WHOLE_FIELD = 0.5
 
 
 def normalize(text: str) -> str:
@@ -79,11 +81,15 @@ class SearchIndex:
         self._postings: dict[str, dict[int, float]] = {}
         # (key, weight, compacted field text), for substring and phrase matches
         self._fields: list[tuple[int, float, str]] = []
+        # key -> (weight, the field's words) per field, for fields a query names whole
+        self._words: dict[int, list[tuple[float, frozenset[str]]]] = {}
         self._keys: list[int] = []
         for key, fields in documents:
             self._keys.append(key)
             for text, weight in fields:
                 self._fields.append((key, weight, compact(text)))
+                words = frozenset(_stem(w) for w in _TOKEN.findall(normalize(text)))
+                self._words.setdefault(key, []).append((weight, words))
                 for word in _TOKEN.findall(normalize(text)):
                     posting = self._postings.setdefault(_stem(word), {})
                     posting[key] = max(posting.get(key, 0.0), weight)
@@ -181,9 +187,24 @@ class SearchIndex:
         if not matched:
             return ()
         most = max(matched.values())
-        hits = [Hit(k, round(score[k], 2), most) for k, n in matched.items() if n == most]
+        named = set(tokens)
+        hits = [
+            Hit(k, round(score[k] + self._named_whole(k, named), 2), most)
+            for k, n in matched.items()
+            if n == most
+        ]
         hits.sort(key=lambda h: (-h.score, h.key))
         return tuple(hits)
+
+    def _named_whole(self, key: int, tokens: set[str]) -> float:
+        """A bonus per field the query names whole: "ngk spark plug" names a plug's brand
+        and category (Spark Plug) whole, a plug cap's brand only. A text several fields
+        share (NGK as brand and Chinese brand) counts once, at its best weight."""
+        best: dict[frozenset[str], float] = {}
+        for weight, words in self._words.get(key, ()):
+            if words and words <= tokens:
+                best[words] = max(best.get(words, 0.0), weight)
+        return sum(best.values()) * _WHOLE_FIELD
 
 
 def _one_edit_apart(a: str, b: str) -> bool:

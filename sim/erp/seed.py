@@ -141,6 +141,18 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
             ],
         ),
         (Supplier, [_columns(s, *_SUPPLIER_COLUMNS) for s in catalog.suppliers]),
+        *part_tables(catalog, cat_ids, {p.id for p in catalog.parts}),
+        (PartEquivalent, equivalent_rows(catalog)),
+    ]
+    for model, rows in tables:
+        session.execute(insert(model), rows)
+
+
+def part_tables(
+    catalog: Catalog, cat_ids: dict[str, int], part_ids: set[int]
+) -> list[tuple[type[Base], list[dict[str, object]]]]:
+    """The rows of the catalogue's parts ``part_ids``: parts, their price lists and stock."""
+    return [
         (
             Part,
             [
@@ -152,20 +164,22 @@ def _load_master_data(session: Session, catalog: Catalog) -> None:
                     attributes=catalog.attributes[p.id],
                 )
                 for p in catalog.parts
+                if p.id in part_ids
             ],
         ),
-        (PartEquivalent, equivalent_rows(catalog)),
         (
             SupplierPrice,
             [
                 _columns(sp, *_PRICE_COLUMNS, order_step=order_step(sp.min_order_qty))
                 for sp in catalog.prices
+                if sp.part_id in part_ids
             ],
         ),
-        (Inventory, [_columns(inv, *_INVENTORY_COLUMNS) for inv in catalog.inventory]),
+        (
+            Inventory,
+            [_columns(i, *_INVENTORY_COLUMNS) for i in catalog.inventory if i.part_id in part_ids],
+        ),
     ]
-    for model, rows in tables:
-        session.execute(insert(model), rows)
 
 
 def equivalent_rows(catalog: Catalog) -> list[dict[str, object]]:

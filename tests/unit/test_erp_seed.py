@@ -161,9 +161,13 @@ def test_a_database_of_the_older_schema_is_upgraded_in_place(tmp_path: Path) -> 
         )
         conn.execute("UPDATE purchase_order SET buyer = 'old.buyer' WHERE id = 1")
         orders_before = conn.execute("SELECT count(*) FROM purchase_order").fetchone()[0]
-        # Schema 2: parts had no attributes and there was no cross-reference.
+        # Schema 2: parts had no attributes and there was no cross-reference, nor its parts.
         conn.execute("DROP TABLE part_equivalent")
         conn.execute("ALTER TABLE part DROP COLUMN attributes")
+        added = ", ".join(str(i) for i in CATALOG.copies)
+        for table in ("supplier_price", "inventory", "part"):
+            column = "id" if table == "part" else "part_id"
+            conn.execute(f"DELETE FROM {table} WHERE {column} IN ({added})")
         # A part the company added itself, unknown to the catalogue.
         conn.execute(
             "INSERT INTO part (id, sku, model, name_zh, name_en, category_id, brand, brand_zh, "
@@ -179,6 +183,12 @@ def test_a_database_of_the_older_schema_is_upgraded_in_place(tmp_path: Path) -> 
         assert client.get("/parts/1").json()["attributes"] == CATALOG.attributes[1]
         assert client.get("/parts/9001").json()["attributes"] == {}
         assert client.get("/parts/9001/equivalents").json()["equivalents"] == []
+        copy_id = max(CATALOG.copies)
+        copied = client.get(f"/parts/{copy_id}").json()
+        assert copied["attributes"] == CATALOG.attributes[copy_id] and copied["offers"]
+        assert {e["part"]["id"] for e in
+                client.get(f"/parts/{copy_id}/equivalents").json()["equivalents"]} >= {
+            CATALOG.copies[copy_id]}  # fmt: skip
         pair = CATALOG.equivalences[0]
         found = client.get(f"/parts/{pair.part_id}/equivalents").json()["equivalents"]
         assert (pair.equivalent_id, pair.match) in {(e["part"]["id"], e["match"]) for e in found}

@@ -155,6 +155,41 @@ async def test_gbk_pages_decode(meta: str, ctype: str) -> None:
     assert result.charset and result.charset.lower() in {"gb18030", "gbk"}
 
 
+# A supplier shop's GBK home page, sent without a charset: mostly ASCII markup and links
+# around a few Chinese words, which byte statistics rate as well in Korean cp949 as in GBK.
+_SHOP_HEAD = (
+    '<!DOCTYPE html>\n<html lang="zh-CN"><head><title>株洲湘火炬</title><style>body{font-family:'
+    "sans-serif} .tier{display:inline-block}</style><script>window.dataLayer=window.dataLayer||[];"
+    'function gtag(){}</script></head><body><header><a href="/torch/">株洲湘火炬</a><nav><a href="'
+    '/torch/">Home</a> | <a href="/torch/search">Search</a> | <a href="#">Contact</a> | <a href="#"'
+    '>Cart</a></nav></header><main><h1>株洲湘火炬</h1><form action="/torch/search"><input name="q" '
+    "value=\"\"><button>Search</button></form><ul class='products'>"
+)
+_SHOP_TAIL = (
+    '</ul></main><footer>? 2026 Torch. All rights reserved. <a href="#">Privacy</a> <a href="#">'
+    'Terms</a></footer><script>gtag("event","page_view");</script></body></html>'
+)
+_SHOP_ITEMS = [
+    *(("PC", "火花塞帽", m) for m in ("SD28F", "SD75F", "TC70", "TC83", "TJPC520", "TJPC839")),
+    *(("PC", "火花塞帽", m) for m in ("TJPC925", "VB96EM", "XD27F")),
+    *(("SP", "火花塞", m) for m in ("BKR6E", "CPR5EA-9", "DPR5EA-9", "TJU8AC-7", "TJUR7DC-9")),
+    *(("SP", "火花塞", m) for m in ("TJX7DC-9", "TJXR8DC-9", "TJXR9DC-9", "U6FER9")),
+]
+
+
+async def test_a_short_chinese_page_without_a_charset_is_read_in_its_declared_language() -> None:
+    items = "".join(
+        f'<li><a href="http://testserver/torch/chanpin/{code}-TORCH-{m}.htm">火炬 {name} {m}</a>'
+        f" — {m} ({name})</li>"
+        for code, name, m in _SHOP_ITEMS
+    )
+    body = (_SHOP_HEAD + items + _SHOP_TAIL).encode("gbk")
+    web = Web({"shop.example/torch/": html(body, ctype="text/html")})
+    result = await fetch("http://shop.example/torch/", web)
+    assert result.ok and result.charset == "gb18030", result.charset
+    assert result.title == "株洲湘火炬" and "火炬 火花塞 TJUR7DC-9" in result.markdown
+
+
 async def test_utf8_bom_and_json_and_plain_text() -> None:
     web = Web(
         {

@@ -41,6 +41,13 @@ __all__ = [
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _CHARSET_ALIASES = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030"}
+_HTML_LANG = re.compile(rb"""<html[^>]*\slang\s*=\s*["']?([A-Za-z]+)""", re.I)
+# The legacy charsets of a declared page language (charset_normalizer's names).
+_LANG_CHARSETS = {
+    "zh": ("gb18030", "gb2312", "gbk", "big5", "cp950", "hz"),
+    "ja": ("shift_jis", "cp932", "euc_jp", "iso2022_jp"),
+    "ko": ("cp949", "euc_kr", "iso2022_kr", "johab"),
+}
 _DROP_TAGS = (
     "script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "nav",
     "footer", "form", "button", "input", "select", "textarea", "link", "meta", "head",
@@ -85,11 +92,25 @@ def decode(body: bytes, content_type: str) -> tuple[str, str]:
         return body.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    best = from_bytes(body).best()
-    if best is not None and best.encoding:
-        name = _CHARSET_ALIASES.get(best.encoding.lower(), best.encoding)
-        return body.decode(name, "replace"), name
+    detected = _detected(body)
+    if detected:
+        return body.decode(detected, "replace"), detected
     return body.decode("utf-8", "replace"), "utf-8"
+
+
+def _detected(body: bytes) -> str | None:
+    """The detector's best charset; among candidates as good as the best, one of the
+    language the page declares (``<html lang="zh-CN">``): a short Chinese GBK page reads
+    as well in Korean cp949 by the byte statistics alone."""
+    found = from_bytes(body)
+    best = found.best()
+    if best is None or not best.encoding:
+        return None
+    lang = _HTML_LANG.search(body[:4096])
+    family = _LANG_CHARSETS.get(lang.group(1).decode("ascii").lower(), ()) if lang else ()
+    equal = [m.encoding for m in found if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+    chosen = next((e for e in equal if e.lower() in family), best.encoding)
+    return _CHARSET_ALIASES.get(chosen.lower(), chosen)
 
 
 def json_block(raw: str, cap: int) -> str | None:
