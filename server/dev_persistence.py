@@ -17,6 +17,12 @@ file while it is alive: the runtime's one live saver. What a kill then loses is 
 changed in the last 10 seconds, as the runtime intends. The throw-away saver's dicts are
 also kept from reading the files (each run read every thread's checkpoints from disk only
 to discard them: 40% of the server's CPU at 16 concurrent analyses) and from writing them.
+The flush loop also has no error handling: one ``sync`` that raises (pickling a dict the
+event loop is changing at that moment: "dictionary changed size during iteration") ends
+the loop's thread, and nothing reaches the disk again until a clean shutdown. A long soak
+showed the saved state stop changing after five minutes. The sync is therefore tried again
+a few times, then logged and left to the next round; it never raises into the loop.
+
 Nothing changes for another runtime (``langgraph up``, a hosted deployment: PostgreSQL),
 which lacks this module.
 """
@@ -31,8 +37,31 @@ __all__ = ["keep_checkpoints_flushed"]
 logger = logging.getLogger(__name__)
 
 
+SYNC_ATTEMPTS = 3
+
+
 def _skip_load(*_: Any) -> None:
     """Stands in for a throw-away dict's ``load``: nothing to read."""
+
+
+def _steady_sync(original: Any) -> Any:
+    """``PersistentDict.sync`` that retries a write another thread disturbed and never
+    raises (the flush loop calling it would die)."""
+
+    def sync(self: Any) -> None:
+        for attempt in range(1, SYNC_ATTEMPTS + 1):
+            try:
+                original(self)
+                return
+            except RuntimeError as exc:  # the dict changed while it was being pickled
+                if attempt == SYNC_ATTEMPTS:
+                    logger.warning("%s not saved this round: %s", self.filename, exc)
+            except Exception:
+                logger.exception("%s not saved this round", self.filename)
+                return
+
+    sync.steady = True  # type: ignore[attr-defined]
+    return sync
 
 
 def keep_checkpoints_flushed() -> bool:
@@ -64,4 +93,9 @@ def keep_checkpoints_flushed() -> bool:
 
     register_first.keeps_first = True  # type: ignore[attr-defined]
     checkpoint.register_persistent_dict = register_first
+    # The class's method: the flush loop (maybe already running) looks it up at each call.
+    from langgraph.checkpoint.memory import PersistentDict
+
+    if not getattr(PersistentDict.sync, "steady", False):
+        PersistentDict.sync = _steady_sync(PersistentDict.sync)  # type: ignore[method-assign]
     return True

@@ -97,3 +97,62 @@ def test_without_the_fix_the_runtime_stops_saving_them(tmp_path: Path) -> None:
     # The runtime as released: the failure the fix is for. If this starts failing, the
     # runtime was fixed upstream and server/dev_persistence.py can go.
     assert run_server_steps(tmp_path, "released")["saved"] != ["thread-a", "thread-b"]
+
+
+# A dict the event loop changes while the flush loop pickles it: the first write raises
+# "dictionary changed size during iteration", as under load. The runtime's own flush loop
+# then runs one round, and is asked whether it is still alive.
+FLAKY_SYNC = """
+import json, sys, threading, time
+from pathlib import Path
+if sys.argv[1] == "fixed":
+    from server.dev_persistence import keep_checkpoints_flushed
+    assert keep_checkpoints_flushed()
+from langgraph.checkpoint.memory import PersistentDict
+from langgraph_runtime_inmem import _persistence, checkpoint
+
+failures = [RuntimeError("dictionary changed size during iteration")]
+original_dump = PersistentDict.dump
+def flaky_dump(self, fileobj):
+    if failures and self.filename.endswith("checkpoint.1.pckl"):
+        raise failures.pop()
+    return original_dump(self, fileobj)
+PersistentDict.dump = flaky_dump
+threading.excepthook = lambda args: None  # quiet: the dead thread is what is measured
+saver = checkpoint.Checkpointer()
+saver.storage["thread-a"][""]["checkpoint-1"] = ("a checkpoint", "metadata", None)
+# The runtime's own loop, on a short interval (its thread waits 10 s before its first round).
+_persistence._flush_interval = 0.2
+stop = threading.Event()
+loop = threading.Thread(target=_persistence._flush_loop, args=(stop,), daemon=True)
+loop.start()
+time.sleep(1.5)
+alive = loop.is_alive()
+saved = Path(".langgraph_api/.langgraph_checkpoint.1.pckl").exists()
+stop.set()
+print(json.dumps({"alive": alive, "saved": saved}))
+"""
+
+
+def run_flaky_sync(tmp_path: Path, mode: str) -> dict[str, Any]:
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", FLAKY_SYNC, mode],
+        cwd=tmp_path,
+        env={**os.environ, **DEV_ENV, "PYTHONPATH": pythonpath},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_a_write_disturbed_by_another_thread_does_not_stop_the_saving(tmp_path: Path) -> None:
+    assert run_flaky_sync(tmp_path, "fixed") == {"alive": True, "saved": True}
+
+
+def test_without_the_fix_one_disturbed_write_ends_the_flush_loop(tmp_path: Path) -> None:
+    assert run_flaky_sync(tmp_path, "released")["alive"] is False
