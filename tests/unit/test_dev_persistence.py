@@ -63,11 +63,12 @@ DEV_ENV = {
 }
 
 
-def run_server_steps(tmp_path: Path, mode: str) -> dict[str, Any]:
-    """What reached the disk (``saved``: thread ids) and how many files were read (``loads``)."""
+def run_server_steps(tmp_path: Path, mode: str, script: str = SCRIPT) -> dict[str, Any]:
+    """``script`` run as the server would run it; the JSON it printed last. For SCRIPT: what
+    reached the disk (``saved``: thread ids) and how many files were read (``loads``)."""
     pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode],
+        [sys.executable, "-c", script, mode],
         cwd=tmp_path,
         env={**os.environ, **DEV_ENV, "PYTHONPATH": pythonpath},
         capture_output=True,
@@ -134,25 +135,9 @@ print(json.dumps({"alive": alive, "saved": saved}))
 """
 
 
-def run_flaky_sync(tmp_path: Path, mode: str) -> dict[str, Any]:
-    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "-c", FLAKY_SYNC, mode],
-        cwd=tmp_path,
-        env={**os.environ, **DEV_ENV, "PYTHONPATH": pythonpath},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
 def test_a_write_disturbed_by_another_thread_does_not_stop_the_saving(tmp_path: Path) -> None:
-    assert run_flaky_sync(tmp_path, "fixed") == {"alive": True, "saved": True}
+    assert run_server_steps(tmp_path, "fixed", FLAKY_SYNC) == {"alive": True, "saved": True}
 
 
 def test_without_the_fix_one_disturbed_write_ends_the_flush_loop(tmp_path: Path) -> None:
-    assert run_flaky_sync(tmp_path, "released")["alive"] is False
+    assert run_server_steps(tmp_path, "released", FLAKY_SYNC)["alive"] is False
