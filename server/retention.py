@@ -111,6 +111,22 @@ async def _old_threads(client: Any, cutoff: datetime) -> list[str]:
         offset += _PAGE
 
 
+async def _waiting_parents(client: Any) -> set[str]:
+    """Threads a running background task will wake: the ``parent_thread_id`` of every busy
+    thread (an analysis on its own thread). Idle while they wait, they must not go."""
+    parents: set[str] = set()
+    offset = 0
+    while True:
+        page = await client.threads.search(status="busy", limit=_PAGE, offset=offset)
+        for thread in page:
+            parent = (thread.get("metadata") or {}).get("parent_thread_id")
+            if parent:
+                parents.add(str(parent))
+        if len(page) < _PAGE:
+            return parents
+        offset += _PAGE
+
+
 async def sweep_once(
     client: Any,
     workspaces: Workspaces,
@@ -123,7 +139,10 @@ async def sweep_once(
     report = SweepReport()
     if settings.thread_hours > 0:
         cutoff = now - timedelta(hours=settings.thread_hours)
+        waiting = await _waiting_parents(client)
         for thread_id in await _old_threads(client, cutoff):
+            if thread_id in waiting:
+                continue  # its analysis still runs and will wake it
             try:
                 await client.threads.delete(thread_id)
             except Exception as exc:  # gone meanwhile, or refused: the next sweep sees it

@@ -30,17 +30,34 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 class Threads:
     """``client.threads`` as the sweep uses it: search (sorted, paged) and delete."""
 
-    def __init__(self, threads: dict[str, tuple[datetime, str]]) -> None:
+    def __init__(
+        self, threads: dict[str, tuple[datetime, str]], parents: dict[str, str] | None = None
+    ) -> None:
         self.rows = threads  # id -> (updated_at, status)
+        self.parents = parents or {}  # a background task's thread -> the thread it wakes
         self.deleted: list[str] = []
 
-    async def search(self, *, limit: int, offset: int, sort_by: str, sort_order: str) -> Any:
+    async def search(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        sort_by: str = "updated_at",
+        sort_order: str = "asc",
+        status: str | None = None,
+    ) -> Any:
         assert (sort_by, sort_order) == ("updated_at", "asc")
         ordered = sorted(self.rows.items(), key=lambda kv: kv[1][0])
+        ordered = [kv for kv in ordered if status is None or kv[1][1] == status]
         page = ordered[offset : offset + limit]
         return [
-            {"thread_id": tid, "updated_at": at.isoformat(), "status": status}
-            for tid, (at, status) in page
+            {
+                "thread_id": tid,
+                "updated_at": at.isoformat(),
+                "status": state,
+                "metadata": {"parent_thread_id": self.parents[tid]} if tid in self.parents else {},
+            }
+            for tid, (at, state) in page
         ]
 
     async def delete(self, thread_id: str) -> None:
@@ -78,6 +95,24 @@ async def test_old_threads_go_with_their_workspaces(
     report = await sweep_once(Client(threads), router, settings, now=NOW)
     assert len(report.threads) == 150 and set(threads.rows) == {"old-busy", "recent"}
     assert names(tmp_path) == {"old-busy", "recent"}  # both workspaces of deleted threads gone
+
+
+async def test_a_conversation_waiting_for_its_analysis_is_kept(
+    router: ThreadSandboxBackend,
+) -> None:
+    # The buyer's thread went idle long ago; the analysis it started (its own thread, still
+    # running) will wake it with the report. Deleting it would lose the answer.
+    rows = {
+        "buyer": (NOW - timedelta(days=40), "idle"),
+        "analysis": (NOW - timedelta(days=1), "busy"),
+        "finished-buyer": (NOW - timedelta(days=40), "idle"),
+        "finished-analysis": (NOW - timedelta(days=39), "idle"),
+    }
+    threads = Threads(rows, {"analysis": "buyer", "finished-analysis": "finished-buyer"})
+    settings = RetentionSettings(thread_hours=24 * 30, workspace_hours=0)
+    report = await sweep_once(Client(threads), router, settings, now=NOW)
+    assert sorted(report.threads) == ["finished-analysis", "finished-buyer"]
+    assert set(threads.rows) == {"buyer", "analysis"}
 
 
 async def test_idle_workspaces_are_removed_whatever_their_thread(
