@@ -19,6 +19,7 @@ from sim.erp.views import (
     PartView,
     SupplierView,
     inventory_view,
+    listed,
     offer_view,
     paged,
 )
@@ -74,7 +75,7 @@ def list_parts(
         get_supplier(master, supplier_id)
         sold = set(master.part_ids_by_supplier.get(supplier_id, ()))
         ids = [i for i in ids if i in sold]
-    return paged([master.parts[i] for i in _slice(ids, page, size)], len(ids), page, size)
+    return paged([listed(master.parts[i]) for i in _slice(ids, page, size)], len(ids), page, size)
 
 
 def resolve_category(master: MasterData, text: str) -> str:
@@ -93,7 +94,7 @@ def resolve_category(master: MasterData, text: str) -> str:
 def search_parts(master: MasterData, name: str, limit: int) -> dict[str, Any]:
     """The best ``limit`` parts for ``name`` with their scores, and how many matched."""
     hits = master.part_index.search(name)
-    items = [master.parts[h.key] | {"score": h.score} for h in hits[:limit]]
+    items = [listed(master.parts[h.key]) | {"score": h.score} for h in hits[:limit]]
     return {"items": items, "total": len(hits)}
 
 
@@ -131,7 +132,7 @@ def parts_of_supplier(
         if current is None or _offer_rank(sp, today) > _offer_rank(current, today):
             best[sp.part_id] = sp
     items = [
-        dict(master.parts[i]) | {"offer": offer_view(best[i], supplier)}
+        listed(master.parts[i]) | {"offer": offer_view(best[i], supplier)}
         for i in page_ids
         if i in best
     ]

@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, func, select
 from sim.erp.db import Database
 from sim.erp.masterdata import MasterData
 from sim.erp.models import Inventory
-from sim.erp.views import inventory_view, paged
+from sim.erp.views import inventory_view, listed, paged
 
 
 def warnings(
@@ -36,7 +36,7 @@ def warnings(
             .limit(size)
         ).all()
         items = [
-            dict(master.parts[inv.part_id])
+            listed(master.parts[inv.part_id])
             | dict(inventory_view(inv))
             | {
                 "available": inv.on_hand - inv.reserved,

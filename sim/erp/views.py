@@ -185,6 +185,13 @@ def supplier_view(s: Supplier) -> SupplierView:
     return cast(SupplierView, _view(SupplierView, s))
 
 
+def listed(part: PartView) -> dict[str, Any]:
+    """A part as lists show it: without its attributes. A page of fifty parts read by a
+    model (or traced) would carry them all for nothing; one part (``GET /parts/{id}``) and
+    its equivalents carry them."""
+    return {k: v for k, v in part.items() if k != "attributes"}
+
+
 def part_view(p: Part) -> PartView:
     """The Part shape (the category must be loaded)."""
     c = p.category

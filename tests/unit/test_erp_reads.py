@@ -25,7 +25,7 @@ SUPPLIER_KEYS = {
 }  # fmt: skip
 PART_KEYS = {
     "id", "sku", "model", "name_zh", "name_en", "category_code", "category_zh", "category_en",
-    "brand", "brand_zh", "unit", "attributes",
+    "brand", "brand_zh", "unit",
 }  # fmt: skip
 OFFER_KEYS = {
     "supplier_id", "supplier_code", "supplier_name_zh", "supplier_name_en", "price_minor",
@@ -152,7 +152,7 @@ def test_parts_unknown_category_or_supplier(client: TestClient) -> None:
 
 def test_part_detail_has_offers_and_stock(client: TestClient) -> None:
     part = get(client, "/parts/1")
-    assert set(part) == PART_KEYS | {"offers", "inventory"}
+    assert set(part) == PART_KEYS | {"attributes", "offers", "inventory"}
     assert set(part["inventory"]) == INVENTORY_KEYS
     offers = part["offers"]
     assert len(offers) == sum(1 for p in CATALOG.prices if p.part_id == 1) >= 2
