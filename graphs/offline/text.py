@@ -29,7 +29,6 @@ __all__ = [
     "find_window_months",
     "has_quantity",
     "is_chinese",
-    "is_traditional",
     "model_tokens",
     "read_quantity",
     "to_simplified",
@@ -50,11 +49,6 @@ _S2T = opencc.OpenCC("s2tw")  # Taiwan standard characters (核對, not 覈對)
 def to_simplified(text: str) -> str:
     """``text`` with Traditional Chinese characters as Simplified (everything else unchanged)."""
     return _T2S.convert(text) if CJK.search(text) else text
-
-
-def is_traditional(text: str) -> bool:
-    """Whether ``text`` is written in Traditional characters (it has some Simplified lacks)."""
-    return to_simplified(text) != text
 
 
 def to_traditional(text: str) -> str:
