@@ -2,8 +2,9 @@
 
 ``stack`` is the four services on free ports (a module that restarts ``langgraph dev``
 starts its own servers on it); ``served`` adds ``langgraph dev`` on top, as
-``stack.agent``; ``client`` is an SDK client of that server. A module with other needs
-(auth on, another environment) defines its own ``stack``.
+``stack.agent``; ``client`` is an SDK client of that server; ``catalogue`` and ``cases``
+are the ERP's parts and equivalents and the substitution requests built from them. A module
+with other needs (auth on, another environment) defines its own ``stack``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.e2e.agents_stack import Stack, langgraph_dev, services
+from tests.e2e.substitution import Case, Catalogue, build_cases, load_catalogue
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +39,13 @@ async def client(served: Stack) -> AsyncIterator[LangGraphClient]:
         yield sdk
     finally:
         await sdk.aclose()
+
+
+@pytest.fixture(scope="module")
+def catalogue(stack: Stack) -> Catalogue:
+    return load_catalogue(stack.erp.url)
+
+
+@pytest.fixture(scope="module")
+def cases(catalogue: Catalogue) -> dict[str, Case]:
+    return build_cases(catalogue)

@@ -46,25 +46,13 @@ from tests.e2e.substitution import (
     Case,
     Catalogue,
     batch_requests,
-    build_cases,
     check_changes,
-    load_catalogue,
     run_batch_replace,
     shown_rows,
     table_proposals,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
-
-
-@pytest.fixture(scope="module")
-def catalogue(stack: Stack) -> Catalogue:
-    return load_catalogue(stack.erp.url)
-
-
-@pytest.fixture(scope="module")
-def cases(catalogue: Catalogue) -> dict[str, Case]:
-    return build_cases(catalogue)
 
 
 def ws_url(stack: Stack) -> str:

@@ -30,23 +30,11 @@ from tests.e2e.substitution import (
     Case,
     Catalogue,
     batch_requests,
-    build_cases,
-    load_catalogue,
     run_batch_replace,
     table_proposals,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
-
-
-@pytest.fixture(scope="module")
-def catalogue(stack: Stack) -> Catalogue:
-    return load_catalogue(stack.erp.url)
-
-
-@pytest.fixture(scope="module")
-def cases(catalogue: Catalogue) -> dict[str, Case]:
-    return build_cases(catalogue)
 
 
 @dataclass
