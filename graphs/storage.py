@@ -5,6 +5,9 @@
 | ``/memories/``, ``/persisted-skills/``, ``/reports/`` | the LangGraph Store (across threads) |
 | everything else (``/skills/``, ``/AGENTS.md``, ``/data/``, ...) | the thread's sandbox |
 
+A Store route's binary and long files keep their bytes on disk under ``langgraph dev``
+(``graphs.store_files``), so the in-memory Store holds only their records.
+
 SkillsSync copies the checkout's ``skills/`` into the sandbox's ``/skills/``.
 The Store routes are per user (``graphs.user_scope``): ``/memories/{user_id}/...`` of
 another user is refused.
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from deepagents.backends import CompositeBackend, StoreBackend
+from deepagents.backends import CompositeBackend
 from deepagents.backends.protocol import BackendProtocol
 
 from graphs.sandbox import SandboxSettings, ThreadSandboxBackend
+from graphs.store_files import route_backend
 from graphs.user_scope import user_scoped
 
 __all__ = [
@@ -92,10 +96,6 @@ def shared_sandbox() -> ThreadSandboxBackend:
     return _sandbox
 
 
-def _namespace(name: str) -> Any:
-    return lambda _runtime: ("files", name)
-
-
 def make_backend(*, skills_dir: Path | None = None) -> CompositeBackend:
     """The CompositeBackend of DESIGN's storage table, Store routes scoped per user.
 
@@ -103,6 +103,6 @@ def make_backend(*, skills_dir: Path | None = None) -> CompositeBackend:
     argument is accepted for existing callers.
     """
     routes: dict[str, BackendProtocol] = {
-        route: StoreBackend(namespace=_namespace(route.strip("/"))) for route in STORE_ROUTES
+        route: route_backend(route.strip("/")) for route in STORE_ROUTES
     }
     return user_scoped(CompositeBackend(default=shared_sandbox(), routes=routes))

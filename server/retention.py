@@ -13,6 +13,9 @@ Runs inside the Agent Server (started by :mod:`server.http_app`'s lifespan), eve
 - **workspaces** (local sandbox folders) unused for ``RETENTION_WORKSPACE_HOURS`` are
   removed, whether or not their thread still exists (a thread deleted through the API
   leaves its workspace until then).
+- **Store files**: under ``langgraph dev`` the Store routes' large and binary files keep
+  their bytes on disk (``graphs.store_files``); bytes whose Store record was deleted through
+  the Store API are removed.
 
 ``0`` switches either off. Every failure is logged and the sweep tries again next time.
 
@@ -79,6 +82,7 @@ class SweepReport:
 
     threads: list[str] = field(default_factory=list)
     workspaces: list[str] = field(default_factory=list)
+    store_files: int = 0
 
 
 def _updated(thread: dict[str, Any]) -> datetime | None:
@@ -153,11 +157,20 @@ async def sweep_once(
     if settings.workspace_hours > 0:
         idle_s = settings.workspace_hours * 3600
         report.workspaces = await asyncio.to_thread(workspaces.sweep, idle_s, now=now.timestamp())
-    if report.threads or report.workspaces:
+    from graphs.storage import STORE_ROUTES
+    from graphs.store_files import offload_folder, sweep_unreferenced
+
+    folder = offload_folder()
+    if folder is not None:  # bytes whose Store record was deleted through the Store API
+        names = [route.strip("/") for route in STORE_ROUTES]
+        report.store_files = await sweep_unreferenced(client, folder, names)
+    if report.threads or report.workspaces or report.store_files:
         logger.info(
-            "retention: %d threads deleted, %d idle workspaces removed",
+            "retention: %d threads deleted, %d idle workspaces removed, %d unreferenced "
+            "store files removed",
             len(report.threads),
             len(report.workspaces),
+            report.store_files,
         )
     return report
 

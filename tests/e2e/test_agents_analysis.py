@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import io
 import json
 import os
@@ -186,17 +187,31 @@ async def check_answer(stack: Stack, run: dict[str, Any], checked: dict[str, Any
         assert (await http.get(pdf.group(1))).content.startswith(b"%PDF")
 
 
-async def check_archive(client: LangGraphClient, user_id: str, checked: dict[str, Any]) -> None:
-    """The report, its charts and its index line are in the user's archive (the Store)."""
+async def check_archive(
+    stack: Stack, client: LangGraphClient, user_id: str, checked: dict[str, Any]
+) -> None:
+    """The report, its charts and its index line are in the user's archive (the Store).
+
+    Under langgraph dev the charts, HTML and PDF keep only a small record in the Store (the
+    in-memory runtime holds the whole Store in memory); their bytes are on disk under
+    ``DATA_DIR/store-files`` (``graphs.store_files``)."""
     stem = checked["stem"]
     item = await client.store.get_item(["files", "reports"], key=f"/{user_id}/{stem}.md")
     assert item is not None and item["value"]["content"] == checked["report"]
+
+    async def kept(name: str) -> bytes:
+        record = await client.store.get_item(["files", "reports"], key=f"/{user_id}/{name}")
+        assert record is not None, name
+        value = record["value"]
+        assert value["content"] == "" and len(json.dumps(value)) < 1000, name
+        data = (stack.data_dir / "store-files" / value["file"]).read_bytes()
+        assert len(data) == value["size"] and hashlib.sha256(data).hexdigest() == value["sha256"]
+        return data
+
     for chart in checked["charts"]:
-        kept = await client.store.get_item(["files", "reports"], key=f"/{user_id}/{chart}")
-        assert kept is not None and kept["value"]["encoding"] == "base64"
-        Image.open(io.BytesIO(base64.b64decode(kept["value"]["content"]))).load()
-    for suffix in (".html", ".pdf"):
-        assert await client.store.get_item(["files", "reports"], key=f"/{user_id}/{stem}{suffix}")
+        Image.open(io.BytesIO(await kept(chart))).load()
+    assert (await kept(f"{stem}.pdf")).startswith(b"%PDF")
+    assert b"<html" in await kept(f"{stem}.html")
     index = await client.store.get_item(["files", "reports"], key=f"/{user_id}/index.md")
     assert index is not None and f"[{stem}.md]({stem}.md)" in index["value"]["content"]
 
@@ -221,7 +236,7 @@ async def test_analyses_of_three_categories(stack: Stack, client: LangGraphClien
         checked = check_report(stack, run, category, zh)
         await check_answer(stack, run, checked)
         # The user context reached the analyst: the report is filed under this user.
-        await check_archive(client, user["user_id"], checked)
+        await check_archive(stack, client, user["user_id"], checked)
 
 
 async def test_two_analyses_the_same_day_are_both_archived(
