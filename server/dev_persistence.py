@@ -23,6 +23,15 @@ the loop's thread, and nothing reaches the disk again until a clean shutdown. A 
 showed the saved state stop changing after five minutes. The sync is therefore tried again
 a few times, then logged and left to the next round; it never raises into the loop.
 
+Deleting a thread (the retention sweep, a client) went wrong in two ways too. The runtime
+deleted its checkpoints but never its channel values (the ``blobs`` dict: about 90 kB per
+analysis thread, kept in memory and on disk for ever: most of a soak's growth), and dropped
+its pending writes by building a new, plain ``writes`` dict in place of the registered one:
+from the first deletion on, pending writes (an order waiting for approval is one) were no
+longer saved, and each deletion copied every thread's writes. A whole-thread deletion now
+removes the thread's checkpoints, writes and blobs from the live dicts in place
+(``InMemorySaver.delete_thread``).
+
 Nothing changes for another runtime (``langgraph up``, a hosted deployment: PostgreSQL),
 which lacks this module.
 """
@@ -98,4 +107,31 @@ def keep_checkpoints_flushed() -> bool:
 
     if not getattr(PersistentDict.sync, "steady", False):
         PersistentDict.sync = _steady_sync(PersistentDict.sync)  # type: ignore[method-assign]
+    return _delete_threads_in_place(checkpoint)
+
+
+def _delete_threads_in_place(checkpoint: Any) -> bool:
+    """Make the runtime's thread deletion clear the live dicts in place (see above)."""
+    try:
+        from langgraph_runtime_inmem import ops
+    except ImportError:  # pragma: no cover - the runtime needs langgraph dev's environment
+        return False
+    original = getattr(ops, "_delete_checkpoints_for_thread", None)
+    if original is None:
+        logger.warning("langgraph dev thread deletion fix not applied: the runtime has changed")
+        return False
+    if getattr(original, "in_place", False):
+        return True
+
+    async def delete_checkpoints(thread_id: Any, conn: Any, run_id: Any = None) -> None:
+        from langgraph_api import config as api_config
+
+        if run_id is not None or api_config.USE_CUSTOM_CHECKPOINTER:
+            await original(thread_id, conn, run_id=run_id)  # one run's: deleted in place
+            return
+        # The live saver (the dicts every run's saver shares): checkpoints, writes, blobs.
+        checkpoint.Checkpointer().delete_thread(str(thread_id))
+
+    delete_checkpoints.in_place = True  # type: ignore[attr-defined]
+    ops._delete_checkpoints_for_thread = delete_checkpoints
     return True

@@ -141,3 +141,55 @@ def test_a_write_disturbed_by_another_thread_does_not_stop_the_saving(tmp_path: 
 
 def test_without_the_fix_one_disturbed_write_ends_the_flush_loop(tmp_path: Path) -> None:
     assert run_server_steps(tmp_path, "released", FLAKY_SYNC)["alive"] is False
+
+
+# A thread deleted (the retention sweep, a client), then a run of another thread leaves a
+# pending write (an order waiting for approval is one); what reaches the disk, per dict.
+DELETION = """
+import asyncio, json, pickle, sys
+from pathlib import Path
+from langgraph_runtime_inmem import _persistence, checkpoint, ops
+from server.dev_persistence import keep_checkpoints_flushed
+released = ops._delete_checkpoints_for_thread
+assert keep_checkpoints_flushed()
+if sys.argv[1] == "saving-only":  # the other fixes kept, the runtime's own deletion
+    ops._delete_checkpoints_for_thread = released
+
+checkpoint.Checkpointer()
+saver = checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
+for thread_id in ("thread-a", "thread-b"):
+    saver.storage[thread_id][""]["checkpoint-1"] = ("a checkpoint", "metadata", None)
+    saver.writes[(thread_id, "", "checkpoint-1")][("task", 0)] = ("task", "x", "v", "")
+    saver.blobs[(thread_id, "", "messages", "1")] = ("msgpack", b"m" * 1000)
+asyncio.run(ops._delete_checkpoints_for_thread("thread-a", None))
+later = checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
+later.writes[("thread-b", "", "checkpoint-2")][("task", 0)] = ("task", "__interrupt__", "v", "")
+for ref in list(_persistence._stores.values()):
+    if ref() is not None:
+        ref().sync()
+saved = {}
+for name in ("1", "2", "3"):
+    path = Path(f".langgraph_api/.langgraph_checkpoint.{name}.pckl")
+    data = pickle.loads(path.read_bytes()) if path.exists() else {}
+    saved[name] = sorted({k if isinstance(k, str) else "/".join(k[:3:2]) for k in data})
+_persistence.stop_flush_loop()
+print(json.dumps(saved))
+"""
+
+
+def test_a_deleted_thread_leaves_nothing_and_later_writes_are_still_saved(
+    tmp_path: Path,
+) -> None:
+    saved = run_server_steps(tmp_path, "fixed", DELETION)
+    assert saved["1"] == ["thread-b"]  # checkpoints
+    assert saved["2"] == ["thread-b/checkpoint-1", "thread-b/checkpoint-2"]  # pending writes
+    assert saved["3"] == ["thread-b/messages"]  # channel values: thread-a's are gone
+
+
+def test_without_the_fix_deleted_threads_leave_their_values_and_writes_go_unsaved(
+    tmp_path: Path,
+) -> None:
+    # The runtime's own deletion (if this starts failing, it was fixed upstream).
+    saved = run_server_steps(tmp_path, "saving-only", DELETION)
+    assert "thread-a/messages" in saved["3"]  # kept for ever
+    assert "thread-b/checkpoint-2" not in saved["2"]  # the approval waiting is not saved
