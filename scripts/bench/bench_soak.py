@@ -9,7 +9,9 @@ sweep set to ``--retention-hours`` (the default keeps threads and workspaces 72 
 minutes (longer than the retention, so what is kept has reached its steady state), then
 runs :func:`runstack.soak.soak` (analyses, greetings, orders up to approval) for
 ``--minutes``. It prints RSS and folder sizes over time and the RSS growth after warm-up
-(target, issue 18: under 10%). Then it measures a probe (a greeting and an analysis, one
+(target, issue 18: under 10%; judged on the peak of
+the first two minutes after warm-up against the peak of the last two, since RSS swings from
+sample to sample). Then it measures a probe (a greeting and an analysis, one
 after the other), restarts ``langgraph dev`` on the same folder (the in-memory runtime
 reloads what it saved), runs the same probe and prints RSS and probe time after the restart
 against before it (target: within 1.5x of each). This is a measurement, not a test: it exits
@@ -33,6 +35,7 @@ from scripts.bench.fixtures import AGENT_SERVICES, scratch, services
 
 GROWTH_TARGET = 0.10
 RESTART_TARGET = 1.5
+WINDOW_S = 120.0
 
 
 async def probe(url: str) -> float:
@@ -56,14 +59,18 @@ def report(result: SoakResult, names: list[str], warm_s: float) -> float:
         sizes = " ".join(f"{b / 1e6:16.2f}" for b in s.folders)
         print(f"{s.at:6.0f} {s.rss_mb:8.1f} {sizes} {s.done:5d}")
     warm = [s for s in result.samples if s.at >= warm_s]
-    base = warm[0].rss_mb
-    growth = (warm[-1].rss_mb - base) / base
-    peak = max(s.rss_mb for s in warm)
+    # RSS swings by 10-20% from one sample to the next (Python's collector, glibc's arenas,
+    # the analyses in flight), so one sample at each end measures the swing. The level is
+    # the peak of a window: the first WINDOW_S after warm-up against the last WINDOW_S.
+    first = [s.rss_mb for s in warm if s.at < warm[0].at + WINDOW_S]
+    last = [s.rss_mb for s in warm if s.at > warm[-1].at - WINDOW_S]
+    growth = (max(last) - max(first)) / max(first)
     print(
         f"\nwork done: {result.done}; failures: {len(result.failed)} {result.failed[:3]}\n"
-        f"RSS after warm-up {base:.0f} MB -> end {warm[-1].rss_mb:.0f} MB (peak {peak:.0f}): "
-        f"{100 * growth:+.1f}% (target < {100 * GROWTH_TARGET:.0f}%: "
-        f"{'met' if growth < GROWTH_TARGET else 'MISSED'})"
+        f"RSS after warm-up: first and last sample {warm[0].rss_mb:.0f} -> "
+        f"{warm[-1].rss_mb:.0f} MB; peak of the first {WINDOW_S:.0f} s {max(first):.0f} MB -> "
+        f"peak of the last {WINDOW_S:.0f} s {max(last):.0f} MB: {100 * growth:+.1f}% "
+        f"(target < {100 * GROWTH_TARGET:.0f}%: {'met' if growth < GROWTH_TARGET else 'MISSED'})"
     )
     return growth
 
