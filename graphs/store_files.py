@@ -32,6 +32,7 @@ import hashlib
 import logging
 import os
 import posixpath
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -71,6 +72,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _PAGE = 100
+_STRIPES = tuple(threading.RLock() for _ in range(64))
+"""Locks by file path: one change at a time per file in this process."""
 FOLDER = "store-files"
 """The folder under ``DATA_DIR`` that holds the offloaded bytes."""
 
@@ -102,6 +105,10 @@ def offload_folder(settings: StoreFileSettings | None = None) -> Path | None:
         edition = os.environ.get("LANGGRAPH_RUNTIME_EDITION")
         where = "disk" if edition == "inmem" else "store"
     return settings.data_dir / FOLDER if where == "disk" else None
+
+
+def _lock(namespace: tuple[str, ...], key: str) -> threading.RLock:
+    return _STRIPES[hash((namespace, key)) % len(_STRIPES)]
 
 
 def _is_record(value: dict[str, Any]) -> bool:
@@ -216,8 +223,10 @@ class OffloadingStoreBackend(StoreBackend):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Write ``content`` (text), on disk when it is long."""
+        store, namespace = self._get_store(), self._get_namespace()
         try:
-            self._put(self._get_store(), self._get_namespace(), file_path, content.encode("utf-8"))
+            with _lock(namespace, file_path):
+                self._put(store, namespace, file_path, content.encode("utf-8"))
         except (ValueError, OSError) as exc:
             return WriteResult(error=f"Error: could not write {file_path}: {exc}")
         return WriteResult(path=file_path)
@@ -233,7 +242,16 @@ class OffloadingStoreBackend(StoreBackend):
         new_string: str,
         replace_all: bool = False,
     ) -> EditResult:
-        """As ``StoreBackend.edit``, for inline files and records alike."""
+        """As ``StoreBackend.edit``, for inline files and records alike.
+
+        Edits of one file run one at a time (read, replace, write back): two analyses
+        adding their line to the same archive index both keep theirs."""
+        with _lock(self._get_namespace(), file_path):
+            return self._edit(file_path, old_string, new_string, replace_all)
+
+    def _edit(
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool
+    ) -> EditResult:
         item = self._get_store().get(self._get_namespace(), file_path)
         if item is None or not _is_record(item.value):
             return super().edit(file_path, old_string, new_string, replace_all)
@@ -268,7 +286,8 @@ class OffloadingStoreBackend(StoreBackend):
         answers: list[FileUploadResponse] = []
         for path, data in files:
             try:
-                self._put(store, namespace, path, data)
+                with _lock(namespace, path):
+                    self._put(store, namespace, path, data)
             except (ValueError, OSError) as exc:
                 logger.warning("store files: %s not written: %s", path, exc)
                 answers.append(FileUploadResponse(path=path, error="invalid_path"))

@@ -310,3 +310,40 @@ def test_a_failing_erp_read_stops_the_analysis_with_its_error() -> None:
     assert [n for n, _ in world.calls].count("part_query") == 1
     assert "the ERP is unreachable" in str(messages[-1].content)
     assert "ANALYSIS_FAILED[data_unavailable]:" in str(messages[-1].content)
+
+
+class RacingSandbox(Sandbox):
+    """Another analysis of the same user, which also found no index, writes its own index
+    just after this one's write: the later write holds only the other report's line."""
+
+    OTHER = "| 2026-12-01 | [report_20261201_0000cafe.md](report_20261201_0000cafe.md) | x | y |"
+
+    def write(self, args: dict[str, Any]) -> str:
+        answer = super().write(args)
+        path = args["file_path"]
+        if path.endswith("/index.md") and not getattr(self, "raced", False):
+            self.raced = True
+            head = args["content"].split("| 20", 1)[0]
+            self.files[path] = head + self.OTHER + "\n"
+        return answer
+
+
+def test_an_index_written_over_by_another_analysis_gets_the_line_back() -> None:
+    sandbox = RacingSandbox()
+    world, _, messages = run("帮我对链轮做供应商比价分析", sandbox)
+    index = sandbox.files["/reports/alice/index.md"]
+    assert "0000cafe.md" in index  # the other analysis' line is kept
+    mine = re.findall(r"\[(report_\d+_c2d1e0f9\.md)\]", index)
+    assert len(mine) == 1, index  # this one's line is back, once
+    index_path = "/reports/alice/index.md"
+    writes = [a for n, a in world.calls if n == "write_file" and a["file_path"] == index_path]
+    assert len(writes) == 1  # never written over again: inserted by an edit
+    assert isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls
+
+
+def test_an_index_that_kept_the_line_is_not_edited_again() -> None:
+    world, sandbox, _ = run("帮我对链轮做供应商比价分析")
+    index_calls = [n for n, a in world.calls if a.get("file_path") == "/reports/alice/index.md"]
+    # Read with the report, written (no index yet), read back once, nothing more.
+    assert index_calls == ["read_file", "write_file", "read_file"]
+    assert sandbox.files["/reports/alice/index.md"].count("c2d1e0f9.md)") == 1

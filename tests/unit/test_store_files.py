@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -225,3 +228,33 @@ async def test_the_sweep_removes_bytes_whose_record_was_deleted_behind_its_back(
     assert not (folder / "files" / "reports" / "alice" / "gone.pdf").exists()
     [kept] = await asyncio.to_thread(shelf.download_files, ["/alice/kept.pdf"])
     assert kept.content == b"\xff" * 9000
+
+
+class _SlowStore(InMemoryStore):
+    """A Store whose reads take a while, as a busy server's do: the window in which two
+    edits of one file read the same content and the later write drops the earlier line."""
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        found = super().get(*args, **kwargs)
+        time.sleep(0.02)
+        return found
+
+
+@pytest.mark.parametrize("size", [200, 10_000], ids=["in the store", "on disk"])
+def test_concurrent_edits_of_one_file_all_land(tmp_path: Path, size: int) -> None:
+    shelf = OffloadingStoreBackend(
+        folder=tmp_path / "files", min_bytes=4096, namespace=lambda _rt: NS, store=_SlowStore()
+    )
+    rule = "|---|---|"
+    head = "# index\n" + "x" * size + "\n" + rule + "\n"
+    assert shelf.write("/alice/index.md", head).error is None
+
+    def add(n: int) -> str | None:
+        return shelf.edit("/alice/index.md", rule, f"{rule}\n| report {n} |").error
+
+    with ThreadPoolExecutor(8) as pool:
+        errors = list(pool.map(add, range(8)))
+    assert errors == [None] * 8
+    [got] = shelf.download_files(["/alice/index.md"])
+    text = (got.content or b"").decode()
+    assert sorted(re.findall(r"\| report (\d) \|", text)) == [str(n) for n in range(8)]

@@ -29,6 +29,7 @@ __all__ = ["decide"]
 
 _NEEDED = {"part_query", "supplier_query", "order_search_details", "grep"}
 _WINDOW = re.compile(r"^@@ lines \d+-\d+ of \d+(?: \| next offset (?P<next>\d+))?.*@@$")
+_INDEX_OPS = frozenset({"read_file", "write_file", "edit_file"})
 _INDEX_ATTEMPTS = 3  # two analyses of one user may file at once: re-read and try again
 Saved = list[tuple[str, str, str]]  # (question, title, path relative to the report)
 
@@ -177,19 +178,35 @@ def _saved_charts(run: Run, result: dict[str, Any]) -> Decision | Saved:
 def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """The next call for the report's line in the archive index (None: done, or given up).
 
-    The index was read with the report's writes; a write that lost a race with another
-    analysis of the same user reads it again and retries."""
+    The index was read with the report's writes. An edit inserts the line into what the
+    index holds when it runs (the Store route applies one edit at a time); a write made
+    the index afresh, and two analyses of one user that both found no index would each
+    write their own, the later one without the earlier line: a write is read back once,
+    and a line missing from it is inserted again."""
     index = run.paths.index
-    reads = run.results("read_file", file_path=index)
-    tries = run.results("write_file", file_path=index) + run.results("edit_file", file_path=index)
-    if any(t.ok for t in tries) or len(tries) >= _INDEX_ATTEMPTS:
+    read = ("read_file", {"file_path": index})
+    ops = [r for r in run.view.results
+           if r.name in _INDEX_OPS and r.args.get("file_path") == index]  # fmt: skip
+    tries = [r for r in ops if r.name != "read_file"]
+    done = next((t for t in reversed(tries) if t.ok), None)
+    if done is not None:
+        if done.name == "edit_file":
+            return None
+        after = ops[ops.index(done) + 1 :]
+        if not after:
+            return read
+        if not after[0].ok or f"[{run.paths.stem}.md]" in after[0].content:
+            return None
+    if len(tries) >= _INDEX_ATTEMPTS:
         return None
-    if len(reads) <= len(tries):
-        return ("read_file", {"file_path": index})
+    if not ops or ops[-1].name != "read_file":
+        return read
     row = index_row(run, result)
-    if reads[-1].ok and INDEX_RULE in reads[-1].content:
+    if ops[-1].ok and INDEX_RULE in ops[-1].content:
         return ("edit_file", {"file_path": index, "old_string": INDEX_RULE,
                               "new_string": f"{INDEX_RULE}\n{row}"})  # fmt: skip
+    if done is not None:
+        return None  # never write over an index this run wrote already
     return ("write_file", {"file_path": index, "content": INDEX_HEAD + row + "\n"})
 
 
@@ -220,6 +237,14 @@ def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
         calls += [("download_artifact", {"path": f}) for f in files]
     if not calls:
         return None
+    if index is not None and calls == [index]:
+        return Decision(
+            run.say("阶段 5：核对存档索引。", "Stage 5: checking the archive index.")
+            if index[0] == "read_file"
+            else run.say("阶段 5：更新存档索引。", "Stage 5: updating the archive index."),
+            calls,
+            note="index",
+        )
     return Decision(
         run.say("阶段 5：更新存档索引，导出 HTML 和 PDF，生成下载链接。",
                 "Stage 5: indexing the archive, exporting HTML and PDF, making the links."),
