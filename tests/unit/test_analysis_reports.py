@@ -146,3 +146,35 @@ async def test_exports_and_chart_copies_refuse_paths_outside_the_report_folders(
     assert "not on the chart server" in refused
     bad = await save.ainvoke({"url": "http://charts.test/x.png", "paths": ["/skills/x.png"]})
     assert bad.startswith("Error") and "/analysis/" in bad
+
+
+def test_the_html_page_embeds_each_chart_as_the_parser_would() -> None:
+    """The page is exactly what a Markdown parser makes of the report with its charts
+    written inline as data URIs (the parser only ever sees short stand-ins for them)."""
+    from markdown_it import MarkdownIt
+
+    from graphs.tools.artifacts_report import render_html
+
+    charts = {}
+    for n, colour in enumerate([(200, 30, 30), (30, 30, 200)], 1):
+        out = io.BytesIO()
+        Image.new("RGB", (120, 80), colour).save(out, format="PNG")
+        charts[f"charts/r_{n}.png"] = out.getvalue()
+    markdown = (
+        "# 火花塞比价 <报告>\n\n![价格 *对比*](charts/r_1.png)\n\n"
+        "| 供应商 | 价格 |\n|---|---|\n| A & B | ¥1 |\n\n"
+        'Text `src="charts/r_2.png"` in code stays text.\n\n'
+        "![trend](charts/r_2.png) and ![missing](charts/r_9.png) "
+        "and ![remote](https://example.com/x.png)\n"
+    )
+    page = render_html(markdown, charts, title="火花塞比价", lang="zh-CN")
+    inline = markdown.replace("![missing](charts/r_9.png)", "*missing*")
+    for link, data in charts.items():
+        inline = inline.replace(
+            f"]({link})", f"](data:image/png;base64,{base64.b64encode(data).decode()})"
+        )
+    expected = MarkdownIt("commonmark", {"html": False}).enable("table").render(inline)
+    body = page.split("<body>\n", 1)[1].rsplit("</body>", 1)[0]
+    assert body == expected
+    assert body.count('src="data:image/png;base64,') == 2
+    assert "embedded-" not in page
