@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,41 @@ def test_fonts_are_subset_by_harfbuzz() -> None:
 
     assert ffi.harfbuzz_subset is not None, "apt-get install libharfbuzz-subset0"
     assert ffi.harfbuzz.hb_version_atleast(4, 1, 0)  # what WeasyPrint asks of it
+
+
+def test_more_reports_at_once_than_a_worker_makes_are_all_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """16 analyses finishing together: each report gets its PDF, across worker changes
+    (Python 3.11's own worker recycling left every report after the 8th waiting for good)."""
+    monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 90.0)
+    count = 2 * pdf_worker.TASKS_PER_WORKER + 3
+    pages = [PAGE.replace("16.56", f"{n}.00") for n in range(count)]
+    try:
+        with ThreadPoolExecutor(count) as pool:
+            pdfs = list(pool.map(pdf_worker.render_pdf, pages))
+        assert all(pdf.startswith(b"%PDF") for pdf in pdfs)
+        assert len(set(pdfs)) == count  # each its own page
+        assert pdf_worker.render_pdf(PAGE).startswith(b"%PDF")  # and the next one too
+    finally:
+        pdf_worker.shutdown()
+
+
+def test_a_stuck_worker_is_stopped_and_the_next_report_gets_a_fresh_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf_worker, "_render", _sleep_render)
+    monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 1.0)
+    try:
+        with pytest.raises(TimeoutError):
+            pdf_worker.render_pdf("stuck")
+        monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 60.0)
+        assert pdf_worker.render_pdf("fine") == b"%PDF fine"  # not queued behind it
+    finally:
+        pdf_worker.shutdown()
+
+
+def _sleep_render(page: str) -> bytes:
+    if page == "stuck":
+        time.sleep(600)
+    return b"%PDF " + page.encode()
