@@ -14,8 +14,8 @@ from graphs.offline.scope import Scope, read_scope
 from graphs.offline.text import is_chinese, today_in
 
 __all__ = [
-    "FX_TO_CNY", "INPUT", "MAX_DETAILS", "MAX_PARTS", "PAGE", "RESULT", "SANDBOX_SCRIPT",
-    "SCRIPT", "SKILLS", "SKILL_MD", "URL_MAP", "URL_MAP_DIR", "Paths", "Run",
+    "DETAILS_BATCH", "FX_TO_CNY", "INPUT", "MAX_DETAILS", "MAX_PARTS", "PAGE", "RESULT",
+    "SANDBOX_SCRIPT", "SCRIPT", "SKILLS", "SKILL_MD", "URL_MAP", "URL_MAP_DIR", "Paths", "Run",
 ]  # fmt: skip
 
 SKILLS = "/skills/procurement/"
@@ -35,6 +35,12 @@ PAGE = 100
 # model's context would. Four keep both; the report lists the rest with the rule.
 MAX_PARTS = 4
 MAX_DETAILS = 40  # part details fetched to choose them
+# Part details asked in one ``part_query(part_ids=...)`` call (the tool takes up to 50).
+# One call per part put ~40 tool messages in the thread, which the Agent Server
+# re-serialises at every later turn (issue 18: bench_analysis_ramp, 16 analyses at 7x
+# the time of one); two calls of 20 keep each answer well under the size the graph
+# moves to a file.
+DETAILS_BATCH = 20
 FX_TO_CNY = {"CNY": 1.0, "USD": 7.2}
 _USER = re.compile(r"user_id=([^;,\s]+)")
 _TASK = re.compile(r"task_id=([0-9A-Za-z-]+)")
