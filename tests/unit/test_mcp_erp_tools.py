@@ -184,6 +184,23 @@ async def test_part_query_many_parts_in_one_request(
     assert fifty["missing"] == []
 
 
+async def test_the_analysts_batches_stay_in_the_conversation(erp_mcp: Client[Any]) -> None:
+    """Every category's detail batches, as the offline analyst asks them, come back under
+    the size the graphs move to a file (the planner would not read an evicted answer)."""
+    from graphs.offline.policies.analyst.run import DETAILS_BATCH, MAX_DETAILS
+    from tests.unit.planner_harness import EVICTED_CHARS
+
+    largest = 0
+    for category in (await call(erp_mcp, "category_list"))["items"]:
+        listed = await call(erp_mcp, "part_query", category=category["code"], size=100)
+        ids = [p["id"] for p in listed["items"]][:MAX_DETAILS]
+        for n in range(0, len(ids), DETAILS_BATCH):
+            answer = await erp_mcp.call_tool("part_query", {"part_ids": ids[n : n + DETAILS_BATCH]})
+            text = answer.content[0].text  # type: ignore[union-attr]
+            largest = max(largest, len(text))
+    assert 0 < largest < 0.8 * EVICTED_CHARS, largest
+
+
 async def test_part_query_filters_are_forwarded(
     erp_mcp: Client[Any], real_erp: InProcessErp
 ) -> None:
