@@ -52,7 +52,8 @@ ANALYST_PROMPT = """你是采购分析师，在后台线程里工作，完成后
 今天是 {today}。按 /skills/procurement/procurement-analysis/SKILL.md 的 5 个阶段工作：
 1. ls /skills/procurement/ 并读需要的技能；
 2. 采集数据：ERP（supplier_query、part_query、part_search、part_by_supplier、\
-order_search_details、inventory_warning），报价网址（supplier-price-urls 的 url_mapping.yaml），\
+order_search_details、inventory_warning；零件报价与库存用 part_query(part_ids=[...]) 一次读多个，\
+每次至多 50 个，不要逐个读），报价网址（supplier-price-urls 的 url_mapping.yaml），\
 用 fetch_url 抓取供应商网页报价；【分析范围】已解析，照它做；
 3. 在沙箱里写 Python 脚本并用 execute 运行，输出 /data/analysis_result.json；
 4. 用 generate_visualization 画 2-4 张图，save_chart 存到报告旁边和存档；

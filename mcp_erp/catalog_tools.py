@@ -34,9 +34,23 @@ async def supplier_query(
     return shapes.page(await erp.get("/suppliers/search", params))
 
 
+MAX_PART_IDS = 50
+"""As many ids as one ERP ``GET /parts/details`` answers (docs/erp_api.md)."""
+
+
 async def part_query(
     ctx: Context,
     part_id: Annotated[PartId | None, Field(description="Fetch this part with offers.")] = None,
+    # One call for many parts: each call costs the agent a turn's worth of state, so a
+    # model reading a category's details should not need one call per part.
+    part_ids: Annotated[
+        list[PartId] | None,
+        Field(
+            min_length=1,
+            max_length=MAX_PART_IDS,
+            description=f"Fetch these parts (1-{MAX_PART_IDS}) with offers, in one call.",
+        ),
+    ] = None,
     name: Annotated[Text, Field(description="Fuzzy name filter.")] = "",
     category: Annotated[
         Text | None, Field(description="Category code, Chinese or English name.")
@@ -45,10 +59,17 @@ async def part_query(
     page: Page = 1,
     size: Size = 20,
 ) -> dict[str, Any]:
-    """The part ``part_id`` with offers and inventory, or a filtered page of parts."""
+    """The part ``part_id`` with offers and inventory; the parts ``part_ids`` as
+    ``{"items": [part with offers and inventory], "missing": [ids of no part]}`` in the
+    order asked; or a filtered page of parts."""
     erp = erp_from(ctx)
+    if part_id is not None and part_ids is not None:
+        raise ToolError("Give either part_id (one part) or part_ids (several parts), not both.")
     if part_id is not None:
         return shapes.record(await erp.get(f"/parts/{path_segment(part_id)}"))
+    if part_ids is not None:
+        ids = ",".join(str(i) for i in part_ids)
+        return shapes.record(await erp.get("/parts/details", {"ids": ids}))
     params = {
         "name": name or None,
         "category": category,

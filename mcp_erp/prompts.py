@@ -19,8 +19,9 @@ SUPPLIER_QUERY = (
     "or one supplier by supplier_id."
 )
 PART_QUERY = (
-    "One part with its supplier offers (price, MOQ, lead time) and inventory, by part_id; "
-    "otherwise a page of parts filtered by name, category and/or supplier_id."
+    "Parts with their supplier offers (price, MOQ, lead time) and inventory: one by part_id, "
+    "or up to 50 in one call by part_ids ({items, missing}); otherwise a page of parts "
+    "filtered by name, category and/or supplier_id."
 )
 PART_SEARCH = (
     "Fuzzy part search in Chinese or English over name, sku, model, brand and category; "

@@ -224,6 +224,18 @@ async def part_get(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(catalogue.get_part, erp.db, erp.master, part_id))
 
 
+MAX_PART_DETAILS = 50
+"""How many ids one ``GET /parts/details`` may name."""
+
+
+@endpoint
+async def part_details(request: Request) -> Response:
+    """GET /parts/details?ids=1,2,3: several parts' records, in the order asked."""
+    erp = _erp(request)
+    ids = params.id_list(request.query_params, "ids", max_count=MAX_PART_DETAILS)
+    return JSONResponse(await run_in_threadpool(catalogue.get_parts, erp.db, erp.master, ids))
+
+
 @endpoint
 async def part_equivalents(request: Request) -> Response:
     """GET /parts/{part_id}/equivalents."""
@@ -369,6 +381,8 @@ ROUTES = [
     Route("/categories", category_list),
     Route("/parts", part_list),
     Route("/parts/search", part_search),
+    # Before /parts/{id}, which would take "details" for an id (and answer NOT_FOUND).
+    Route("/parts/details", part_details),
     Route("/parts/supplier/{supplier_id}", part_by_supplier),
     Route("/parts/{part_id}/equivalents", part_equivalents),
     Route("/parts/{id}", part_get),

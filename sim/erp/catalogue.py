@@ -6,6 +6,7 @@ price-list rows and stock from the database.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -100,17 +101,41 @@ def search_parts(master: MasterData, name: str, limit: int) -> dict[str, Any]:
 
 def get_part(db: Database, master: MasterData, part_id: int) -> dict[str, Any]:
     """One part with every supplier's offer (cheapest first) and its stock."""
-    part = known_part(master, part_id)
-    with db.read() as session:
-        rows = session.scalars(
-            select(SupplierPrice)
-            .where(SupplierPrice.part_id == part_id)
-            .order_by(SupplierPrice.price_minor, SupplierPrice.supplier_id, SupplierPrice.id)
-        ).all()
-        inv = session.get(Inventory, part_id)
-        offers = [offer_view(sp, master.suppliers[sp.supplier_id]) for sp in rows]
-        stock = inventory_view(inv) if inv is not None else None
-    return dict(part) | {"offers": offers, "inventory": stock}
+    found = get_parts(db, master, [part_id])
+    if found["missing"]:
+        known_part(master, part_id)  # raises NOT_FOUND
+    record: dict[str, Any] = found["items"][0]
+    return record
+
+
+def get_parts(db: Database, master: MasterData, part_ids: Sequence[int]) -> dict[str, Any]:
+    """Several parts, each the record :func:`get_part` gives, in the order asked.
+
+    ``{"items": [record], "missing": [id]}``: an id asked twice is answered once (at its
+    first place); ids of no part are listed in ``missing`` (in the order asked) rather than
+    failing the others, so one stale id does not cost a caller the whole batch. Offers and
+    stock of all the parts are read in one transaction (two queries).
+    """
+    wanted = list(dict.fromkeys(part_ids))
+    known = [i for i in wanted if i in master.parts]
+    missing = [i for i in wanted if i not in master.parts]
+    offers: dict[int, list[Any]] = {i: [] for i in known}
+    stock: dict[int, Any] = {}
+    if known:
+        with db.read() as session:
+            rows = session.scalars(
+                select(SupplierPrice)
+                .where(SupplierPrice.part_id.in_(known))
+                .order_by(SupplierPrice.price_minor, SupplierPrice.supplier_id, SupplierPrice.id)
+            ).all()
+            for sp in rows:
+                offers[sp.part_id].append(offer_view(sp, master.suppliers[sp.supplier_id]))
+            for inv in session.scalars(select(Inventory).where(Inventory.part_id.in_(known))):
+                stock[inv.part_id] = inventory_view(inv)
+    items = [
+        dict(master.parts[i]) | {"offers": offers[i], "inventory": stock.get(i)} for i in known
+    ]
+    return {"items": items, "missing": missing}
 
 
 def parts_of_supplier(

@@ -101,3 +101,42 @@ def path_id(value: str, what: str) -> int:
     if value.isascii() and value.isdigit() and len(value) <= 10 and int(value) <= 2_147_483_647:
         return int(value)
     raise ErpError("NOT_FOUND", f"There is no {what} with id {echo(value)}.", {"id": value[:40]})
+
+
+def id_list(params: QueryParams, name: str, *, max_count: int) -> list[int]:
+    """A required comma-separated list of 1..``max_count`` positive ids (``ids=1,2,3``).
+
+    Blanks around commas are allowed; an empty entry, a non-number or zero is a
+    VALIDATION error naming the entry.
+    """
+    raw = text(params, name, max_len=max_count * 12)
+    if raw is None:
+        raise ErpError(
+            "VALIDATION",
+            f"{name} is required: 1 to {max_count} part ids separated by commas, e.g. 1,2,3.",
+            {"field": name},
+        )
+    entries = [entry.strip() for entry in raw.split(",")]
+    if len(entries) > max_count:
+        raise ErpError(
+            "VALIDATION",
+            f"{name} names {len(entries)} ids; ask for at most {max_count} at a time.",
+            {"field": name, "max": max_count, "count": len(entries)},
+        )
+    ids: list[int] = []
+    for entry in entries:
+        if not (entry.isascii() and entry.isdigit()) or len(entry) > 10:
+            raise ErpError(
+                "VALIDATION",
+                f"{name} must be whole numbers separated by commas; {echo(entry)} is not one.",
+                {"field": name, "value": entry[:40]},
+            )
+        value = int(entry)
+        if not 1 <= value <= 2_147_483_647:
+            raise ErpError(
+                "VALIDATION",
+                f"{name} must be ids from 1 to 2147483647, not {value}.",
+                {"field": name, "value": entry[:40]},
+            )
+        ids.append(value)
+    return ids

@@ -100,6 +100,10 @@ async def test_nine_tools_over_streamable_http(mcp: ServiceHandle) -> None:
         assert len(listed["items"]) == 3 and listed["has_more"] is True
         part = await call(client, "part_query", part_id=listed["items"][0]["id"])
         assert part["offers"] and "safety_stock" in part["inventory"]
+        ids = [p["id"] for p in reversed(listed["items"])]
+        batch = await call(client, "part_query", part_ids=ids)
+        assert [p["id"] for p in batch["items"]] == ids and batch["missing"] == []
+        assert batch["items"][-1] == part
         offer = part["offers"][0]
         assert isinstance(offer["price_minor"], int) and isinstance(offer["price"], str)
 

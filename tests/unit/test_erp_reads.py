@@ -163,6 +163,57 @@ def test_part_detail_has_offers_and_stock(client: TestClient) -> None:
     assert_error(client.get("/parts/99999"), 404, "NOT_FOUND")
 
 
+def test_part_details_are_each_part_record_in_the_order_asked(client: TestClient) -> None:
+    ids = [30, 1, 7, 12]
+    found = get(client, "/parts/details", ids=",".join(map(str, ids)))
+    assert set(found) == {"items", "missing"}
+    assert found["missing"] == []
+    assert [p["id"] for p in found["items"]] == ids
+    for record in found["items"]:
+        assert record == get(client, f"/parts/{record['id']}")
+        assert record["offers"] and record["inventory"] is not None
+
+
+def test_part_details_up_to_fifty_with_blanks_and_a_repeat(client: TestClient) -> None:
+    ids = list(range(50, 0, -1))
+    found = get(client, "/parts/details", ids=" , ".join(map(str, ids)))
+    assert [p["id"] for p in found["items"]] == ids
+    assert sum(len(p["offers"]) for p in found["items"]) == sum(
+        1 for p in CATALOG.prices if p.part_id <= 50
+    )
+    repeated = get(client, "/parts/details", ids="5,3,5")
+    assert [p["id"] for p in repeated["items"]] == [5, 3]
+
+
+def test_part_details_name_unknown_ids_and_answer_the_others(client: TestClient) -> None:
+    found = get(client, "/parts/details", ids="99999,2,88888")
+    assert [p["id"] for p in found["items"]] == [2]
+    assert found["items"][0] == get(client, "/parts/2")
+    assert found["missing"] == [99999, 88888]
+    assert get(client, "/parts/details", ids="99999") == {"items": [], "missing": [99999]}
+
+
+@pytest.mark.parametrize(
+    "ids", ["", "  ", "1,,2", "1,abc", "1.5", "-3", "0", "1;2", "99999999999", "１"]
+)
+def test_part_details_malformed_ids_are_validation(erp: WatchedErp, ids: str) -> None:
+    before = erp.watch.state()
+    error = assert_error(erp.client.get("/parts/details", params={"ids": ids}), 422, "VALIDATION")
+    assert error["details"]["field"] == "ids"
+    assert erp.watch.state() == before
+
+
+def test_part_details_refuse_more_than_fifty(client: TestClient) -> None:
+    error = assert_error(
+        client.get("/parts/details", params={"ids": ",".join(map(str, range(1, 52)))}),
+        422,
+        "VALIDATION",
+    )
+    assert error["details"] == {"field": "ids", "max": 50, "count": 51}
+    assert "50" in error["message"]
+    assert_error(client.get("/parts/details"), 422, "VALIDATION")
+
+
 def test_parts_of_a_supplier_with_offers(client: TestClient) -> None:
     found = get(client, "/parts/supplier/37", size=5)
     assert found["supplier"]["code"] == "HKGLOBAL"

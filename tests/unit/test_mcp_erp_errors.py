@@ -299,6 +299,10 @@ async def test_silent_erp_times_out_with_advice_reads_retried_writes_not() -> No
         ("supplier_query", {"status": "gone"}, "status"),
         ("part_query", {"page": 0}, "greater than or equal to 1"),
         ("part_query", {"size": 101}, "less than or equal to 100"),
+        ("part_query", {"part_ids": list(range(1, 52))}, "at most 50 items"),
+        ("part_query", {"part_ids": []}, "at least 1 item"),
+        ("part_query", {"part_ids": [1, 0]}, "greater than or equal to 1"),
+        ("part_query", {"part_ids": ["1,2"]}, "valid integer"),
         ("part_search", {}, "Missing required argument"),
         ("part_search", {"name": ""}, "at least 1 character"),
         ("part_search", {"name": "x" * 100_000}, "at most 200 characters"),
@@ -329,6 +333,14 @@ async def test_bad_arguments_are_refused_before_any_request(
     text = await refused(erp_mcp, tool, args)
     assert fragment in text
     assert "validation error" in text
+    assert real_erp.transport.sent == []
+
+
+async def test_part_id_and_part_ids_together_are_refused_before_any_request(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    text = await refused(erp_mcp, "part_query", {"part_id": 1, "part_ids": [2, 3]})
+    assert "part_id" in text and "part_ids" in text and "not both" in text
     assert real_erp.transport.sent == []
 
 

@@ -111,6 +111,11 @@ async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[A
     line = create["properties"]["lines"]["items"]
     assert line["properties"]["quantity"]["exclusiveMinimum"] == 0
     assert tools["part_query"].inputSchema["properties"]["size"]["maximum"] == 100
+    part_ids = tools["part_query"].inputSchema["properties"]["part_ids"]
+    assert any(
+        option.get("maxItems") == 50 and option.get("minItems") == 1
+        for option in part_ids.get("anyOf", [part_ids])
+    ), part_ids
 
 
 async def test_supplier_query_by_name_status_and_id(
@@ -158,6 +163,42 @@ async def test_part_query_one_part_with_offers_and_stock(
     for offer in part["offers"]:
         assert offer["price"] == money(offer["price_minor"], offer["currency"])
         assert offer["min_order_qty"] >= 1
+
+
+async def test_part_query_many_parts_in_one_request(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    before = len(real_erp.transport.sent)
+    found = await call(erp_mcp, "part_query", part_ids=[12, 1, 99999, 7])
+    assert len(real_erp.transport.sent) == before + 1
+    assert last_sent(real_erp) == ("GET", "/parts/details", {"ids": ["12,1,99999,7"]})
+    assert [p["id"] for p in found["items"]] == [12, 1, 7]
+    assert found["missing"] == [99999]
+    for part in found["items"]:
+        # Each record is the one a single part_id call gives.
+        assert part == await call(erp_mcp, "part_query", part_id=part["id"])
+        assert part["offers"] and "safety_stock" in part["inventory"]
+
+    fifty = await call(erp_mcp, "part_query", part_ids=list(range(1, 51)))
+    assert [p["id"] for p in fifty["items"]] == list(range(1, 51))
+    assert fifty["missing"] == []
+
+
+async def test_the_analysts_batches_stay_in_the_conversation(erp_mcp: Client[Any]) -> None:
+    """Every category's detail batches, as the offline analyst asks them, come back under
+    the size the graphs move to a file (the planner would not read an evicted answer)."""
+    from graphs.offline.policies.analyst.run import DETAILS_BATCH, MAX_DETAILS
+    from tests.unit.planner_harness import EVICTED_CHARS
+
+    largest = 0
+    for category in (await call(erp_mcp, "category_list"))["items"]:
+        listed = await call(erp_mcp, "part_query", category=category["code"], size=100)
+        ids = [p["id"] for p in listed["items"]][:MAX_DETAILS]
+        for n in range(0, len(ids), DETAILS_BATCH):
+            answer = await erp_mcp.call_tool("part_query", {"part_ids": ids[n : n + DETAILS_BATCH]})
+            text = answer.content[0].text  # type: ignore[union-attr]
+            largest = max(largest, len(text))
+    assert 0 < largest < 0.8 * EVICTED_CHARS, largest
 
 
 async def test_part_query_filters_are_forwarded(

@@ -15,7 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from graphs.offline.policies.analyst import SCRIPT, URL_MAP
-from tests.unit.test_offline_world import World, converse
+from tests.unit.test_offline_world import OFFERS, PARTS, SUPPLIERS, World, converse, offer
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_PATH = ROOT / "skills" / SCRIPT.removeprefix("/skills/")
@@ -194,13 +194,38 @@ SYSTEM = (
 )
 
 
-def run(request: str, sandbox: Sandbox | None = None) -> tuple[World, Sandbox, list[Any]]:
+def run(
+    request: str,
+    sandbox: Sandbox | None = None,
+    *,
+    world: World | None = None,
+    schemas: dict[str, dict[str, Any]] | None = None,
+) -> tuple[World, Sandbox, list[Any]]:
     sandbox = sandbox or Sandbox()
-    world = World(extra=sandbox.handlers())
+    world = world or World()
+    world.extra = {**sandbox.handlers(), **world.extra}
     messages = converse(
-        "analyst", request, world, system=SYSTEM, max_turns=40, tools_extra=EXTRA_TOOLS
+        "analyst",
+        request,
+        world,
+        system=SYSTEM,
+        max_turns=40,
+        tools_extra=EXTRA_TOOLS,
+        schemas=schemas,
     )
     return world, sandbox, messages
+
+
+def detail_turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
+    """The arguments of each turn's part detail reads (by part_id or part_ids)."""
+    turns = []
+    for m in messages:
+        if isinstance(m, AIMessage):
+            reads = [c["args"] for c in m.tool_calls if c["name"] == "part_query"
+                     and {"part_id", "part_ids"} & set(c["args"])]  # fmt: skip
+            if reads:
+                turns.append(reads)
+    return turns
 
 
 def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
@@ -218,8 +243,9 @@ def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
     )
     assert names.index("generate_visualization") < report_write
     # Only the category the request named: 链轮 (SK), not 后视镜.
-    detail_ids = [a["part_id"] for n, a in world.calls if n == "part_query" and "part_id" in a]
-    assert sorted(detail_ids) == [101, 102]
+    # Both of its parts' details in one batched read (the tool takes part_ids).
+    details = [a for n, a in world.calls if n == "part_query" and {"part_id", "part_ids"} & set(a)]
+    assert details == [{"part_ids": [101, 102]}]
     result = json.loads(sandbox.files["/data/analysis_result.json"])
     part = result["parts"][0]
     assert part["sku"] == "SK-ACME-428"  # the part most suppliers offer comes first
@@ -256,6 +282,66 @@ def test_five_stages_produce_the_report_with_sources_and_charts() -> None:
     assert "127.0.0.1" not in text
 
 
+def test_a_large_category_is_read_in_batches_of_twenty_in_one_turn() -> None:
+    # 45 sprockets: the policy reads at most 40 candidates' details, then analyses the
+    # ones most suppliers offer (here 428 and 520, the only ones with two offers).
+    extra = [
+        {**PARTS[0], "id": 300 + n, "sku": f"SK-ACME-{600 + n}", "model": str(600 + n),
+         "name_zh": f"艾克米 链轮 {600 + n}", "name_en": f"Acme Sprocket {600 + n}"}
+        for n in range(43)
+    ]  # fmt: skip
+    offers = {**OFFERS, **{p["id"]: [offer(p["id"], SUPPLIERS[0], 5000)] for p in extra}}
+    offers[102] = [*OFFERS[102], offer(102, SUPPLIERS[1], 3000)]
+    world = World(parts=[*PARTS, *extra], offers=offers)
+    _, sandbox, messages = run("帮我对链轮做供应商比价分析", world=world)
+    listed = [101, 102, *(p["id"] for p in extra)][:40]
+    [batches] = detail_turns(messages)  # one turn, and no part read one by one
+    assert [len(b["part_ids"]) for b in batches] == [20, 20]
+    assert [i for b in batches for i in b["part_ids"]] == listed
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert [p["sku"] for p in result["parts"]][:2] == ["SK-ACME-428", "SK-ACME-520"]
+    # Every part analysed carries the offers its batched record gave.
+    for part in result["parts"]:
+        pid = next(p["id"] for p in world.parts if p["sku"] == part["sku"])
+        assert {r["supplier_code"] for r in part["suppliers"]} == {
+            o["supplier_code"] for o in offers[pid]
+        }
+    assert result["selection"]["candidates"] == 40 and result["selection"]["in_category"] == 45
+
+
+def test_a_part_query_without_part_ids_is_read_part_by_part() -> None:
+    # Another ERP client's part_query: its schema lists its parameters, no part_ids.
+    schema = {k: {"type": "integer"} for k in ("part_id", "supplier_id", "page", "size")}
+    schema["category"] = {"type": "string"}
+    world, sandbox, _ = run("帮我对链轮做供应商比价分析", schemas={"part_query": schema})
+    details = [a for n, a in world.calls if n == "part_query" and {"part_id", "part_ids"} & set(a)]
+    assert details == [{"part_id": 101}, {"part_id": 102}]
+    # The single answers are understood: the same numbers as from a batch.
+    rows = {
+        r["supplier_code"]: r
+        for r in json.loads(sandbox.files["/data/analysis_result.json"])["parts"][0]["suppliers"]
+    }
+    assert rows["ACME"]["contract_price"] == 25.0 and rows["ZENITH"]["contract_price"] == 24.0
+
+
+def test_a_part_the_batch_says_is_missing_is_left_out_not_asked_again() -> None:
+    erp = World()  # answers as usual; the batch then loses 102 (deleted meanwhile)
+
+    def without_520(args: dict[str, Any]) -> Any:
+        found = json.loads(erp.answer("part_query", args)[0])
+        if "part_ids" in args:
+            found["items"] = [p for p in found["items"] if p["id"] != 102]
+            found["missing"] = [102]
+        return found
+
+    world = World()
+    world.extra = {"part_query": without_520}
+    _, sandbox, messages = run("帮我对链轮做供应商比价分析", world=world)
+    assert detail_turns(messages) == [[{"part_ids": [101, 102]}]]
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert [p["sku"] for p in result["parts"]] == ["SK-ACME-428"]
+
+
 def test_a_second_analysis_is_filed_beside_the_first() -> None:
     sandbox = Sandbox()
     run("帮我对链轮做供应商比价分析", sandbox)
@@ -276,7 +362,9 @@ def test_a_second_analysis_is_filed_beside_the_first() -> None:
 def test_a_resolved_scope_reads_only_its_category() -> None:
     body = "【分析需求正文】帮我做供应商比价分析\n【分析范围】" + '{"categories": ["SK"]}'
     world, sandbox, _ = run(body)
-    listed = [a for n, a in world.calls if n == "part_query" and "part_id" not in a]
+    listed = [
+        a for n, a in world.calls if n == "part_query" and not {"part_id", "part_ids"} & set(a)
+    ]
     assert listed and all(a.get("category") == "SK" for a in listed)
     result = json.loads(sandbox.files["/data/analysis_result.json"])
     assert result["category"]["code"] == "SK" and result["scope"] == {"categories": ["SK"]}

@@ -75,6 +75,14 @@ class World:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     orders: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Callable[[dict[str, Any]], Any]] = field(default_factory=dict)
+    parts: list[dict[str, Any]] = field(default_factory=lambda: PARTS)
+    offers: dict[int, list[dict[str, Any]]] = field(default_factory=lambda: OFFERS)
+
+    def detail(self, part: dict[str, Any]) -> dict[str, Any]:
+        """A part's record as the ERP's ``GET /parts/{id}`` answers it."""
+        return {**part, "offers": self.offers.get(part["id"], []),
+                "inventory": {"on_hand": 5, "reserved": 0, "on_order": 0,
+                              "safety_stock": 10, "reorder_point": 12}}  # fmt: skip
 
     def page(self, items: list[Any], args: dict[str, Any]) -> dict[str, Any]:
         page, size = int(args.get("page", 1)), int(args.get("size", 20))
@@ -100,18 +108,24 @@ class World:
             ]
             return json.dumps(self.page(items, args), ensure_ascii=False), "success"
         if name == "part_query":
+            by_id = {p["id"]: p for p in self.parts}
             if "part_id" in args:
-                part = next(p for p in PARTS if p["id"] == args["part_id"])
-                detail = {**part, "offers": OFFERS.get(part["id"], []),
-                          "inventory": {"on_hand": 5, "reserved": 0, "on_order": 0,
-                                        "safety_stock": 10, "reorder_point": 12}}  # fmt: skip
+                detail = self.detail(by_id[args["part_id"]])
                 return json.dumps(detail, ensure_ascii=False), "success"
+            if "part_ids" in args:  # like the ERP's GET /parts/details
+                ids = list(dict.fromkeys(args["part_ids"]))
+                if not 1 <= len(args["part_ids"]) <= 50:
+                    return "Error: part_ids takes 1 to 50 ids", "error"
+                found = {"items": [self.detail(by_id[i]) for i in ids if i in by_id],
+                         "missing": [i for i in ids if i not in by_id]}  # fmt: skip
+                return json.dumps(found, ensure_ascii=False), "success"
             # Filtered like the ERP's GET /parts: by category code and by who sells the part.
             listed = [
-                p for p in PARTS
+                p for p in self.parts
                 if args.get("category") in (None, p["category_code"])
                 and (args.get("supplier_id") is None
-                     or any(o["supplier_id"] == args["supplier_id"] for o in OFFERS[p["id"]]))
+                     or any(o["supplier_id"] == args["supplier_id"]
+                            for o in self.offers.get(p["id"], [])))
             ]  # fmt: skip
             return json.dumps(self.page(listed, args), ensure_ascii=False), "success"
         if name == "category_list":
@@ -179,15 +193,19 @@ TOOL_NAMES = (
 )  # fmt: skip
 
 
-def tools(names: Iterable[str] = TOOL_NAMES) -> list[StructuredTool]:
-    """Stand-in tools so the planner knows their names (it never runs them)."""
+def tools(
+    names: Iterable[str] = TOOL_NAMES, schemas: dict[str, dict[str, Any]] | None = None
+) -> list[StructuredTool]:
+    """Stand-in tools so the planner knows their names (it never runs them); ``schemas``
+    gives some of them their parameters (JSON schema properties), the others list none."""
 
     def noop(**kwargs: Any) -> str:
         return ""
 
     return [
-        StructuredTool.from_function(noop, name=n, description=n,
-                                     args_schema={"type": "object", "properties": {}})
+        StructuredTool.from_function(
+            noop, name=n, description=n,
+            args_schema={"type": "object", "properties": (schemas or {}).get(n, {})})
         for n in names
     ]  # fmt: skip
 
@@ -201,9 +219,10 @@ def converse(
     max_turns: int = 30,
     history: list[BaseMessage] | None = None,
     tools_extra: Iterable[str] = (),
+    schemas: dict[str, dict[str, Any]] | None = None,
 ) -> list[BaseMessage]:
     """Run the planner against ``world`` until it answers without tool calls."""
-    bound = tools([*TOOL_NAMES, *tools_extra])
+    bound = tools([*TOOL_NAMES, *tools_extra], schemas)
     model = OfflinePlanner(policy=policy).bind_tools(bound)  # type: ignore[arg-type]
     messages: list[BaseMessage] = list(history or [])
     if system:
@@ -236,3 +255,13 @@ def test_world_pages_like_the_erp() -> None:
     assert first["has_more"] is True and len(first["items"]) == 2
     last = json.loads(world.answer("part_query", {"page": 2, "size": 2})[0])
     assert last["has_more"] is False and len(last["items"]) == 1
+
+
+def test_world_reads_part_details_in_batches_like_the_erp() -> None:
+    world = World()
+    single = json.loads(world.answer("part_query", {"part_id": 102})[0])
+    found = json.loads(world.answer("part_query", {"part_ids": [201, 999, 102]})[0])
+    assert [p["id"] for p in found["items"]] == [201, 102]
+    assert found["missing"] == [999]
+    assert found["items"][1] == single
+    assert world.answer("part_query", {"part_ids": list(range(1, 52))})[1] == "error"

@@ -19,6 +19,7 @@ from graphs.names import match_names
 from graphs.offline.history import ToolResult, strip_line_numbers
 from graphs.offline.policies.analyst.outcome import fail
 from graphs.offline.policies.analyst.run import (
+    DETAILS_BATCH,
     MAX_DETAILS,
     MAX_PARTS,
     PAGE,
@@ -99,14 +100,43 @@ def _focus_candidates(
     return in_category, "category"
 
 
-def _details(run: Run) -> dict[int, dict[str, Any]]:
+def _details(run: Run) -> tuple[dict[int, dict[str, Any]], set[int]]:
+    """Each part's record read so far, from single (``part_id``) and batched (``part_ids``)
+    answers alike; and the ids a batched answer said no part has (``missing``), which are
+    not asked again."""
     out: dict[int, dict[str, Any]] = {}
+    absent: set[int] = set()
     for r in run.view.called("part_query"):
-        if "part_id" in r.args and r.ok:
-            data = r.data()
+        if not r.ok:
+            continue
+        data = r.data()
+        if "part_id" in r.args:
             if isinstance(data, dict) and "offers" in data:
                 out[int(r.args["part_id"])] = data
-    return out
+        elif isinstance(r.args.get("part_ids"), list) and isinstance(data, dict):
+            for item in data.get("items") or []:
+                if isinstance(item, dict) and "offers" in item and "id" in item:
+                    out[int(item["id"])] = item
+            absent |= {int(i) for i in data.get("missing") or [] if isinstance(i, int)}
+    return out, absent - set(out)
+
+
+def _batches(run: Run) -> bool:
+    """Whether ``part_query`` takes ``part_ids``: as its bound schema says, when it lists its
+    parameters; a tool bound without them is taken to (the ERP MCP server's does)."""
+    params = run.view.params("part_query")
+    return not params or "part_ids" in params
+
+
+def _detail_calls(run: Run, ids: list[int]) -> Calls:
+    """The calls that read these parts' details: batches of :data:`DETAILS_BATCH`, all in
+    one turn, or one call per part for a ``part_query`` without ``part_ids``."""
+    if not _batches(run):
+        return [("part_query", {"part_id": i}) for i in ids]
+    return [
+        ("part_query", {"part_ids": ids[n : n + DETAILS_BATCH]})
+        for n in range(0, len(ids), DETAILS_BATCH)
+    ]
 
 
 def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
@@ -250,8 +280,9 @@ def _focus(
     """The part details to analyse (those most suppliers offer) and how they were chosen,
     or the calls to read them."""
     candidates, rule = _focus_candidates(run, in_category)
-    candidates = candidates[:MAX_DETAILS]
-    details = _details(run)
+    details, absent = _details(run)
+    # A part the catalogue listed but the ERP no longer has is left out, not asked again.
+    candidates = [p for p in candidates[:MAX_DETAILS] if int(p["id"]) not in absent]
     missing = [p for p in candidates if int(p["id"]) not in details]
     if missing:
         return Decision(
@@ -260,7 +291,7 @@ def _focus(
                 f"Category: {category['name_en']} ({len(in_category)} parts). Reading offers "
                 "and stock.",
             ),
-            [("part_query", {"part_id": int(p["id"])}) for p in missing],
+            _detail_calls(run, [int(p["id"]) for p in missing]),
             note="details",
         )
     ordered = sorted(
