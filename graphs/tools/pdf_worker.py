@@ -73,9 +73,11 @@ def _submit(page: str) -> tuple[ProcessPoolExecutor, Future[bytes]]:
 
 
 def _stop(pool: ProcessPoolExecutor, *, kill: bool) -> None:
+    # Taken before shutdown, which forgets them.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    if kill:  # a worker stuck on one page would hold its process for ever
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+    if kill:  # a worker stuck on one page holds its process, and the server's exit, for ever
+        for process in processes:
             process.kill()
 
 

@@ -3,6 +3,7 @@ WeasyPrint's layout (issue 18's memory), and a worker that dies is replaced."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -76,20 +77,37 @@ def test_more_reports_at_once_than_a_worker_makes_are_all_made(
 
 
 def test_a_stuck_worker_is_stopped_and_the_next_report_gets_a_fresh_one(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(pdf_worker, "_render", _sleep_render)
     monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 1.0)
+    pid_file = tmp_path / "worker.pid"
     try:
         with pytest.raises(TimeoutError):
-            pdf_worker.render_pdf("stuck")
+            pdf_worker.render_pdf(f"stuck:{pid_file}")
         monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 60.0)
         assert pdf_worker.render_pdf("fine") == b"%PDF fine"  # not queued behind it
+        # The stuck worker is gone (it would otherwise hold the server's exit for 600 s).
+        pid = int(pid_file.read_text())
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid)
     finally:
         pdf_worker.shutdown()
 
 
+def _alive(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    try:
+        state = next(ln for ln in status.read_text().splitlines() if ln.startswith("State:"))
+    except (FileNotFoundError, StopIteration):
+        return False
+    return "zombie" not in state
+
+
 def _sleep_render(page: str) -> bytes:
-    if page == "stuck":
+    if page.startswith("stuck:"):
+        Path(page.removeprefix("stuck:")).write_text(str(os.getpid()))
         time.sleep(600)
     return b"%PDF " + page.encode()
