@@ -28,6 +28,12 @@ async def ask(stack: Stack, thread_id: str, **kwargs: Any) -> dict[str, Any]:
         return dict(thread)
 
 
+def _last_words(thread: dict[str, Any]) -> list[str]:
+    """What the thread ended with, for a failure's message."""
+    messages = (thread.get("values") or {}).get("messages") or []
+    return [f"{m.get('type')}: {str(m.get('content'))[:300]}" for m in messages[-4:]]
+
+
 def rows(stack: Stack, note: str) -> list[str]:
     found = stack.erp_get("/orders/search-details", sku="SP-NGK-IU7", size=100)["items"]
     return [o["order_no"] for o in found if o.get("note") == note]
@@ -40,7 +46,9 @@ async def test_approval_after_a_restart_places_the_order_once(stack: Stack) -> N
         async with get_client(url=stack.url) as client:
             thread_id = str((await client.threads.create())["thread_id"])
         thread = await ask(stack, thread_id, input=message)
-        [approval] = interrupts(thread)
+        found = interrupts(thread)
+        assert len(found) == 1, (thread.get("status"), _last_words(thread))
+        [approval] = found
         note = approval["value"]["action_requests"][0]["args"]["note"]
     with langgraph_dev(stack) as second:  # same folder: same checkpoints
         stack.agent = second
