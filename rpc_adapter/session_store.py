@@ -1,19 +1,24 @@
 """Sessions kept in the LangGraph Store, so a reconnect to any replica resumes them.
 
 Live delivery stays in memory (:mod:`rpc_adapter.sessions`); what a reconnect needs is
-written to the Agent Server's Store (its Store API, through the adapter's SDK client) as
-one item per session, ``("rpc_sessions", <session_id>)`` / ``"session"``
-(:class:`SessionRecord`): who may resume it, its agents and their threads, the client-tool
-calls and the approvals or questions still waiting, and the final messages queued while no
-socket was attached. It is written on those events only, never per delta, and coalesced
-(one write in flight per session, the latest state wins).
+written to the Agent Server's Store (its Store API, through the adapter's SDK client) in
+the session's namespace ``("rpc_sessions", <session_id>)``, one item per adapter instance
+that served it, keyed by the instance's id (:class:`SessionRecord`): who may resume it,
+its agents and their threads, the client-tool calls and the approvals or questions still
+waiting, and the final messages queued while no socket was attached. It is written on
+those events only, never per delta, and coalesced (one write in flight per session, the
+latest state wins).
 
 Ownership: the record names the adapter instance that serves the session (``owner``) and
 an ``epoch`` bumped on every takeover. A reconnect that lands on another instance (or on
 this one after a restart) takes the session over from the record; the instance that held
 it before finds out at its next write or when a tool call times out (every write first
 reads the record) and lets go without resuming or writing anything. The Store has no
-compare-and-set, so epochs order the writers (:meth:`SessionRecord.supersedes`).
+compare-and-set: an instance that checked it still owned the session may write once more
+after another took it over. So each instance writes its own item, never another's, and
+the session's record is the item of the latest takeover (epochs order the writers,
+:meth:`SessionRecord.supersedes`): a late write of the old owner lands in its own item,
+which the new owner's outranks, instead of overwriting the takeover.
 
 Retention: a record lives ``session_ttl`` seconds after its socket left (``expires_at``),
 refreshed while a socket is attached. Where the Store honours item TTLs (a Postgres-backed
@@ -47,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NAMESPACE",
-    "RECORD_KEY",
     "SessionRecord",
     "SessionRecorder",
     "SessionStore",
@@ -64,10 +68,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 NAMESPACE: Final = "rpc_sessions"
-RECORD_KEY: Final = "session"
 _STORE_TIMEOUT = 3.0
 _OUTAGE_S = 15.0
-_SWEEP_PAGE = 100
+_PAGE = 100
 _KEPT_RUNS = 20
 """Run ids kept per agent: the background watcher lists the thread's last 20 runs."""
 
@@ -264,33 +267,60 @@ class SessionStore:
             self._down_until = time.monotonic() + _OUTAGE_S
             raise
 
+    async def _items(self, prefix: list[str]) -> AsyncIterator[dict[str, Any]]:
+        """Every item under ``prefix`` (paged). A Store may match the prefix textually
+        (``rpc_sessions.s1`` also finds ``rpc_sessions.s10``): callers check namespaces."""
+        offset = 0
+        while True:
+            async with self._calling() as client:
+                page = await client.store.search_items(prefix, limit=_PAGE, offset=offset)
+            items = page.get("items") or []
+            for item in items:
+                yield dict(item)
+            if len(items) < _PAGE:
+                return
+            offset += _PAGE
+
+    async def _written(self, session_id: str) -> list[tuple[str, Any]]:
+        """The session's items, one per instance that wrote it: (key, value)."""
+        namespace = self.namespace(session_id)
+        return [
+            (str(item.get("key")), item.get("value"))
+            async for item in self._items(namespace)
+            if list(item.get("namespace") or []) == namespace
+        ]
+
     async def load(self, session_id: str) -> SessionRecord | None:
-        """The session's record, or None when there is none, it expired, or it is unreadable
-        (an expired or unreadable record is deleted). Raises when the Store fails."""
-        async with self._calling() as client:
-            item = await client.store.get_item(self.namespace(session_id), RECORD_KEY)
-        if not item:
-            return None
-        try:
-            record = SessionRecord.model_validate(item.get("value") or {})
-        except ValidationError:
-            logger.warning("session %s: unreadable record in the Store, dropped", session_id)
+        """The session's record (the latest takeover's item), or None when there is none,
+        it expired, or it is unreadable (an expired session's items and unreadable items
+        are deleted). Raises when the Store fails."""
+        latest: SessionRecord | None = None
+        for key, value in await self._written(session_id):
+            try:
+                record = SessionRecord.model_validate(value or {})
+            except ValidationError:
+                record = None
+            if record is None or record.session_id != session_id or record.owner != key:
+                logger.warning("session %s: unreadable record in the Store, dropped", session_id)
+                await self._drop(session_id, key)
+                continue
+            if latest is None or record.supersedes(latest.epoch, latest.owner):
+                latest = record
+        if latest is not None and latest.expired():
             await self.delete(session_id)
             return None
-        if record.session_id != session_id or record.expired():
-            await self.delete(session_id)
-            return None
-        return record
+        return latest
 
     async def save(self, record: SessionRecord) -> None:
-        """Write ``record`` (with a Store TTL where the Store takes one). Raises when the
-        Store fails."""
+        """Write ``record`` as its owner's item (with a Store TTL where the Store takes one).
+        Raises when the Store fails."""
         namespace, value = self.namespace(record.session_id), record.model_dump(mode="json")
+        key = record.owner
         async with self._calling() as client:
             if self._ttl_supported is not False:
                 try:
                     await client.store.put_item(
-                        namespace, RECORD_KEY, value, index=False, ttl=self._ttl_minutes()
+                        namespace, key, value, index=False, ttl=self._ttl_minutes()
                     )
                     self._ttl_supported = True
                     return
@@ -298,38 +328,37 @@ class SessionStore:
                     if self._ttl_supported:
                         raise
                     refused = exc
-            await client.store.put_item(namespace, RECORD_KEY, value, index=False)
+            await client.store.put_item(namespace, key, value, index=False)
             if self._ttl_supported is None:
                 # It took the item without a TTL only: the adapter's sweep cleans up.
                 logger.info("the Store takes no item TTL (%r): sessions swept here", refused)
                 self._ttl_supported = False
 
-    async def delete(self, session_id: str) -> None:
-        """Remove the session's record (nothing when there is none, or the Store fails)."""
+    async def _drop(self, session_id: str, key: str) -> None:
         with contextlib.suppress(Exception):
             async with self._calling() as client:
-                await client.store.delete_item(self.namespace(session_id), RECORD_KEY)
+                await client.store.delete_item(self.namespace(session_id), key)
+
+    async def delete(self, session_id: str, *, keep: str | None = None) -> None:
+        """Remove the session's items (all, or all but instance ``keep``'s: the earlier
+        owners' after a takeover); nothing when there are none, or the Store fails."""
+        with contextlib.suppress(Exception):
+            for key, _ in await self._written(session_id):
+                if key != keep:
+                    await self._drop(session_id, key)
 
     async def sweep(self, now: float | None = None) -> int:
-        """Delete every expired record (left by replicas that died); returns how many."""
+        """Delete every expired item (left by replicas that died, or by an owner that was
+        taken over from); returns how many."""
         now = time.time() if now is None else now
-        expired: list[str] = []
-        offset = 0
-        while True:
-            async with self._calling() as client:
-                page = await client.store.search_items(
-                    [NAMESPACE], limit=_SWEEP_PAGE, offset=offset
-                )
-            items = page.get("items") or []
-            for item in items:
-                expires = (item.get("value") or {}).get("expires_at")
-                if not isinstance(expires, int | float) or expires < now:
-                    expired.append(str(item["namespace"][-1]))
-            if len(items) < _SWEEP_PAGE:
-                break
-            offset += _SWEEP_PAGE
-        for session_id in expired:
-            await self.delete(session_id)
+        expired: list[tuple[str, str]] = []
+        async for item in self._items([NAMESPACE]):
+            namespace = list(item.get("namespace") or [])
+            expires = (item.get("value") or {}).get("expires_at")
+            if len(namespace) == 2 and (not isinstance(expires, int | float) or expires < now):
+                expired.append((namespace[1], str(item.get("key"))))
+        for session_id, key in expired:
+            await self._drop(session_id, key)
         return len(expired)
 
 

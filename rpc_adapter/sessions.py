@@ -469,6 +469,9 @@ class SessionManager:
             await self.store.save(snapshot(session, owner=self.instance, ttl=self.ttl))
         except Exception as exc:
             store_failed(f"session {sid}: takeover not recorded", exc)
+        else:
+            # The earlier owners' items are outranked now; tidy them away meanwhile.
+            self._chore(self.store.delete(sid, keep=self.instance))
         logger.info("session %s taken over from the Store (epoch %d)", sid, session.epoch)
         return Opened(session, True, calls, taken_over=True)
 

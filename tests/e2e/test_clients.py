@@ -41,6 +41,7 @@ from runstack.threads import (
 from tests.e2e.agents_stack import Stack
 from tests.e2e.memory import wait_for_memory
 from tests.e2e.rpc_fixtures.server import standalone_adapter
+from tests.e2e.rpc_fixtures.store import session_record
 from tests.e2e.rpc_fixtures.ws import RawRpc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -235,9 +236,9 @@ async def test_an_approval_is_approved_on_another_adapter_and_makes_one_row(
     finally:
         await rpc.close()
     note = card["args"]["note"]
-    stored = await client.store.get_item(["rpc_sessions", sid], "session")
+    stored = await session_record(client, sid)
     assert stored is not None
-    [agent] = stored["value"]["agents"]
+    [agent] = stored["agents"]
     assert [i["interrupt_id"] for i in agent["interrupts"]] == [card["interrupt_id"]]
     with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
         rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
@@ -258,8 +259,8 @@ async def test_an_approval_is_approved_on_another_adapter_and_makes_one_row(
             assert done["result"]["thread_id"] == card["thread_id"]
         finally:
             await rpc.close()
-    after = await client.store.get_item(["rpc_sessions", sid], "session")
-    assert after is not None and after["value"]["agents"][0]["interrupts"] == []
+    after = await session_record(client, sid)
+    assert after is not None and after["agents"][0]["interrupts"] == []
 
 
 async def test_background_result_arrives_unasked_after_a_reconnect(served: Stack) -> None:
@@ -294,12 +295,12 @@ async def test_background_result_reaches_another_adapter_after_a_reconnect(
         assert chat["result"]["background_tasks"]
     finally:
         await rpc.close()
-    stored = await client.store.get_item(["rpc_sessions", sid], "session")
+    stored = await session_record(client, sid)
     # What a replica needs is in the Store (whether the thread is still marked as followed
     # at this instant races with the analysis, which can end in seconds): the proof is below,
     # the result delivered by the other adapter, once.
     assert stored is not None, "no session record in the Store"
-    assert stored["value"]["agents"][0]["thread_id"] == chat["result"]["thread_id"]
+    assert stored["agents"][0]["thread_id"] == chat["result"]["thread_id"]
     with standalone_adapter({}, agent_server_url=served.url, health_path="/ready") as other:
         rpc = await RawRpc.connect(f"ws://127.0.0.1:{other.port}/v1/ws?session_id={sid}")
         try:

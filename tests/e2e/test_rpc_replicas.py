@@ -25,6 +25,7 @@ from langgraph_sdk.client import LangGraphClient
 
 from runstack.processes import ServiceHandle, free_port, start_service
 from tests.e2e.rpc_fixtures.server import langgraph_dev, standalone_adapter
+from tests.e2e.rpc_fixtures.store import session_record
 from tests.e2e.rpc_fixtures.ws import RawRpc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -68,9 +69,8 @@ def ws(handle: ServiceHandle, session_id: str, query: str = "") -> str:
 
 
 async def record(sdk: LangGraphClient, session_id: str) -> dict[str, Any] | None:
-    """The session's Store item (its value), or None."""
-    item = await sdk.store.get_item(["rpc_sessions", session_id], "session")
-    return None if item is None else dict(item["value"])
+    """The session's record in the Store, or None."""
+    return await session_record(sdk, session_id)
 
 
 async def until(check: Any, within: float, what: str) -> Any:

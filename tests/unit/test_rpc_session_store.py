@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -27,15 +28,16 @@ class StoreApi:
     def __init__(self) -> None:
         self.store = InMemoryStore()
         self.puts = 0
-
-    async def get_item(self, namespace: list[str], key: str, **_: Any) -> dict[str, Any] | None:
-        item = await self.store.aget(tuple(namespace), key)
-        return None if item is None else {"namespace": list(item.namespace), "value": item.value}
+        self.before_put: Callable[[str], Awaitable[None]] | None = None
+        """Runs (once) before a write lands, given the item's key: a write that is slow."""
 
     async def put_item(
         self, namespace: list[str], key: str, value: dict[str, Any], **_: Any
     ) -> None:
         self.puts += 1
+        hook, self.before_put = self.before_put, None
+        if hook is not None:
+            await hook(key)
         await self.store.aput(tuple(namespace), key, value, index=False)
 
     async def delete_item(self, namespace: list[str], key: str) -> None:
@@ -45,7 +47,20 @@ class StoreApi:
         self, prefix: list[str], *, limit: int = 10, offset: int = 0
     ) -> dict[str, Any]:
         found = await self.store.asearch(tuple(prefix), limit=limit, offset=offset)
-        return {"items": [{"namespace": list(i.namespace), "value": i.value} for i in found]}
+        return {
+            "items": [
+                {"namespace": list(i.namespace), "key": i.key, "value": i.value} for i in found
+            ]
+        }
+
+    async def items(self, session_id: str) -> list[dict[str, Any]]:
+        """Every item kept for the session."""
+        return [i.value for i in await self.store.asearch(("rpc_sessions", session_id), limit=100)]
+
+    async def record(self, session_id: str) -> dict[str, Any] | None:
+        """What a reconnect resumes from: the item of the latest takeover."""
+        found = await self.items(session_id)
+        return max(found, key=lambda v: (v["epoch"], v["owner"])) if found else None
 
 
 class Client:
@@ -128,7 +143,7 @@ async def test_a_takeover_moves_the_session_and_the_old_owner_stands_down() -> N
 
     moved = await second.open("s2", principal=alice, user_id="alice")
     assert moved.taken_over and [c.call_id for c in moved.restored_calls] == ["c1"]
-    stored = (await api.get_item(["rpc_sessions", "s2"], "session") or {})["value"]
+    stored = await api.record("s2") or {}
     assert stored["owner"] == second.instance and stored["epoch"] == 1
     # the first instance finds out on its next check, lets go and writes nothing more
     puts = api.puts
@@ -165,7 +180,7 @@ async def test_expired_records_are_not_resumed_and_are_swept() -> None:
     later = time.time() + 3600
     assert await store.sweep(now=time.time()) == 0
     assert await store.sweep(now=later) == 1
-    assert await api.get_item(["rpc_sessions", "s4"], "session") is None
+    assert await api.items("s4") == []
     fresh = await manager(api).open("s4", principal=None, user_id=None)
     assert not fresh.resumed and fresh.session.agents == {}
 
@@ -178,11 +193,11 @@ async def test_a_session_expiring_here_deletes_its_record() -> None:
     opened.session.attach(sock)
     opened.session.detach(sock)
     await opened.session.persist()
-    assert await api.get_item(["rpc_sessions", "s5"], "session") is not None
+    assert await api.record("s5") is not None
     await asyncio.sleep(0.1)
     assert short.expire() == 1
     await short.stop()
-    assert await api.get_item(["rpc_sessions", "s5"], "session") is None
+    assert await api.items("s5") == []
 
 
 async def test_malformed_session_ids_are_refused() -> None:
@@ -201,7 +216,9 @@ class DownStoreApi(StoreApi):
         super().__init__()
         self.calls = 0
 
-    async def get_item(self, namespace: list[str], key: str, **_: Any) -> dict[str, Any] | None:
+    async def search_items(
+        self, prefix: list[str], *, limit: int = 10, offset: int = 0
+    ) -> dict[str, Any]:
         self.calls += 1
         raise ConnectionError("refused")
 
@@ -247,7 +264,7 @@ async def test_a_socket_still_open_on_the_old_instance_is_closed_as_replaced() -
     old.agents["echo"] = AgentBinding("echo", "c", [])
     await old.persist()  # its next write finds the session moved: nothing written
     assert sock.closed == (4000, "session resumed on another adapter")
-    stored = (await api.get_item(["rpc_sessions", "s7"], "session") or {})["value"]
+    stored = await api.record("s7") or {}
     assert stored["owner"] == second.instance and stored["agents"] == []
 
 
@@ -261,10 +278,64 @@ async def test_a_late_write_of_the_old_owner_does_not_take_the_session_back() ->
     assert store is not None
     # the old owner had checked before the takeover, and its write lands after it
     await store.save(snapshot(old, owner=first.instance, ttl=60))
+    assert await old.owned() is False  # it does not get the session back: it stands down
+    assert await new.owned() is True
     new.agents["echo"] = AgentBinding("echo", "c", [], thread_id="t8")
     await new.persist()  # the new owner keeps it and writes over the stale record
     assert not new.moved
-    stored = (await api.get_item(["rpc_sessions", "s8"], "session") or {})["value"]
+    stored = await api.record("s8") or {}
     assert (stored["owner"], stored["epoch"]) == (second.instance, 1)
     assert stored["agents"][0]["thread_id"] == "t8"
-    assert await old.owned() is False  # and the old one stands down at its next check
+
+
+async def test_a_takeover_during_the_old_owners_write_is_not_overwritten() -> None:
+    # The buyer's app drops its socket (the old adapter writes the detach) and reconnects
+    # to another adapter, which takes the session over while that write is on its way.
+    api = StoreApi()
+    first, second = manager(api), manager(api)
+    opened = await first.open("s9", principal=None, user_id=None)
+    old = opened.session
+    sock = Socket()
+    old.attach(sock)
+    old.agents["echo"] = AgentBinding("echo", "cad", [], thread_id="t9")
+    old.open_call("echo", {"call_id": "c9", "tool_name": "bom", "arguments": {}},
+                  interrupt_id="i9", notify=False)  # fmt: skip
+    await old.persist()
+    taken: list[Any] = []
+
+    async def reconnect_elsewhere(key: str) -> None:
+        assert key == first.instance  # the old owner's write, past its ownership check
+        taken.append(await second.open("s9", principal=None, user_id=None))
+
+    api.before_put = reconnect_elsewhere
+    old.detach(sock)
+    await old.persist()
+    [moved] = taken
+    assert moved.taken_over and [c.call_id for c in moved.restored_calls] == ["c9"]
+
+    stored = await api.record("s9") or {}
+    assert (stored["owner"], stored["epoch"]) == (second.instance, 1)
+    # one owner, at once: the old one stands down, the new one keeps it
+    assert await old.owned() is False and "s9" not in first.sessions
+    assert await moved.session.owned() is True
+    # and a reconnect resumes from the takeover, not from the late write
+    third = manager(api)
+    again = await third.open("s9", principal=None, user_id=None)
+    assert again.taken_over and again.session.epoch == 2
+    assert again.session.agents["echo"].thread_id == "t9"
+
+
+async def test_a_takeover_tidies_the_earlier_owners_items_and_sweep_takes_expired_ones() -> None:
+    api = StoreApi()
+    first, second = manager(api), manager(api)
+    await (await first.open("s10", principal=None, user_id=None)).session.persist()
+    await (await first.open("s1", principal=None, user_id=None)).session.persist()
+    await second.open("s1", principal=None, user_id=None)
+    await asyncio.sleep(0.05)  # the tidy-up runs in the background
+    assert [v["owner"] for v in await api.items("s1")] == [second.instance]
+    # another session whose id starts the same is another session
+    assert [v["owner"] for v in await api.items("s10")] == [first.instance]
+    store = second.store
+    assert store is not None
+    assert await store.sweep(now=time.time() + 3600) == 2
+    assert await api.items("s1") == [] and await api.items("s10") == []
