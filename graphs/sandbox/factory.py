@@ -30,6 +30,7 @@ from langgraph.config import get_config
 from graphs.sandbox.bubblewrap import check_bubblewrap, make_bubblewrap_sandbox
 from graphs.sandbox.errors import SandboxConfigError
 from graphs.sandbox.forwarding import ForwardingSandbox
+from graphs.sandbox.issue_order import IssueOrder
 from graphs.sandbox.lazy import LazyWorkspace
 from graphs.sandbox.settings import SandboxSettings
 from graphs.sandbox.workspace import (
@@ -94,6 +95,10 @@ class ThreadSandboxBackend(ForwardingSandbox):
     Plug it in as ``create_deep_agent(backend=ThreadSandboxBackend())`` or as the
     ``default`` of a ``CompositeBackend``. Per-thread backends are built on first
     use and the most recently used ``max_cached`` are kept.
+
+    A thread's async calls take effect in the order they were issued
+    (:mod:`graphs.sandbox.issue_order`): the tool calls of one model message run
+    concurrently, and a listing or read issued after a command sees what it wrote.
     """
 
     def __init__(
@@ -120,6 +125,7 @@ class ThreadSandboxBackend(ForwardingSandbox):
         self._backends: OrderedDict[str, SandboxBackendProtocol] = OrderedDict()
         self._lock = threading.Lock()
         self._touched: dict[str, float] = {}
+        self._order = IssueOrder()
         self.seed: WorkspaceFiles | None = WorkspaceFiles(seed) if seed is not None else None
         """The shared read-only start of every workspace (SkillsSync keeps it current)."""
 
@@ -239,6 +245,11 @@ class ThreadSandboxBackend(ForwardingSandbox):
                 "sandbox: removed %d workspaces idle for over %.0f s", len(removed), max_idle_s
             )
         return removed
+
+    def _in_order(self, *, exclusive: bool) -> contextlib.AbstractAsyncContextManager[None]:
+        # The thread id is read now, synchronously (a context variable), so the turn is
+        # taken when the call is issued, before the hops to worker threads below.
+        return self._order.turn(current_thread_id(), exclusive=exclusive)
 
     def _current(self) -> SandboxBackendProtocol:
         return self.for_thread(current_thread_id())

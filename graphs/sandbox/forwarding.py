@@ -12,6 +12,7 @@ is written here once.
 from __future__ import annotations
 
 import abc
+import contextlib
 
 from deepagents.backends.protocol import (
     BackendProtocol,
@@ -34,6 +35,14 @@ __all__ = ["ForwardingSandbox"]
 class ForwardingSandbox(SandboxBackendProtocol):
     """Every protocol call, forwarded: reads to :meth:`_reader` (:meth:`_areader` from async
     code), writes, deletes, uploads and commands to :meth:`_writer` (:meth:`_awriter`)."""
+
+    def _in_order(self, *, exclusive: bool) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold the async call's turn among the calls issued before it (no order by default).
+
+        Entered by every async call before anything is awaited; ``exclusive`` for writes,
+        deletes, uploads and commands, shared for reads.
+        """
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     def _reader(self) -> BackendProtocol:
@@ -59,7 +68,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def als(self, path: str) -> LsResult:
         """List a folder."""
-        return await (await self._areader()).als(path)
+        async with self._in_order(exclusive=False):
+            return await (await self._areader()).als(path)
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """Read a file."""
@@ -67,7 +77,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """Read a file."""
-        return await (await self._areader()).aread(file_path, offset, limit)
+        async with self._in_order(exclusive=False):
+            return await (await self._areader()).aread(file_path, offset, limit)
 
     def grep(
         self,
@@ -89,7 +100,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
         max_count: int | None = None,
     ) -> GrepResult:
         """Search files for a literal string."""
-        return await (await self._areader()).agrep(pattern, path, glob, max_count=max_count)
+        async with self._in_order(exclusive=False):
+            return await (await self._areader()).agrep(pattern, path, glob, max_count=max_count)
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Find files by pattern."""
@@ -97,7 +109,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Find files by pattern."""
-        return await (await self._areader()).aglob(pattern, path)
+        async with self._in_order(exclusive=False):
+            return await (await self._areader()).aglob(pattern, path)
 
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """Read files as bytes."""
@@ -105,7 +118,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def adownload_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """Read files as bytes."""
-        return await (await self._areader()).adownload_files(paths)
+        async with self._in_order(exclusive=False):
+            return await (await self._areader()).adownload_files(paths)
 
     # ---- writes and commands ----------------------------------------------------------------
 
@@ -115,7 +129,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """Write a file."""
-        return await (await self._awriter()).awrite(file_path, content)
+        async with self._in_order(exclusive=True):
+            return await (await self._awriter()).awrite(file_path, content)
 
     def edit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
@@ -127,7 +142,10 @@ class ForwardingSandbox(SandboxBackendProtocol):
         self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult:
         """Edit a file."""
-        return await (await self._awriter()).aedit(file_path, old_string, new_string, replace_all)
+        async with self._in_order(exclusive=True):
+            return await (await self._awriter()).aedit(
+                file_path, old_string, new_string, replace_all
+            )
 
     def delete(self, file_path: str) -> DeleteResult:
         """Delete a path."""
@@ -135,7 +153,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def adelete(self, file_path: str) -> DeleteResult:
         """Delete a path."""
-        return await (await self._awriter()).adelete(file_path)
+        async with self._in_order(exclusive=True):
+            return await (await self._awriter()).adelete(file_path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write files."""
@@ -143,7 +162,8 @@ class ForwardingSandbox(SandboxBackendProtocol):
 
     async def aupload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Write files."""
-        return await (await self._awriter()).aupload_files(files)
+        async with self._in_order(exclusive=True):
+            return await (await self._awriter()).aupload_files(files)
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         """Run a command."""
@@ -156,4 +176,5 @@ class ForwardingSandbox(SandboxBackendProtocol):
         timeout: int | None = None,  # noqa: ASYNC109 - the protocol's per-command limit
     ) -> ExecuteResponse:
         """Run a command."""
-        return await (await self._awriter()).aexecute(command, timeout=timeout)
+        async with self._in_order(exclusive=True):
+            return await (await self._awriter()).aexecute(command, timeout=timeout)

@@ -98,9 +98,11 @@ def workspace_lock(root: Path) -> threading.RLock:
 
     Each command holds it for as long as it runs (with the repair of its mount
     points before), whichever backend object started it, so two commands never
-    share a workspace at once. File operations take it too, which orders them with
-    the commands of this process (a read issued with a command sees its result);
-    their safety does not rest on it: they are race-free against any process.
+    share a workspace at once. File operations take it too, so none runs while a
+    command of this process does; their safety does not rest on it: they are race-free
+    against any process. It orders nothing: whoever asks first gets it, and calls
+    issued together reach it in any order (the router keeps their issue order,
+    :mod:`graphs.sandbox.issue_order`).
     Re-entrant: a sync file operation called on the event loop's thread while an
     async command holds the lock must not deadlock the loop.
     """

@@ -5,13 +5,16 @@ Driven by a scripted chat model, as deepagents' own tests are.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from deepagents import create_deep_agent
 from deepagents.backends import CompositeBackend, StateBackend
+from deepagents.backends.protocol import ExecuteResponse, LsResult
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.sandbox import (
@@ -20,6 +23,7 @@ from graphs.sandbox import (
     ThreadSandboxBackend,
     check_bubblewrap,
     make_bubblewrap_sandbox,
+    workspace_path,
 )
 from graphs.sandbox.errors import SandboxConfigError
 from tests.blocking import no_blocking_calls
@@ -139,5 +143,58 @@ async def test_async_run_never_blocks_the_event_loop(settings: SandboxSettings) 
 
     execute_msg, read_msg, ls_msg = tool_messages(result)
     assert "exit code 0" in str(execute_msg.content), execute_msg.content
-    assert "hi" in str(read_msg.content), read_msg.content
+    assert str(read_msg.content).splitlines()[-1].strip() == "hi", read_msg.content
     assert "/data/hi.txt" in str(ls_msg.content), ls_msg.content
+
+
+class _LateCommand(BubblewrapSandbox):
+    """A workspace whose commands start late: each waits (at most ``GRACE_S``) until a
+    listing has been made, as a command may when the machine is busy. Without the issue
+    order the listing issued after the command is made first, every time."""
+
+    GRACE_S = 1.0
+
+    def __init__(self, *args: Any, listed: threading.Event, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.listed = listed
+
+    def ls(self, path: str) -> LsResult:
+        try:
+            return super().ls(path)
+        finally:
+            self.listed.set()
+
+    async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:  # noqa: ASYNC109
+        await asyncio.to_thread(self.listed.wait, self.GRACE_S)
+        return await super().aexecute(command, timeout=timeout)
+
+
+async def test_calls_of_one_message_see_each_other_in_the_order_issued(
+    settings: SandboxSettings,
+) -> None:
+    # A model's tool calls of one message run concurrently (ToolNode gathers them): the
+    # listing issued after the command must still list what the command wrote, however
+    # late the command gets to run.
+    listed = threading.Event()
+
+    def late(thread_id: str, *, settings: SandboxSettings) -> _LateCommand:
+        return _LateCommand(
+            workspace_path(settings.sandboxes_dir, thread_id), settings=settings, listed=listed
+        )
+
+    sandboxes = ThreadSandboxBackend(settings=settings, factory=late)
+    model = scripted(
+        {"name": "execute", "args": {"command": "echo hi > /data/hi.txt"}},
+        {"name": "ls", "args": {"path": "/data"}},
+        {"name": "read_file", "args": {"file_path": "/data/hi.txt"}},
+    )
+    agent = create_deep_agent(model=model, backend=sandboxes)
+
+    result = await agent.ainvoke(
+        {"messages": [HumanMessage("hi")]}, config={"configurable": {"thread_id": "late"}}
+    )
+
+    execute_msg, ls_msg, read_msg = tool_messages(result)
+    assert "exit code 0" in str(execute_msg.content), execute_msg.content
+    assert "/data/hi.txt" in str(ls_msg.content), ls_msg.content
+    assert str(read_msg.content).splitlines()[-1].strip() == "hi", read_msg.content
