@@ -35,6 +35,7 @@ __all__ = ["AFTER_FOCUS", "stage_data"]
 AFTER_FOCUS = frozenset({"grep-urls", "read-urls", "fetch"})
 
 _SITES = re.compile(r"供应商网站当前地址：(\S+?)。")
+_LINES = re.compile(r"^@@ lines \d+-(\d+) of (\d+)\b", re.M)
 Calls = list[tuple[str, dict[str, Any]]]
 
 
@@ -142,6 +143,13 @@ def _detail_calls(run: Run, ids: list[int]) -> Calls:
     ]
 
 
+def _to_the_end(read: str) -> bool:
+    """Whether a ``read_file`` answer reaches the file's last line (no window header: the
+    whole file)."""
+    m = _LINES.search(read)
+    return m is None or m.group(1) == m.group(2)
+
+
 def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
     """``{supplier code: url}`` for a SKU from the url_mapping read, or None if not read yet."""
     for r in run.view.called("read_file"):
@@ -151,7 +159,10 @@ def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
         block = re.search(
             r"^  " + re.escape(sku) + r":\n(.*?)(?=^  \S|\Z)", text + "\n", re.M | re.S
         )
-        if block is None:
+        cut = block is not None and block.end() > len(text) and not _to_the_end(r.content)
+        if block is None or (cut and block.start() > 0):
+            # Not in this window, or cut by its end in a read made for something else
+            # (the head, read for base_url): its entry is read from its own line.
             continue
         quotes = re.search(r"^    quotes:\n((?:^      .*\n?)*)", block.group(1), re.M)
         urls: dict[str, str] = {}
