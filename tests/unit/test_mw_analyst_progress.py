@@ -85,3 +85,36 @@ async def test_a_run_streams_each_stage_once_and_every_tool(tmp_path: Path) -> N
     assert tools.count(("fetch_url", "started")) == 1 and ("fetch_url", "done") in tools
     assert ("generate_visualization", "done") in tools
     assert events[-1] == {"type": EVENT_TYPE, "event": "finished", "stages": [1, 2, 3, 4, 5]}
+
+
+async def test_stages_started_in_one_turn_are_announced_in_order(tmp_path: Path) -> None:
+    # The offline analyst reads the skills and the ERP's first page in one turn, and draws
+    # the charts with the index read: the stages still start in the calls' order.
+    env = make_env(tmp_path)
+    skill = "/skills/procurement/procurement-analysis/SKILL.md"
+    turns = [
+        [call("ls", {"path": "/skills/"}, 0), call("read_file", {"file_path": skill}, 1),
+         call("supplier_query", {"name": ""}, 2)],
+        [call("write_file", {"file_path": "/data/analyze.py", "content": "print(1)"}, 3)],
+        [call("generate_visualization", {"chart_type": "bar"}, 4),
+         call("read_file", {"file_path": "/reports/u1/index.md"}, 5)],
+        [call("write_file", {"file_path": "/analysis/report_x.md", "content": "# R"}, 6)],
+        "done",
+    ]  # fmt: skip
+    graph = agent(
+        env,
+        scripted(*turns),
+        [AnalystProgress(data_tools={"supplier_query"})],
+        tools=[fetch_url, supplier_query, generate_visualization],
+    )
+    events = [
+        chunk
+        async for chunk in graph.astream(
+            {"messages": [HumanMessage("compare spark plugs")]},
+            thread(),
+            context=Context(user_id="u1"),
+            stream_mode="custom",
+        )
+    ]
+    assert [e["stage"] for e in events if e["event"] == "stage"] == [1, 2, 3, 4, 5]
+    assert events[-1]["stages"] == [1, 2, 3, 4, 5]

@@ -435,3 +435,132 @@ def test_an_index_that_kept_the_line_is_not_edited_again() -> None:
     # Read with the report, written (no index yet), read back once, nothing more.
     assert index_calls == ["read_file", "write_file", "read_file"]
     assert sandbox.files["/reports/alice/index.md"].count("c2d1e0f9.md)") == 1
+
+
+class ServerSandbox(Sandbox):
+    """Reads as deepagents answers them within its size budget: the result whole, the
+    URL map by offset and limit, ``grep`` with each match's real line number."""
+
+    def read(self, args: dict[str, Any]) -> str:
+        path = args["file_path"]
+        if path == URL_MAP:
+            lines = MAPPING.splitlines()
+            start, limit = int(args.get("offset", 0)), int(args.get("limit", 100))
+            shown = lines[start : start + limit]
+            head = f"@@ lines {start + 1}-{start + len(shown)} of {len(lines)} @@"
+            return "\n".join([head, *shown])
+        if path == "/data/analysis_result.json" and path in self.files:
+            return self.window(self.files[path], int(args.get("offset", 0)), size=100_000)
+        return super().read(args)
+
+    def grep(self, args: dict[str, Any]) -> str:
+        hits = [f"  {n}: {line}" for n, line in enumerate(MAPPING.splitlines(), 1)
+                if args["pattern"] in line]  # fmt: skip
+        return "\n".join([f"{URL_MAP}:", *hits]) if hits else "No matches found"
+
+
+class FailingSave(ServerSandbox):
+    """The second chart cannot be saved."""
+
+    def save_chart(self, args: dict[str, Any]) -> str:
+        if args["url"].endswith("/2.png"):
+            return "Error: save_chart could not fetch the chart"
+        return super().save_chart(args)
+
+
+class ChartServerDown(ServerSandbox):
+    def chart(self, args: dict[str, Any]) -> str:
+        return "Error: generate_visualization: the chart server is unreachable"
+
+
+def turns(messages: list[Any]) -> list[list[str]]:
+    """Each model turn's tool names, the final answer an empty turn."""
+    return [[c["name"] for c in m.tool_calls] for m in messages if isinstance(m, AIMessage)]
+
+
+def test_a_standard_analysis_takes_twelve_model_turns() -> None:
+    # Each model turn costs the Agent Server a whole step (middleware, a checkpoint of the
+    # thread, the stream; issue 18): calls that need nothing from each other share one.
+    # Skills + catalogue, details, URL lookup + suppliers + orders + script, URL entries,
+    # quote pages, input, execute, result, charts + index, saves + report, exports, and
+    # the final answer: 12 model calls (17 before calls were merged).
+    world, sandbox, messages = run("帮我对链轮做供应商比价分析", ServerSandbox())
+    assert len(turns(messages)) == 12, turns(messages)
+    assert turns(messages)[-1] == []
+    # Every call of the analysis was made, each once (no call traded for a turn).
+    names = [n for n, _ in world.calls]
+    assert names.count("supplier_query") == 1 and names.count("execute") == 1
+    assert names.count("fetch_url") == 2 and names.count("save_chart") == len(sandbox.charts)
+    assert names.count("export_report") == 1
+    stem = next(p for p in sandbox.files if re.fullmatch(r"/reports/alice/report_\w+\.md", p))
+    assert f"{stem[:-3]}.pdf" in sandbox.files
+    assert sandbox.files["/reports/alice/index.md"].count("c2d1e0f9.md)") == 1
+    # The quote URLs came from the entries read at grep's line numbers, not the head.
+    result = json.loads(sandbox.files["/data/analysis_result.json"])
+    assert {s["url"] for s in result["sources"] if "url" in s} >= set(URLS.values())
+
+
+def _written(name: str, args: dict[str, Any]) -> set[str]:
+    if name in ("write_file", "edit_file"):
+        return {args["file_path"]}
+    if name == "save_chart":
+        return set(args["paths"])
+    return set()
+
+
+def _read(name: str, args: dict[str, Any]) -> set[str]:
+    if name == "read_file":
+        return {args["file_path"]}
+    if name in ("export_report", "download_artifact"):
+        return {args["path"]}
+    if name == "execute":
+        return {"/data/analysis_input.json", "/data/analyze.py"}
+    return set()
+
+
+def test_no_call_needs_a_file_written_in_its_own_turn() -> None:
+    # The tool node runs one message's calls concurrently: a file read, exported, linked
+    # or run in the turn that writes it would be read before it exists.
+    for request, sandbox in [
+        ("帮我对链轮做供应商比价分析", ServerSandbox()),
+        ("Please compare the suppliers of mirrors", ServerSandbox()),
+        ("帮我对链轮做供应商比价分析", FailingSave()),
+        ("Please compare the suppliers of sprockets", ChartServerDown()),
+        ("帮我对链轮做供应商比价分析", RacingSandbox()),
+    ]:
+        _, _, messages = run(request, sandbox)
+        for m in messages:
+            if isinstance(m, AIMessage) and m.tool_calls:
+                calls = [(c["name"], c["args"]) for c in m.tool_calls]
+                for i, (name, args) in enumerate(calls):
+                    others = [_written(n, a) for j, (n, a) in enumerate(calls) if j != i]
+                    clash = set().union(*others) & (_read(name, args) | _written(name, args))
+                    assert not clash, (request, [n for n, _ in calls])
+
+
+def test_a_chart_that_could_not_be_saved_is_left_out_of_the_exported_report() -> None:
+    world, sandbox, messages = run("帮我对链轮做供应商比价分析", FailingSave())
+    stem = next(p for p in sandbox.files if re.fullmatch(r"/analysis/report_\w+\.md", p))[:-3]
+    report = sandbox.files[f"{stem}.md"]
+    assert report == sandbox.files[stem.replace("/analysis/", "/reports/alice/") + ".md"]
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    assert len(images) == len(sandbox.charts) - 1 and not any(i.endswith("_2.png") for i in images)
+    for image in images:
+        assert f"/analysis/{image}" in sandbox.files
+    # The exports read the report as it was last written: after the rewrite.
+    names = [n for n, a in world.calls]
+    last_write = max(i for i, (n, a) in enumerate(world.calls)
+                     if n == "write_file" and a["file_path"] == f"{stem}.md")  # fmt: skip
+    assert names.index("export_report") > last_write
+    text = str(messages[-1].content)
+    assert "save_chart could not fetch the chart" in text
+    assert "_2.png" not in text
+
+
+def test_with_the_chart_server_down_the_report_is_still_written_and_filed() -> None:
+    world, sandbox, messages = run("Please compare the suppliers of sprockets", ChartServerDown())
+    assert "save_chart" not in [n for n, _ in world.calls]
+    stem = next(p for p in sandbox.files if re.fullmatch(r"/reports/alice/report_\w+\.md", p))
+    assert f"{stem[:-3]}.pdf" in sandbox.files
+    assert sandbox.files["/reports/alice/index.md"].count("c2d1e0f9.md)") == 1
+    assert "No charts (chart server unavailable)." in str(messages[-1].content)

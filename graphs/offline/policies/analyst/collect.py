@@ -1,7 +1,7 @@
 """Stage 2, data collection: the scope's category (else the whole ERP catalogue, to find the
 category the request names) → part details with offers and inventory → quote URLs from
-``url_mapping.yaml`` (``grep`` + ``read_file``) → supplier status → ``fetch_url`` per quote
-page → the window's orders.
+``url_mapping.yaml`` (``grep`` + ``read_file``), with supplier status and the window's
+orders → ``fetch_url`` per quote page.
 
 :func:`stage_data` returns the next calls to make, or, once everything is in, the
 input of the analysis script.
@@ -29,9 +29,13 @@ from graphs.offline.policies.analyst.run import (
 )  # fmt: skip
 from graphs.offline.policies.base import Decision
 
-__all__ = ["stage_data"]
+__all__ = ["AFTER_FOCUS", "stage_data"]
+
+# The notes of the data steps made once the parts to analyse are chosen.
+AFTER_FOCUS = frozenset({"grep-urls", "read-urls", "fetch"})
 
 _SITES = re.compile(r"供应商网站当前地址：(\S+?)。")
+_LINES = re.compile(r"^@@ lines \d+-(\d+) of (\d+)\b", re.M)
 Calls = list[tuple[str, dict[str, Any]]]
 
 
@@ -139,6 +143,13 @@ def _detail_calls(run: Run, ids: list[int]) -> Calls:
     ]
 
 
+def _to_the_end(read: str) -> bool:
+    """Whether a ``read_file`` answer reaches the file's last line (no window header: the
+    whole file)."""
+    m = _LINES.search(read)
+    return m is None or m.group(1) == m.group(2)
+
+
 def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
     """``{supplier code: url}`` for a SKU from the url_mapping read, or None if not read yet."""
     for r in run.view.called("read_file"):
@@ -148,7 +159,10 @@ def _quote_urls(run: Run, sku: str) -> dict[str, str] | None:
         block = re.search(
             r"^  " + re.escape(sku) + r":\n(.*?)(?=^  \S|\Z)", text + "\n", re.M | re.S
         )
-        if block is None:
+        cut = block is not None and block.end() > len(text) and not _to_the_end(r.content)
+        if block is None or (cut and block.start() > 0):
+            # Not in this window, or cut by its end in a read made for something else
+            # (the head, read for base_url): its entry is read from its own line.
             continue
         quotes = re.search(r"^    quotes:\n((?:^      .*\n?)*)", block.group(1), re.M)
         urls: dict[str, str] = {}
@@ -395,7 +409,12 @@ def _collect(run: Run, focus: list[dict[str, Any]]) -> tuple[Calls, Calls, list[
 
 
 def stage_data(run: Run) -> Decision | dict[str, Any]:
-    """Stage 2: returns the next data call, or the collected input for the analysis."""
+    """Stage 2: returns the next data calls, or the collected input for the analysis.
+
+    Once the parts are chosen, the reads that need nothing from each other share a turn
+    (the tool node runs one message's calls concurrently): the quote-URL lookups, the
+    suppliers' pages and the orders' pages ride together, and the quote pages follow as
+    soon as their URLs are known. Each model turn costs the server a whole step."""
     found = _category(run)
     if isinstance(found, Decision):
         return found
@@ -405,17 +424,15 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
         return found_focus
     focus, selection = found_focus
     lookup = _url_lookups(run, focus)
-    if lookup is not None:
-        return lookup
     suppliers, supplier_page = _suppliers(run)
-    if supplier_page is not None:
-        return Decision(
-            run.say("读取供应商状态。", "Reading the suppliers' status."),
-            [("supplier_query", supplier_page)],
-            note="suppliers",
-        )
     fetches, order_calls, collected = _collect(run, focus)
-    if fetches or order_calls:
+    pages: Calls = [("supplier_query", supplier_page)] if supplier_page is not None else []
+    pages += order_calls
+    if lookup is not None:
+        also = run.say("同时读取供应商状态和订单。", "Reading the suppliers and orders meanwhile.")
+        text = f"{lookup.text}\n{also}" if pages else lookup.text
+        return Decision(text, [*lookup.calls, *fetches, *pages], note=lookup.note)
+    if fetches or pages:
         return Decision(
             run.say(
                 f"抓取 {len(fetches)} 个供应商报价页，"
@@ -423,7 +440,7 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
                 f"Fetching {len(fetches)} quote pages and {run.scope.window_months or 12} months "
                 "of orders.",
             ),
-            [*fetches, *order_calls],
+            [*fetches, *pages],
             note="fetch",
         )
     return {

@@ -9,7 +9,7 @@ from typing import Any
 from graphs.messages import parse_json
 from graphs.offline.history import View, strip_line_numbers
 from graphs.offline.policies.analyst.charts import chart_calls, chart_urls
-from graphs.offline.policies.analyst.collect import stage_data
+from graphs.offline.policies.analyst.collect import AFTER_FOCUS, stage_data
 from graphs.offline.policies.analyst.outcome import fail, failed_already
 from graphs.offline.policies.analyst.report import render_report
 from graphs.offline.policies.analyst.run import (
@@ -51,12 +51,34 @@ def _failed_prerequisite(run: Run) -> Decision | None:
     return None if stop is None else fail(run, "data_unavailable", stop.text)
 
 
+def _first_turn(run: Run) -> Decision:
+    """Stage 1 with the first data reads: the skill's files and the ERP's first pages need
+    nothing from each other, and each model turn costs the server a whole step (its
+    middleware, a checkpoint of the thread, the stream): one turn, not two."""
+    data = stage_data(run)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("ls", {"path": SKILLS}),
+        ("read_file", {"file_path": SKILL_MD, "limit": 400}),
+    ]
+    text = run.say("阶段 1：查看可用技能。", "Stage 1: checking the skills.")
+    if isinstance(data, Decision) and data.note == "catalogue":
+        calls += data.calls
+        text = f"{text}\n{data.text}"
+    return Decision(text, calls, note="skills")
+
+
 def _analysis(run: Run) -> Decision:
-    """Stages 2-3: collect the data, then write and run the analysis script."""
+    """Stages 2-3: collect the data, then write and run the analysis script.
+
+    The script is read with the first data reads made once the parts are chosen (it does
+    not depend on them): no turn of its own, and late enough that the thread carries it
+    through few turns."""
     step = stage_data(run)
-    if isinstance(step, Decision):
-        return step
     script = run.results("read_file", file_path=SCRIPT)
+    if isinstance(step, Decision):
+        if step.note in AFTER_FOCUS and not script:
+            step.calls.append(("read_file", {"file_path": SCRIPT, "limit": 5000}))
+        return step
     if not script:
         return Decision(
             run.say("阶段 3：读取分析脚本。", "Stage 3: reading the analysis script."),
@@ -140,45 +162,46 @@ def _result(run: Run) -> Decision | dict[str, Any]:
     return result
 
 
-def _saved_charts(run: Run, result: dict[str, Any]) -> Decision | Saved:
-    """Stage 4: draw the charts, then copy them beside the report and into the archive."""
-    if not run.view.called("generate_visualization"):
-        charts = chart_calls(run, result)
-        return Decision(
-            run.say(
-                f"阶段 4：生成 {len(charts)} 张图表。", f"Stage 4: drawing {len(charts)} charts."
-            ),
-            [("generate_visualization", {"chart_type": t, "chart_config": c})
-             for _, (t, c) in charts],
-            note="charts",
-        )  # fmt: skip
+def _charts(run: Run, result: dict[str, Any]) -> Decision | None:
+    """Stage 4's drawing turn while it is due (None: drawn, or nothing to draw). The archive
+    index is read with the charts, so the report's line goes in with the report."""
+    charts = chart_calls(run, result)
+    if not charts or run.view.called("generate_visualization"):
+        return None
+    calls = [("generate_visualization", {"chart_type": t, "chart_config": c})
+             for _, (t, c) in charts]  # fmt: skip
+    index = _index(run, result)
+    if index is not None and index[0] == "read_file":
+        calls.append(index)
+    return Decision(
+        run.say(f"阶段 4：生成 {len(charts)} 张图表。", f"Stage 4: drawing {len(charts)} charts."),
+        calls,
+        note="charts",
+    )
+
+
+def _drawn(run: Run, result: dict[str, Any]) -> Saved:
+    """``(question, title, path relative to the report)`` of every chart the chart server
+    drew, numbered in call order: where each is saved, and how the report links it."""
     kinds = {c["title"]: kind for kind, (_, c) in chart_calls(run, result)}
-    drawn = [(kinds.get(title, ""), title, url) for title, url in chart_urls(run)]
-    paths = run.paths
-    if drawn and not run.view.called("save_chart"):
-        calls = [
-            ("save_chart", {"url": url, "paths": [f"/analysis/{paths.chart(n)}",
-                                                  f"{paths.archive}{paths.chart(n)}"]})
-            for n, (_, _, url) in enumerate(drawn, 1)
-        ]  # fmt: skip
-        return Decision(
-            run.say("阶段 4：把图表保存到报告旁边和存档中。",
-                    "Stage 4: saving the charts beside the report and in the archive."),
-            calls,
-            note="save-charts",
-        )  # fmt: skip
-    saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
     return [
-        (kind, title, paths.chart(n))
-        for n, (kind, title, url) in enumerate(drawn, 1)
-        if url in saved
+        (kinds.get(title, ""), title, run.paths.chart(n))
+        for n, (title, _) in enumerate(chart_urls(run), 1)
     ]
+
+
+def _saved(run: Run, result: dict[str, Any]) -> Saved:
+    """The drawn charts whose save worked."""
+    saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
+    urls = [url for _, url in chart_urls(run)]
+    return [c for c, url in zip(_drawn(run, result), urls, strict=True) if url in saved]
 
 
 def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """The next call for the report's line in the archive index (None: done, or given up).
 
-    The index was read with the report's writes. An edit inserts the line into what the
+    The index is read with the charts (or, with none drawn, with the report), and the
+    line goes in with the report. An edit inserts the line into what the
     index holds when it runs (the Store route applies one edit at a time); a write made
     the index afresh, and two analyses of one user that both found no index would each
     write their own, the later one without the earlier line: a write is read back once,
@@ -210,23 +233,53 @@ def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | Non
     return ("write_file", {"file_path": index, "content": INDEX_HEAD + row + "\n"})
 
 
-def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
-    """Stage 5 in two turns (each model call carries the whole thread: few calls): the
-    report, its archive copy and the index read; then the index line, the HTML and PDF
-    exports (which answer with their links) and the links of the report and its charts."""
+def _report(run: Run, result: dict[str, Any]) -> Decision | Saved:
+    """Stages 4-5 after the drawing, in two turns (each model turn costs the server a whole
+    step): the charts saved beside the report and in the archive, the report, its archive
+    copy and its index line; then the HTML and PDF exports (which answer with their links),
+    the links of the report and its charts, and the index read back after a write. Returns
+    the saved charts once all is done.
+
+    The report is written with the saves, naming every drawn chart: a save that fails gets
+    the report written again without it, before the exports read it (one message's calls
+    run concurrently: nothing reads a file written in the same turn)."""
     paths = run.paths
-    if not run.results("write_file", file_path=paths.report):
-        report = render_report(run, result, saved)
-        return Decision(
-            run.say("阶段 5：写报告并存档。", "Stage 5: writing and filing the report."),
-            [
-                ("write_file", {"file_path": paths.report, "content": report}),
-                ("write_file", {"file_path": paths.archived, "content": report}),
-                ("read_file", {"file_path": paths.index}),
-            ],
-            note="report",
-        )
+    drawn = _drawn(run, result)
     calls: list[tuple[str, dict[str, Any]]] = []
+    written = run.results("write_file", file_path=paths.report)
+    if not written:
+        if drawn and not run.view.called("save_chart"):
+            urls = [url for _, url in chart_urls(run)]
+            calls += [
+                ("save_chart", {"url": url, "paths": [f"/analysis/{path}",
+                                                      f"{paths.archive}{path}"]})
+                for (*_, path), url in zip(drawn, urls, strict=True)
+            ]  # fmt: skip
+        report = render_report(run, result, drawn)
+        calls += [
+            ("write_file", {"file_path": paths.report, "content": report}),
+            ("write_file", {"file_path": paths.archived, "content": report}),
+        ]
+        index = _index(run, result)
+        if index is not None:
+            calls.append(index)
+        return Decision(
+            run.say("阶段 5：保存图表，写报告并存档。",
+                    "Stage 5: saving the charts, writing and filing the report."),
+            calls,
+            note="report",
+        )  # fmt: skip
+    saved = _saved(run, result)
+    if saved != drawn:
+        report = render_report(run, result, saved)
+        if written[-1].args.get("content") != report:
+            return Decision(
+                run.say("阶段 5：有图表未能保存，重写报告。",
+                        "Stage 5: a chart could not be saved; rewriting the report."),
+                [("write_file", {"file_path": paths.report, "content": report}),
+                 ("write_file", {"file_path": paths.archived, "content": report})],
+                note="report",
+            )  # fmt: skip
     index = _index(run, result)
     if index is not None:
         calls.append(index)
@@ -236,7 +289,7 @@ def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
         files = [paths.report, *(f"/analysis/{p}" for *_, p in saved)]
         calls += [("download_artifact", {"path": f}) for f in files]
     if not calls:
-        return None
+        return saved
     if index is not None and calls == [index]:
         return Decision(
             run.say("阶段 5：核对存档索引。", "Stage 5: checking the archive index.")
@@ -246,8 +299,8 @@ def _report(run: Run, result: dict[str, Any], saved: Saved) -> Decision | None:
             note="index",
         )
     return Decision(
-        run.say("阶段 5：更新存档索引，导出 HTML 和 PDF，生成下载链接。",
-                "Stage 5: indexing the archive, exporting HTML and PDF, making the links."),
+        run.say("阶段 5：导出 HTML 和 PDF，生成下载链接，核对存档索引。",
+                "Stage 5: exporting HTML and PDF, making the links, checking the index."),
         calls,
         note="export",
     )  # fmt: skip
@@ -269,13 +322,10 @@ def _output(run: Run) -> Decision:
     result = _result(run)
     if isinstance(result, Decision):
         return result
-    saved = _saved_charts(run, result)
-    if isinstance(saved, Decision):
-        return saved
-    step = _report(run, result, saved)
-    if step is not None:
+    step = _charts(run, result) or _report(run, result)
+    if isinstance(step, Decision):
         return step
-    return Decision(final_answer(run, result, saved, _problems(run)), note="done")
+    return Decision(final_answer(run, result, step, _problems(run)), note="done")
 
 
 def decide(view: View) -> Decision:
@@ -288,11 +338,7 @@ def decide(view: View) -> Decision:
     if stop is not None:
         return stop
     if not view.called("ls"):
-        return Decision(
-            run.say("阶段 1：查看可用技能。", "Stage 1: checking the skills."),
-            [("ls", {"path": SKILLS}), ("read_file", {"file_path": SKILL_MD, "limit": 400})],
-            note="skills",
-        )
+        return _first_turn(run)
     if not run.results("execute"):
         return _analysis(run)
     return _output(run)
