@@ -30,7 +30,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from langchain_core.tools import BaseTool, StructuredTool
 
-from graphs.mcp_sessions import McpSessions
+from graphs.mcp_sessions import McpSessions, innermost, timed_out
 
 __all__ = [
     "AgentFilter",
@@ -276,10 +276,10 @@ class McpRegistry:
             return state.tools
 
     def forget(self, server: str) -> None:
-        """Drop the cached tool list, so the next use lists the server again."""
-        state = self._state[server]
-        state.tools = None
-        state.failed_at = time.monotonic()
+        """Drop the cached tool list, so the next use lists the server again (at once: a
+        server that is really down fails that listing, and only then do its tools answer
+        with the outage for a few seconds; one call that broke is not an outage)."""
+        self._state[server].tools = None
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], *, call_timeout_s: float = 60.0
@@ -293,7 +293,21 @@ class McpRegistry:
                 ),
             )
         except Exception as e:  # the server went away mid-call, or never answered
+            if timed_out(e):  # a slow tool, not a broken server: this call only
+                logger.warning("MCP server %r: %r timed out (%s)", server, tool, _short_error(e))
+                return (
+                    f"Error: tool '{tool}' on MCP server '{server}' did not answer within "
+                    f"{call_timeout_s:.0f} s. It may still be working on it: check before "
+                    "repeating a change, or try again with a smaller request."
+                )
             self.forget(server)
+            logger.warning(
+                "MCP server %r: call of %r failed (%s: %s); its tools are listed again",
+                server,
+                tool,
+                type(innermost(e)).__name__,
+                _short_error(e),
+            )
             return self.unavailable_message(server, tool, _short_error(e))
         text = _result_text(result.content, result.structured_content)
         if result.is_error:

@@ -43,7 +43,7 @@ import httpx
 from fastmcp import Client
 from mcp.shared.exceptions import McpError
 
-__all__ = ["McpSessions", "SessionFactory"]
+__all__ = ["McpSessions", "SessionFactory", "innermost", "timed_out"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,18 +67,20 @@ class _Slot:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-def _innermost(exc: BaseException) -> BaseException:
-    # Transports raise exception groups (anyio task groups); the first leaf says what broke.
+def innermost(exc: BaseException) -> BaseException:
+    """What broke, under the wrappers: transports raise exception groups (anyio task
+    groups), whose first leaf says it; FastMCP wraps a failed connect in RuntimeError."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     cause = exc.__cause__
     if isinstance(exc, RuntimeError) and cause is not None:
-        return _innermost(cause)  # FastMCP wraps a failed connect in RuntimeError
+        return innermost(cause)  # FastMCP wraps a failed connect in RuntimeError
     return exc
 
 
-def _timed_out(exc: BaseException) -> bool:
-    inner = _innermost(exc)
+def timed_out(exc: BaseException) -> bool:
+    """True when ``exc`` says a request outlived its time-out (the session is not broken)."""
+    inner = innermost(exc)
     if isinstance(inner, TimeoutError):
         return True
     return isinstance(inner, McpError) and inner.error.code == _REQUEST_TIMEOUT
@@ -86,7 +88,7 @@ def _timed_out(exc: BaseException) -> bool:
 
 def _never_ran(exc: BaseException) -> bool:
     """True when the server cannot have run the request that failed with ``exc``."""
-    inner = _innermost(exc)
+    inner = innermost(exc)
     if isinstance(inner, McpError):
         return inner.error.code == _SESSION_TERMINATED
     return isinstance(inner, httpx.ConnectError | ConnectionRefusedError)
@@ -156,7 +158,7 @@ class McpSessions:
         try:
             return await op(client)
         except Exception as exc:
-            if _timed_out(exc):
+            if timed_out(exc):
                 raise
             self._drop(slot, client)
             if not _never_ran(exc):

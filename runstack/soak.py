@@ -22,7 +22,14 @@ from typing import Any
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from runstack.threads import FLAGSHIP_REQUEST, interrupts, poll, start_analysis, woken_answer
+from runstack.threads import (
+    FLAGSHIP_REQUEST,
+    ended,
+    interrupts,
+    poll,
+    start_analysis,
+    woken_answer,
+)
 
 __all__ = ["Sample", "SoakResult", "folder_bytes", "rss_mb", "soak"]
 
@@ -83,9 +90,10 @@ async def _order(client: LangGraphClient, user: str) -> None:
     context = {"user_id": user}
     message: Any = {"messages": [{"role": "user", "content": ORDER}]}
     await client.runs.wait(tid, "orchestrator", input=message, context=context)
-    pending = interrupts(await client.threads.get(tid))
+    thread = await client.threads.get(tid)
+    pending = interrupts(thread)
     if not pending:
-        msg = "the order reached no approval"
+        msg = f"the order reached no approval ({ended(thread)})"
         raise RuntimeError(msg)
     reject: Any = {"resume": {"decisions": [{"type": "reject", "message": "not now"}]}}
     await client.runs.wait(tid, "orchestrator", command=reject, context=context)
@@ -109,7 +117,7 @@ async def _worker(url: str, n: int, deadline: float, result: SoakResult) -> None
                 await job(client, f"soak-user-{n % 3}")
                 result.done[kind] = result.done.get(kind, 0) + 1
             except Exception as exc:  # recorded: a soak counts failures, it does not stop
-                result.failed.append(f"{kind}: {type(exc).__name__}: {str(exc)[:200]}")
+                result.failed.append(f"{kind}: {type(exc).__name__}: {str(exc)[:600]}")
 
 
 async def soak(

@@ -27,6 +27,7 @@ __all__ = [
     "TASK_ID",
     "Analysis",
     "analyst_thread",
+    "ended",
     "follow_run",
     "interrupts",
     "message_text",
@@ -61,6 +62,13 @@ async def thread_messages(client: LangGraphClient, thread_id: str) -> list[dict[
     """The messages of a thread's current state (none yet: an empty list)."""
     state: Any = await client.threads.get_state(thread_id)
     return list((state.get("values") or {}).get("messages") or [])
+
+
+def ended(thread: Mapping[str, Any]) -> str:
+    """How a thread ended, for a failure's message: its status and its last messages."""
+    messages = (thread.get("values") or {}).get("messages") or []
+    last = " | ".join(f"{m.get('type')}: {str(m.get('content'))[:160]}" for m in messages[-3:])
+    return f"status {thread.get('status')}; {last}"
 
 
 def interrupts(thread: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -54,6 +55,22 @@ class Stack:
     def url(self) -> str:
         assert self.agent is not None
         return self.agent.url
+
+    def complaints(self, most: int = 40) -> str:
+        """The warnings and errors the stack's processes logged (the last ``most``), for a
+        failure's message: the folder with the logs goes when the module ends."""
+        logs = sorted(self.server_dir.glob("*.log")) + sorted(
+            (self.data_dir.parent / "logs").glob("*.log")
+        )
+        found: list[str] = []
+        for log in logs:
+            with contextlib.suppress(OSError):
+                for raw in log.read_text(errors="replace").splitlines():
+                    line = re.sub(r"\x1b\[[0-9;]*m", "", raw)  # the console's colours
+                    low = line.lower()
+                    if any(w in low for w in ("warning", "error", "traceback", "unreachable")):
+                        found.append(f"{log.name}: {line.strip()[:300]}")
+        return "\n".join(found[-most:]) or "(nothing logged as a warning or an error)"
 
     def workspace(self, thread_id: str) -> Path:
         """The sandbox folder of a thread (``/`` inside the sandbox)."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
-from runstack.threads import interrupts
+from runstack.threads import ended, interrupts
 from tests.e2e.agents_stack import Stack, langgraph_dev
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -28,12 +28,6 @@ async def ask(stack: Stack, thread_id: str, **kwargs: Any) -> dict[str, Any]:
         return dict(thread)
 
 
-def _last_words(thread: dict[str, Any]) -> list[str]:
-    """What the thread ended with, for a failure's message."""
-    messages = (thread.get("values") or {}).get("messages") or []
-    return [f"{m.get('type')}: {str(m.get('content'))[:300]}" for m in messages[-4:]]
-
-
 def rows(stack: Stack, note: str) -> list[str]:
     found = stack.erp_get("/orders/search-details", sku="SP-NGK-IU7", size=100)["items"]
     return [o["order_no"] for o in found if o.get("note") == note]
@@ -47,7 +41,7 @@ async def test_approval_after_a_restart_places_the_order_once(stack: Stack) -> N
             thread_id = str((await client.threads.create())["thread_id"])
         thread = await ask(stack, thread_id, input=message)
         found = interrupts(thread)
-        assert len(found) == 1, (thread.get("status"), _last_words(thread))
+        assert len(found) == 1, f"{ended(thread)}\n{stack.complaints()}"
         [approval] = found
         note = approval["value"]["action_requests"][0]["args"]["note"]
     with langgraph_dev(stack) as second:  # same folder: same checkpoints

@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastmcp import Client, FastMCP
 
@@ -41,6 +42,12 @@ def make_server() -> FastMCP:
     def order_create(idempotency_key: str, supplier_id: int) -> dict[str, Any]:
         """Create an order."""
         return {"order_no": "PO1", "key": idempotency_key, "supplier_id": supplier_id}
+
+    @server.tool
+    async def part_slow(seconds: float) -> dict[str, Any]:
+        """A part query that takes its time."""
+        await asyncio.sleep(seconds)
+        return {"items": []}
 
     @server.tool
     def inventory_warning() -> dict[str, Any]:
@@ -145,7 +152,7 @@ async def test_filters_and_hidden_args() -> None:
     switch.up = True
     registry = McpRegistry([SPEC], client_factory=switch)
     analyst = {t.name for t in await registry.tools_for("analyst")}
-    assert analyst == {"part_search"}  # prefix part_; inventory_warning not granted
+    assert analyst == {"part_search", "part_slow"}  # prefix part_ only
     order = {t.name: t for t in await registry.tools_for("procurement-order")}
     assert "idempotency_key" not in order["order_create"].args  # the graph fills it in
     created = await order["order_create"].ainvoke({"supplier_id": 3, "idempotency_key": "k" * 10})
@@ -215,5 +222,52 @@ async def test_a_broken_session_is_replaced_once_for_all_callers() -> None:
         assert all(f"SK-R{i}" in a for i, a in enumerate(answers)), answers
         assert switch.connects == 2
         assert registry.sessions.opened["erp"] == 2
+    finally:
+        await registry.aclose()
+
+
+async def test_a_call_that_times_out_fails_alone() -> None:
+    # A slow answer is that call's error; the server's other tools keep working at once.
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    try:
+        tools = {t.name: t for t in await registry.tools_for("analyst", call_timeout_s=0.3)}
+        answer = await tools["part_slow"].ainvoke({"seconds": 3})
+        assert "part_slow" in answer and "did not answer within" in answer
+        assert "unreachable" not in answer
+        again = {t.name: t for t in await registry.tools_for("analyst", call_timeout_s=0.3)}
+        assert not again["part_search"].metadata.get("stand_in")  # type: ignore[union-attr]
+        assert "SK-FAST" in await again["part_search"].ainvoke({"name": "fast"})
+        assert registry.sessions.opened["erp"] == 1  # the session was kept
+    finally:
+        await registry.aclose()
+
+
+async def test_one_broken_call_does_not_take_the_server_down_for_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A connection reset halfway through one call (the server may have run it: not
+    # repeated) is that call's error; the next run lists the server again and works.
+    switch = Switch()
+    switch.up = True
+    registry = McpRegistry([SPEC], client_factory=switch)
+    try:
+        tool = {t.name: t for t in await registry.tools_for("procurement-order")}["part_search"]
+        real = registry.sessions.run
+        broken = [True]
+
+        async def reset_once(server: str, op: Any) -> Any:
+            if broken.pop() if broken else False:
+                raise httpx.RemoteProtocolError("peer closed connection mid-response")
+            return await real(server, op)
+
+        monkeypatch.setattr(registry.sessions, "run", reset_once)
+        answer = await tool.ainvoke({"name": "x"})
+        assert "MCP server 'erp'" in answer and "unreachable" in answer
+        # the very next run, within the outage window of a real outage, gets real tools
+        tools = {t.name: t for t in await registry.tools_for("procurement-order")}
+        assert not tools["part_search"].metadata.get("stand_in")  # type: ignore[union-attr]
+        assert "SK-NEXT" in await tools["part_search"].ainvoke({"name": "next"})
     finally:
         await registry.aclose()
