@@ -286,11 +286,12 @@ class McpRegistry:
     ) -> str:
         """Call one tool; the result as text, or an error string (never raises)."""
         try:
+            # The protocol's result as it came: the text is all an agent reads (FastMCP's
+            # call_tool would also rebuild typed objects from the structured content,
+            # listing the server's tools first to learn their output schemas).
             result = await self.sessions.run(
                 server,
-                lambda client: client.call_tool(
-                    tool, arguments, timeout=call_timeout_s, raise_on_error=False
-                ),
+                lambda client: client.call_tool_mcp(tool, arguments, timeout=call_timeout_s),
             )
         except Exception as e:  # the server went away mid-call, or never answered
             if timed_out(e):  # a slow tool, not a broken server: this call only
@@ -309,8 +310,8 @@ class McpRegistry:
                 _short_error(e),
             )
             return self.unavailable_message(server, tool, _short_error(e))
-        text = _result_text(result.content, result.structured_content)
-        if result.is_error:
+        text = _result_text(result.content, result.structuredContent)
+        if result.isError:
             return f"Error from {server}.{tool}: {text}"
         return text
 
