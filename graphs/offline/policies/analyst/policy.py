@@ -180,21 +180,21 @@ def _charts(run: Run, result: dict[str, Any]) -> Decision | None:
     )
 
 
-def _drawn(run: Run, result: dict[str, Any]) -> Saved:
-    """``(question, title, path relative to the report)`` of every chart the chart server
-    drew, numbered in call order: where each is saved, and how the report links it."""
+def _drawn(run: Run, result: dict[str, Any]) -> list[tuple[tuple[str, str, str], str]]:
+    """Every chart the chart server drew, numbered in call order, with its image URL:
+    ``((question, title, path relative to the report), url)``: where each is saved, and
+    how the report links it."""
     kinds = {c["title"]: kind for kind, (_, c) in chart_calls(run, result)}
     return [
-        (kinds.get(title, ""), title, run.paths.chart(n))
-        for n, (title, _) in enumerate(chart_urls(run), 1)
+        ((kinds.get(title, ""), title, run.paths.chart(n)), url)
+        for n, (title, url) in enumerate(chart_urls(run), 1)
     ]
 
 
-def _saved(run: Run, result: dict[str, Any]) -> Saved:
-    """The drawn charts whose save worked."""
+def _saved(run: Run, drawn: list[tuple[tuple[str, str, str], str]]) -> Saved:
+    """The ``drawn`` charts whose save worked."""
     saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
-    urls = [url for _, url in chart_urls(run)]
-    return [c for c, url in zip(_drawn(run, result), urls, strict=True) if url in saved]
+    return [chart for chart, url in drawn if url in saved]
 
 
 def _index(run: Run, result: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -249,13 +249,12 @@ def _report(run: Run, result: dict[str, Any]) -> Decision | Saved:
     written = run.results("write_file", file_path=paths.report)
     if not written:
         if drawn and not run.view.called("save_chart"):
-            urls = [url for _, url in chart_urls(run)]
             calls += [
                 ("save_chart", {"url": url, "paths": [f"/analysis/{path}",
                                                       f"{paths.archive}{path}"]})
-                for (*_, path), url in zip(drawn, urls, strict=True)
+                for (*_, path), url in drawn
             ]  # fmt: skip
-        report = render_report(run, result, drawn)
+        report = render_report(run, result, [chart for chart, _ in drawn])
         calls += [
             ("write_file", {"file_path": paths.report, "content": report}),
             ("write_file", {"file_path": paths.archived, "content": report}),
@@ -269,8 +268,8 @@ def _report(run: Run, result: dict[str, Any]) -> Decision | Saved:
             calls,
             note="report",
         )  # fmt: skip
-    saved = _saved(run, result)
-    if saved != drawn:
+    saved = _saved(run, drawn)
+    if len(saved) != len(drawn):
         report = render_report(run, result, saved)
         if written[-1].args.get("content") != report:
             return Decision(
