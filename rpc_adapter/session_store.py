@@ -295,6 +295,7 @@ class SessionStore:
         it expired, or it is unreadable (an expired session's items and unreadable items
         are deleted). Raises when the Store fails."""
         latest: SessionRecord | None = None
+        readable: list[str] = []
         for key, value in await self._written(session_id):
             try:
                 record = SessionRecord.model_validate(value or {})
@@ -304,10 +305,12 @@ class SessionStore:
                 logger.warning("session %s: unreadable record in the Store, dropped", session_id)
                 await self._drop(session_id, key)
                 continue
+            readable.append(key)
             if latest is None or record.supersedes(latest.epoch, latest.owner):
                 latest = record
         if latest is not None and latest.expired():
-            await self.delete(session_id)
+            for key in readable:  # the session is over: every item it left
+                await self._drop(session_id, key)
             return None
         return latest
 

@@ -19,7 +19,7 @@ from langgraph.store.memory import InMemoryStore
 from rpc_adapter.outbox import Outgoing
 from rpc_adapter.protocol import RpcError, notification
 from rpc_adapter.session_store import SessionStore, principal_of, snapshot
-from rpc_adapter.sessions import AgentBinding, Session, SessionManager, restore_into
+from rpc_adapter.sessions import AgentBinding, Opened, Session, SessionManager, restore_into
 
 
 class StoreApi:
@@ -83,6 +83,26 @@ def manager(api: StoreApi, ttl: float = 60) -> SessionManager:
     return SessionManager(ttl=ttl, store=SessionStore(lambda: client, ttl=ttl))  # type: ignore[arg-type, return-value]
 
 
+async def waiting_on_a_call(
+    manager: SessionManager,
+    sid: str,
+    call_id: str,
+    *,
+    principal: str | None = None,
+    user_id: str | None = None,
+) -> tuple[Opened, Socket]:
+    """Session ``sid`` opened on ``manager`` with a socket attached, its agent's thread
+    (``t`` + the id's digits) waiting on the client-tool call ``call_id``; written."""
+    opened = await manager.open(sid, principal=principal, user_id=user_id)
+    sock = Socket()
+    opened.session.attach(sock)
+    opened.session.agents["echo"] = AgentBinding("echo", "cad", [], thread_id=f"t{sid[1:]}")
+    opened.session.open_call("echo", {"call_id": call_id, "tool_name": "bom", "arguments": {}},
+                             interrupt_id=f"i{sid[1:]}", notify=False)  # fmt: skip
+    await opened.session.persist()
+    return opened, sock
+
+
 APPROVAL = {
     "id": "intr-1",
     "value": {
@@ -124,15 +144,9 @@ async def test_a_takeover_moves_the_session_and_the_old_owner_stands_down() -> N
     api = StoreApi()
     first, second = manager(api), manager(api)
     alice = principal_of("alice", None)
-    opened = await first.open("s2", principal=alice, user_id="alice")
+    opened, sock = await waiting_on_a_call(first, "s2", "c1", principal=alice, user_id="alice")
     assert not opened.resumed
     old = opened.session
-    sock = Socket()
-    old.attach(sock)
-    old.agents["echo"] = AgentBinding("echo", "cad", [], thread_id="t2")
-    old.open_call("echo", {"call_id": "c1", "tool_name": "bom", "arguments": {}},
-                  interrupt_id="i1", notify=False)  # fmt: skip
-    await old.persist()
     old.detach(sock)
     await old.persist()
 
@@ -293,14 +307,8 @@ async def test_a_takeover_during_the_old_owners_write_is_not_overwritten() -> No
     # to another adapter, which takes the session over while that write is on its way.
     api = StoreApi()
     first, second = manager(api), manager(api)
-    opened = await first.open("s9", principal=None, user_id=None)
+    opened, sock = await waiting_on_a_call(first, "s9", "c9")
     old = opened.session
-    sock = Socket()
-    old.attach(sock)
-    old.agents["echo"] = AgentBinding("echo", "cad", [], thread_id="t9")
-    old.open_call("echo", {"call_id": "c9", "tool_name": "bom", "arguments": {}},
-                  interrupt_id="i9", notify=False)  # fmt: skip
-    await old.persist()
     taken: list[Any] = []
 
     async def reconnect_elsewhere(key: str) -> None:
