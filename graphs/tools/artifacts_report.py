@@ -18,13 +18,10 @@ thread: it is CPU work the event loop must not wait on.
 from __future__ import annotations
 
 import asyncio
-import base64
-import html
 import logging
 import os
 import posixpath
 import re
-import secrets
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -35,7 +32,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from graphs.tools.artifacts import artifact_url
-from graphs.tools.pdf_worker import render_pdf
+from graphs.tools.pdf_worker import render_exports
+from graphs.tools.report_page import IMAGE_LINK, IMAGE_MAGIC, render_html
 
 __all__ = [
     "EXPORT_REPORT_DESCRIPTION",
@@ -58,21 +56,7 @@ EXPORT_REPORT_DESCRIPTION = (
     "copy_to (e.g. /reports/<user_id>/) also gets both files. Answers each file's download link."
 )
 _MAX_IMAGE = 10 * 1024 * 1024
-_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
-_IMAGE_LINK = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 _FOLDERS = ("/analysis/", "/reports/")
-_CSS = """
-@page { size: A4 landscape; margin: 14mm 14mm; }
-body { font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Noto Sans", sans-serif;
-       font-size: 10.5pt; line-height: 1.5; color: #1f2328; max-width: 60em; margin: auto; }
-h1 { font-size: 18pt; } h2 { font-size: 14pt; margin-top: 1.4em; } h3 { font-size: 12pt; }
-table { border-collapse: collapse; margin: .6em 0; font-size: 9pt; }
-th, td { border: 1px solid #c9ced6; padding: 3px 6px; vertical-align: top; }
-th { background: #eef1f5; }
-img { max-width: 100%; page-break-inside: avoid; }
-blockquote { color: #57606a; border-left: 3px solid #d0d7de; margin: 0; padding-left: .8em; }
-a { color: #0b57d0; word-break: break-all; }
-"""
 
 
 class SaveChartInput(BaseModel):
@@ -128,7 +112,7 @@ async def _fetch_image(url: str, origins: set[str]) -> bytes | str:
     if response.status_code != 200:
         return f"the chart server answered {response.status_code} for {url}"
     body = response.content
-    if len(body) > _MAX_IMAGE or not body.startswith(_IMAGE_MAGIC):
+    if len(body) > _MAX_IMAGE or not body.startswith(IMAGE_MAGIC):
         return f"{url} is not a PNG or JPEG image of at most {_MAX_IMAGE // 2**20} MB"
     return body
 
@@ -155,57 +139,23 @@ def make_save_chart(*, backend: BackendProtocol, chart_url: str | None = None) -
     )  # fmt: skip
 
 
-def render_html(markdown: str, images: dict[str, bytes], *, title: str, lang: str) -> str:
-    """One self-contained HTML page for a Markdown report; ``images`` (by the link the
-    report uses) are embedded as data URIs, so the page needs no other file.
-
-    The Markdown parser sees a short stand-in for each image and the data URIs go into
-    the page after it: parsing the base64 text (hundreds of kB a report) cost the Agent
-    Server more CPU than the rest of the export."""
-    from markdown_it import MarkdownIt
-
-    uris: dict[str, str] = {}
-    tag = secrets.token_hex(8)
-
-    def embed(m: re.Match[str]) -> str:
-        data = images.get(m.group(2))
-        if data is None:  # a chart that was not saved: its title, not a broken image
-            return f"*{m.group(1)}*" if "://" not in m.group(2) else m.group(0)
-        kind = "png" if data.startswith(_IMAGE_MAGIC[0]) else "jpeg"
-        stand_in = f"embedded-{tag}-{len(uris)}"
-        uris[stand_in] = f"data:image/{kind};base64,{base64.b64encode(data).decode('ascii')}"
-        return f"![{m.group(1)}]({stand_in})"
-
-    body = (
-        MarkdownIt("commonmark", {"html": False})
-        .enable("table")
-        .render(_IMAGE_LINK.sub(embed, markdown))
-    )
-    if uris:
-        body = re.sub(rf'src="(embedded-{tag}-\d+)"', lambda m: f'src="{uris[m.group(1)]}"', body)
-    return (
-        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n"
-        f"<body>\n{body}</body>\n</html>\n"
-    )
-
-
 def _export_files(markdown: str, images: dict[str, bytes]) -> tuple[str, bytes | str]:
-    """(HTML, PDF bytes or the reason there is no PDF): runs in a worker thread."""
+    """(HTML, PDF bytes or the reason there is no PDF): runs in a worker thread; both are
+    made in the PDF worker process, the page here only when that worker failed."""
     title = next((ln[2:].strip() for ln in markdown.splitlines() if ln.startswith("# ")), "")
     lang = "zh-CN" if re.search(r"[\u4e00-\u9fff]", title) else "en"
-    page = render_html(markdown, images, title=title, lang=lang)
     try:
-        return page, render_pdf(page)  # in a worker process (graphs.tools.pdf_worker)
-    except OSError as exc:  # WeasyPrint's system libraries (Pango) are missing
-        logger.warning("export_report: no PDF: %s", exc)
-        return page, (
-            f"no PDF: WeasyPrint could not load its system libraries ({exc}); "
-            "scripts/setup installs them (Debian: libpango-1.0-0 libpangoft2-1.0-0)"
-        )
+        page, pdf = render_exports(markdown, images, title=title, lang=lang)
     except (RuntimeError, TimeoutError) as exc:
         logger.warning("export_report: no PDF: %s", exc)
-        return page, f"no PDF: {exc}"
+        return render_html(markdown, images, title=title, lang=lang), f"no PDF: {exc}"
+    if isinstance(pdf, str):  # WeasyPrint's system libraries (Pango) are missing
+        logger.warning("export_report: no PDF: %s", pdf)
+        return page, (
+            f"no PDF: WeasyPrint could not load its system libraries ({pdf}); "
+            "scripts/setup installs them (Debian: libpango-1.0-0 libpangoft2-1.0-0)"
+        )
+    return page, pdf
 
 
 async def _read(backend: BackendProtocol, paths: list[str]) -> dict[str, bytes]:
@@ -229,7 +179,7 @@ def make_export_report(*, backend: BackendProtocol) -> BaseTool:
             return f"Error: {path} does not exist; write the report first."
         markdown = found[path].decode("utf-8")
         folder = posixpath.dirname(path)
-        links = {link for _, link in _IMAGE_LINK.findall(markdown) if "://" not in link and link}
+        links = {link for _, link in IMAGE_LINK.findall(markdown) if "://" not in link and link}
         by_path = {posixpath.normpath(posixpath.join(folder, link)): link for link in links}
         images = {by_path[p]: data for p, data in (await _read(backend, list(by_path))).items()}
         page, pdf = await asyncio.to_thread(_export_files, markdown, images)

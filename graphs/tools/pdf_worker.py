@@ -1,4 +1,4 @@
-"""Reports rendered to PDF in a worker process, not in the Agent Server.
+"""Reports rendered to HTML and PDF in a worker process, not in the Agent Server.
 
 WeasyPrint lays a page out as tens of thousands of small Python objects (styles, boxes,
 lines). Made in the long-running server process, they leave its heap fragmented: freed,
@@ -8,33 +8,69 @@ imports WeasyPrint and nothing of the server) and is replaced after
 :data:`TASKS_PER_WORKER` reports, which hands all of that memory back to the system. The
 import (about a second) is paid once per worker, not per report.
 
-Call :func:`render_pdf` from a worker thread (it blocks until the PDF is made).
+Call :func:`render_exports` or :func:`render_pdf` from a worker thread (each blocks until
+its work is done).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final
+from typing import Any, Final, TypeVar
 
-__all__ = ["TASKS_PER_WORKER", "render_pdf", "shutdown"]
+__all__ = ["TASKS_PER_WORKER", "render_exports", "render_pdf", "shutdown"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 TASKS_PER_WORKER: Final = 8
 """Reports one worker renders before it is replaced by a fresh one."""
 TIMEOUT_S: Final = 180.0
+DEFAULT_WORKERS: Final = 2
+"""Worker processes (``PDF_WORKERS``): analyses that end together file their reports
+together, and one process made them one after another while the other core was idle."""
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _given = 0  # reports handed to the current pool
+_next: ProcessPoolExecutor | None = None  # its successor, started before it is needed
 
-# The worker is replaced here, not by ``max_tasks_per_child``: with Python 3.11's pool, a
+# The workers are replaced here, not by ``max_tasks_per_child``: with Python 3.11's pool, a
 # worker that exits after its quota while more reports wait leaves them waiting for good
 # (16 concurrent reports: 8 made, then every later one timed out, minutes each).
+
+
+def workers() -> int:
+    """How many worker processes render at once (``PDF_WORKERS``, 1-8; default 2)."""
+    raw = os.environ.get("PDF_WORKERS", "").strip()
+    try:
+        return min(max(int(raw), 1), 8) if raw else DEFAULT_WORKERS
+    except ValueError:
+        logger.warning("PDF_WORKERS=%r is not a number: using %d", raw, DEFAULT_WORKERS)
+        return DEFAULT_WORKERS
+
+
+def _preload() -> None:
+    """In a new worker, before its first report: the imports and fonts every report needs
+    (about half a second), so that no report waits for them. Without WeasyPrint's system
+    libraries there is nothing to load: each report says so when it asks for its PDF."""
+    import graphs.tools.report_page  # noqa: F401
+
+    with contextlib.suppress(OSError):
+        from weasyprint import HTML
+
+        HTML(string='<p lang="zh-CN">报告 report</p>').write_pdf()
+
+
+def _ready() -> None:
+    """A no-op task: handing one to a new pool starts a worker process."""
 
 
 def _render(page: str) -> bytes:
@@ -45,8 +81,33 @@ def _render(page: str) -> bytes:
     return pdf
 
 
-def _new_pool() -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+def _export(
+    markdown: str, images: dict[str, bytes], title: str, lang: str
+) -> tuple[str, bytes | str]:
+    """In the worker: the report's HTML page, and its PDF or why there is none (WeasyPrint's
+    system libraries are missing: the page is still worth having)."""
+    from graphs.tools.report_page import render_html
+
+    page = render_html(markdown, images, title=title, lang=lang)
+    try:
+        return page, _render(page)
+    except OSError as exc:
+        return page, str(exc)
+
+
+def _new_pool(*, start: bool = False) -> ProcessPoolExecutor:
+    """A pool of :func:`workers` processes; ``start``: its processes start now (each loads
+    WeasyPrint while the current pool still renders), not on its first reports."""
+    count = workers()
+    pool = ProcessPoolExecutor(
+        max_workers=count,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_preload,
+    )
+    if start:
+        for _ in range(count):  # each task, while none is idle, starts one more process
+            pool.submit(_ready)
+    return pool
 
 
 def _executor() -> ProcessPoolExecutor:
@@ -58,18 +119,22 @@ def _executor() -> ProcessPoolExecutor:
         return _pool
 
 
-def _submit(page: str) -> tuple[ProcessPoolExecutor, Future[bytes]]:
-    """Hand ``page`` to the current worker; after :data:`TASKS_PER_WORKER` reports a new
-    worker takes the next ones and the old one exits once its own are made."""
-    global _pool, _given
+def _submit(fn: Callable[..., T], *args: Any) -> tuple[ProcessPoolExecutor, Future[T]]:
+    """Hand ``fn(*args)`` to the current pool. Each pool takes :data:`TASKS_PER_WORKER`
+    reports per worker; its successor starts a few reports before that, and takes the
+    next ones while the old pool exits once its own are made."""
+    global _pool, _given, _next
     with _lock:
-        if _pool is not None and _given >= TASKS_PER_WORKER:
+        quota = TASKS_PER_WORKER * workers()
+        if _pool is not None and _given >= quota:
             _pool.shutdown(wait=False)  # what it was given still runs, then it exits
             _pool = None
         if _pool is None:
-            _pool, _given = _new_pool(), 0
+            _pool, _next, _given = _next or _new_pool(), None, 0
         _given += 1
-        return _pool, _pool.submit(_render, page)
+        if _next is None and _given >= quota - workers():
+            _next = _new_pool(start=True)
+        return _pool, _pool.submit(fn, *args)
 
 
 def _stop(pool: ProcessPoolExecutor, *, kill: bool) -> None:
@@ -82,12 +147,13 @@ def _stop(pool: ProcessPoolExecutor, *, kill: bool) -> None:
 
 
 def shutdown() -> None:
-    """Stop the worker (the next report starts a new one)."""
-    global _pool
+    """Stop the workers (the next report starts new ones)."""
+    global _pool, _next
     with _lock:
-        pool, _pool = _pool, None
-    if pool is not None:
-        _stop(pool, kill=False)
+        pools, _pool, _next = [_pool, _next], None, None
+    for pool in pools:
+        if pool is not None:
+            _stop(pool, kill=False)
 
 
 def render_pdf(page: str) -> bytes:
@@ -95,9 +161,23 @@ def render_pdf(page: str) -> bytes:
     WeasyPrint's system libraries are missing; RuntimeError when the worker died;
     TimeoutError after :data:`TIMEOUT_S` (the stuck worker is stopped, the next report
     gets a fresh one)."""
+    return _run(_render, page)
+
+
+def render_exports(
+    markdown: str, images: dict[str, bytes], *, title: str, lang: str
+) -> tuple[str, bytes | str]:
+    """A Markdown report's self-contained HTML page (``images`` by the link the report
+    uses, see :func:`graphs.tools.report_page.render_html`) and its PDF, or instead of the
+    PDF the reason WeasyPrint could not load; both made in the worker process (blocking).
+    RuntimeError and TimeoutError as :func:`render_pdf`."""
+    return _run(_export, markdown, images, title, lang)
+
+
+def _run(fn: Callable[..., T], *args: Any) -> T:
     pool: ProcessPoolExecutor | None = None
     try:
-        pool, future = _submit(page)
+        pool, future = _submit(fn, *args)
         return future.result(timeout=TIMEOUT_S)
     except BrokenProcessPool as exc:  # killed (out of memory, a signal): start afresh
         logger.warning("PDF worker died; the next report starts a new one: %s", exc)

@@ -121,6 +121,29 @@ async def test_the_report_exports_to_one_html_file_and_a_pdf(
     assert ((rgb[:, 0] > 150) & (rgb[:, 1] < 80) & (rgb[:, 2] < 80)).any()
 
 
+async def test_when_the_pdf_worker_fails_the_html_page_is_still_exported(
+    backend: FilesystemBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page is made in the PDF worker process with the PDF; a worker that died on
+    the way still leaves the reader the HTML page (made here), and the answer says why
+    there is no PDF."""
+    import graphs.tools.artifacts_report as artifacts_report
+
+    def died(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the PDF worker stopped (killed)")
+
+    monkeypatch.setattr(artifacts_report, "render_exports", died)
+    tool = make_export_report(backend=backend)
+    out = await _export(
+        tool, path="/analysis/report_20261203_ab12cd34.md", copy_to="/reports/alice/"
+    )
+    assert "no PDF" in out and "PDF worker stopped" in out, out
+    for folder in ("analysis", "reports/alice"):
+        page = (tmp_path / folder / "report_20261203_ab12cd34.html").read_text(encoding="utf-8")
+        assert "<table>" in page and 'src="data:image/png;base64,' in page
+        assert not (tmp_path / folder / "report_20261203_ab12cd34.pdf").exists()
+
+
 async def _export(tool: Any, **args: Any) -> str:
     """The tool as a graph's ToolNode calls it, with the run's thread in its runtime."""
     runtime = SimpleNamespace(config={"configurable": {"thread_id": "t-1"}})
@@ -153,7 +176,7 @@ def test_the_html_page_embeds_each_chart_as_the_parser_would() -> None:
     written inline as data URIs (the parser only ever sees short stand-ins for them)."""
     from markdown_it import MarkdownIt
 
-    from graphs.tools.artifacts_report import render_html
+    from graphs.tools.report_page import render_html
 
     charts = {}
     for n, colour in enumerate([(200, 30, 30), (30, 30, 200)], 1):

@@ -34,6 +34,31 @@ def test_the_pdf_is_made_without_weasyprint_in_the_calling_process() -> None:
     assert out.stdout.split() == ["%PDF-", "True", "False"]
 
 
+def test_the_html_page_and_the_pdf_are_both_made_in_the_worker() -> None:
+    """Neither the Markdown parse nor the layout runs in the calling process (the Agent
+    Server's one core is the ramp's bottleneck); the page embeds its chart."""
+    code = (
+        "import base64, io, sys\n"
+        "from PIL import Image\n"
+        "from graphs.tools.pdf_worker import render_exports, shutdown\n"
+        "png = io.BytesIO(); Image.new('RGB', (60, 40), (200, 30, 30)).save(png, 'PNG')\n"
+        "md = '# 比价报告\\n\\n| 供应商 | 价格 |\\n|---|---|\\n| NGK | 16.56 |\\n\\n"
+        "![价格](charts/a.png)\\n'\n"
+        "page, pdf = render_exports(md, {'charts/a.png': png.getvalue()}, title='比价报告',"
+        " lang='zh-CN')\n"
+        "shutdown()\n"
+        "uri = page.split('src=\"data:image/png;base64,')[1].split('\"')[0]\n"
+        "Image.open(io.BytesIO(base64.b64decode(uri))).load()\n"
+        "print(pdf[:5].decode(), '<td>NGK</td>' in page, '<html lang=\"zh-CN\">' in page,"
+        " 'markdown_it' in sys.modules, 'weasyprint' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["%PDF-", "True", "True", "False", "False"]
+
+
 def test_a_worker_that_dies_is_replaced() -> None:
     try:
         first = pdf_worker.render_pdf(PAGE)
@@ -111,3 +136,40 @@ def _sleep_render(page: str) -> bytes:
         Path(page.removeprefix("stuck:")).write_text(str(os.getpid()))
         time.sleep(600)
     return b"%PDF " + page.encode()
+
+
+def test_the_next_workers_are_started_and_loaded_before_the_current_ones_retire(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A burst of reports never waits for a fresh worker to import WeasyPrint: the
+    successor's processes start a few reports before the current pool's quota, and the
+    report after the quota runs on them."""
+    monkeypatch.setenv("PDF_WORKERS", "2")
+    quota = 2 * pdf_worker.TASKS_PER_WORKER
+    try:
+        for n in range(quota - 3):
+            assert pdf_worker.render_pdf(PAGE.replace("16.56", str(n))).startswith(b"%PDF")
+        assert pdf_worker._next is None  # not yet
+        first = pdf_worker._executor()
+        for _ in range(2):
+            pdf_worker.render_pdf(PAGE)
+        successor = pdf_worker._next
+        assert successor is not None and successor is not first
+        deadline = time.monotonic() + 30
+        while len(successor._processes) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(successor._processes) == 2  # both its processes run already
+        pdf_worker.render_pdf(PAGE)  # the last of the quota, still on the first pool
+        assert pdf_worker._executor() is first
+        assert pdf_worker.render_pdf(PAGE).startswith(b"%PDF")  # past the quota
+        assert pdf_worker._executor() is successor
+    finally:
+        pdf_worker.shutdown()
+
+
+def test_the_worker_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PDF_WORKERS", raising=False)
+    assert pdf_worker.workers() == pdf_worker.DEFAULT_WORKERS
+    for raw, expected in (("1", 1), ("3", 3), ("0", 1), ("99", 8), ("two", 2)):
+        monkeypatch.setenv("PDF_WORKERS", raw)
+        assert pdf_worker.workers() == expected
