@@ -26,9 +26,8 @@ from runstack.threads import (
     FLAGSHIP_REQUEST,
     ended,
     interrupts,
-    poll,
     start_analysis,
-    woken_answer,
+    wait_woken,
 )
 
 __all__ = ["Sample", "SoakResult", "folder_bytes", "rss_mb", "soak"]
@@ -101,7 +100,7 @@ async def _order(client: LangGraphClient, user: str) -> None:
 
 async def _analyse(client: LangGraphClient, user: str) -> None:
     analysis = await start_analysis(client, FLAGSHIP_REQUEST, {"user_id": user})
-    await poll(lambda: woken_answer(client, analysis.thread_id), 600, "an analysis", every=1.0)
+    await wait_woken(client, analysis, 600)
 
 
 _MIX = (("analysis", _analyse), ("greeting", _greet), ("order", _order), ("greeting", _greet))

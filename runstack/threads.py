@@ -35,6 +35,7 @@ __all__ = [
     "runs_since",
     "start_analysis",
     "thread_messages",
+    "wait_woken",
     "woken_answer",
 ]
 
@@ -146,6 +147,40 @@ async def woken_answer(
         return None
     text = message_text(last)
     return text if naming is None or naming.search(text) else None
+
+
+async def wait_woken(
+    client: LangGraphClient, analysis: Analysis, within_s: float, *, every: float = 1.0
+) -> str:
+    """The orchestrator's answer once the analyst of ``analysis`` has woken it;
+    ``TimeoutError`` after ``within_s`` seconds.
+
+    Waits without reading the threads' state over and over (each read serialises the
+    whole state in the Agent Server, which 16 waiting clients made a measurable share of
+    its CPU): it joins the analyst's run, then lists the orchestrator's runs (a few
+    small records) until the run that woke it has ended, and reads the state once."""
+    deadline = time.monotonic() + within_s
+
+    async def analyst_runs_ended() -> bool:
+        runs: Any = await client.runs.list(analysis.task_id, limit=10)
+        for run in runs:
+            if run["status"] in ("pending", "running"):
+                await asyncio.wait_for(
+                    client.runs.join(analysis.task_id, run["run_id"]),
+                    max(deadline - time.monotonic(), 0.1),
+                )
+        return True
+
+    async def woken() -> str | None:
+        later = await runs_since(client, analysis.thread_id, analysis.run_id)
+        if not later or any(r["status"] in ("pending", "running") for r in later):
+            return None
+        return await woken_answer(client, analysis.thread_id)
+
+    await poll(analyst_runs_ended, within_s, "the analyst's run to end", every=every)
+    return await poll(
+        woken, max(deadline - time.monotonic(), 0.0), "the orchestrator to be woken", every
+    )
 
 
 async def follow_run(

@@ -35,7 +35,7 @@ from pathlib import Path
 import httpx
 from langgraph_sdk import get_client
 
-from runstack.threads import FLAGSHIP_REQUEST, poll, start_analysis, woken_answer
+from runstack.threads import FLAGSHIP_REQUEST, start_analysis, wait_woken
 from scripts.bench.fixtures import agent_server, scratch
 
 RATIO_TARGET = 2.5
@@ -68,12 +68,7 @@ async def one_analysis(url: str, user: str) -> float:
     started = time.perf_counter()
     async with get_client(url=url, timeout=300) as client:
         analysis = await start_analysis(client, FLAGSHIP_REQUEST, {"user_id": user})
-
-        async def woken() -> str | None:
-            return await woken_answer(client, analysis.thread_id)
-
-        # Every second: the polling itself costs the server little next to an analysis.
-        await poll(woken, 900, f"{user}'s analysis to finish", every=1.0)
+        await wait_woken(client, analysis, 900)
     return time.perf_counter() - started
 
 

@@ -30,7 +30,7 @@ from langgraph_sdk import get_client
 from runstack.agent_server import PRODUCT_CONFIG, langgraph_dev
 from runstack.services import wiring
 from runstack.soak import GREETING, SoakResult, folder_bytes, rss_mb, soak
-from runstack.threads import FLAGSHIP_REQUEST, poll, start_analysis, woken_answer
+from runstack.threads import FLAGSHIP_REQUEST, start_analysis, wait_woken
 from scripts.bench.fixtures import AGENT_SERVICES, scratch, services
 
 GROWTH_TARGET = 0.10
@@ -48,7 +48,7 @@ async def probe(url: str) -> float:
             thread["thread_id"], "orchestrator", input=message, context={"user_id": "probe"}
         )
         analysis = await start_analysis(client, FLAGSHIP_REQUEST, {"user_id": "probe"})
-        await poll(lambda: woken_answer(client, analysis.thread_id), 600, "the probe", every=0.5)
+        await wait_woken(client, analysis, 600, every=0.5)
     return time.perf_counter() - started
 
 
