@@ -2,9 +2,9 @@
 
 The real orchestrator graph on the offline planner, served by ``langgraph dev`` with
 ``ORCHESTRATOR_MODEL_CALL_LIMIT=1``: an analysis request takes several model calls (check
-its names in the ERP, launch the analyst, tell the user), so the second is refused by langchain's
-``ModelCallLimitMiddleware`` (``exit_behavior="end"``) and the run ends with its notice
-instead of an error. The ERP and chart servers are left unreachable on purpose: the
+its names in the ERP, launch the analyst, tell the user), so the second is refused by the
+call limits (``graphs/middleware/limits.py``) and the run ends with their notice instead of
+an error. The ERP and chart servers are left unreachable on purpose: the
 limit must not depend on them.
 """
 
@@ -71,7 +71,7 @@ async def _check_the_limit(client: LangGraphClient) -> None:
     text = str(final["content"])
     # one notice, in the buyer's language (Chinese here), with the count reached
     assert text.count("〔本轮已达到调用上限") == 1 and "模型调用 1/1" in text, text
-    assert "limit" not in text.lower()  # langchain's English sentence is kept in metadata
+    assert "limit" not in text.lower()  # the developers' English sentence is kept in metadata
     assert "model call limit" in final["response_metadata"]["limit"].lower()
     # the run ended normally (no error status), so the thread is usable again
     runs = await client.runs.list(thread["thread_id"])

@@ -21,8 +21,7 @@ from graphs.middleware.context_injection import ContextInjection
 from graphs.middleware.current_date import CurrentDate
 from graphs.middleware.fail_soft import FailSoft
 from graphs.middleware.limits import (
-    BilingualModelCallLimit,
-    BilingualToolCallLimit,
+    CallLimits,
 )
 from graphs.middleware.mcp_tools import McpToolsMiddleware
 from graphs.middleware.memory_update import MemoryUpdate
@@ -76,7 +75,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         SoftSummarization,
         SummarizationToolMiddleware,
     ]
-    limits = [BilingualModelCallLimit, BilingualToolCallLimit]
+    limits = [CallLimits]
     assert [type(m) for m in stack] == [
         McpToolsMiddleware,  # its read-only ERP tools (grounding names, stock answers)
         *core,
@@ -88,7 +87,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
     ]
     assert stack[6].name == "SummarizationMiddleware"  # replaces deepagents' default in place
     assert stack[1].name == "FilesystemMiddleware"  # so does the file layer
-    assert (stack[-5].run_limit, stack[-4].run_limit) == (50, 200)
+    assert (stack[-4].model_calls, stack[-4].tool_calls) == (50, 200)
     analyst = _stack(tmp_path, "analyst")
     assert [type(m) for m in analyst] == [
         UserContextMiddleware,
@@ -99,7 +98,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         AnalystProgress,
         AnalysisOutcome,  # innermost: a failed analysis raises inside deepagents' notifier
     ]
-    assert (analyst[-5].run_limit, analyst[-4].run_limit) == (50, 200)
+    assert (analyst[-4].model_calls, analyst[-4].tool_calls) == (50, 200)
     order = _stack(tmp_path, "procurement-order")
     # The approval step, then the ERP's check: after_model hooks run last-listed first, so
     # every order is checked before anyone is asked to approve it.
@@ -111,7 +110,7 @@ def test_order_and_limits(tmp_path: Path) -> None:
         OrderApproval,
         OrderGuard,
     ]
-    assert (order[-5].run_limit, order[-4].run_limit) == (20, 50)
+    assert (order[-4].model_calls, order[-4].tool_calls) == (20, 50)
     assert TABLES["procurement-order"].limits == {"model_calls": 20, "tool_calls": 50}
     # Our layers fail soft through the one base; the one that pins the user fails closed,
     # and so does the one that ends a failed analysis in error (hiding it is its opposite);
@@ -159,6 +158,53 @@ async def test_tool_call_limit_ends_the_run_in_the_buyers_language(tmp_path: Pat
         "\u4e00" <= c <= "\u9fff" for c in last.text
     )
     assert "tool call limit" in last.response_metadata["limit"].lower()
+
+
+async def test_an_answer_past_the_tool_limit_runs_none_of_its_calls_and_the_next_run_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    env = make_env(tmp_path)
+    limits = {"model_calls": 50, "tool_calls": 3}
+    stack = _stack(tmp_path, "procurement-order", env=env, limits=limits)
+    batch = [call("ls", {"path": "/"}, i) for i in range(4)]  # one more than the limit
+    graph = agent(env, scripted(batch, [call("ls", {"path": "/"}, 9)], "done"), stack)
+    config, context = thread(), Context(user_id="u1")
+    first = await graph.ainvoke({"messages": [HumanMessage("列出文件")]}, config, context=context)
+    results = {m.tool_call_id: m for m in first["messages"] if isinstance(m, ToolMessage)}
+    # Every call of the answer has a result (the history stays valid); none of them ran.
+    assert set(results) == {c["id"] for c in batch}
+    assert all(m.status == "error" for m in results.values())
+    assert "limit exceeded" in results["call_ls_3"].text  # the one past the limit
+    assert all("stopped before" in results[f"call_ls_{i}"].text for i in range(3))
+    last = first["messages"][-1]
+    assert isinstance(last, AIMessage) and not last.tool_calls
+    assert last.text.startswith("〔本轮已达到调用上限（工具调用 3/3），先停在这里。")
+    assert sum(isinstance(m, AIMessage) for m in first["messages"]) == 2  # no model call after
+    # A new run on the thread counts from zero: its call runs.
+    second = await graph.ainvoke(
+        {"messages": [HumanMessage("again please")]}, config, context=context
+    )
+    ran = [
+        m
+        for m in second["messages"]
+        if isinstance(m, ToolMessage) and m.tool_call_id == "call_ls_9"
+    ]
+    assert len(ran) == 1 and ran[0].status != "error"
+    assert second["messages"][-1].text == "done"
+
+
+async def test_the_model_limit_speaks_english_to_an_english_buyer(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    stack = _stack(tmp_path, "analyst", env=env, limits={"model_calls": 1, "tool_calls": 10})
+    graph = agent(env, scripted([call("ls", {"path": "/"}, 0)], "never"), stack)
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("compare spark plug suppliers")]},
+        thread(),
+        context=Context(user_id="u1"),
+    )
+    last = result["messages"][-1]
+    assert last.text.startswith("[This turn reached its call limit (model calls 1/1), so I stop")
+    assert "never" not in [m.text for m in result["messages"]]
 
 
 async def test_summarization_fails_soft(tmp_path: Path) -> None:
