@@ -5,9 +5,10 @@ A client following the analyst's run (``stream_mode="custom"``, or ``updates`` /
 call, read from what the agent does, not from what it says, so it works the same for the
 offline planner and any real model:
 
-1. ``skills``: listing ``/skills/`` or reading a ``SKILL.md``;
-2. ``data``: the ERP's read tools, ``web_search``, ``fetch_url``, a skill's data file
-   (the quote-URL table);
+1. ``skills``: listing ``/skills/`` or reading its Markdown (``SKILL.md`` and its notes);
+2. ``data``: the ERP's read tools, ``web_search``, ``fetch_url``, reading or searching a
+   skill's data (a file that is not Markdown, or anything under a ``data/`` folder: the
+   quote-URL table);
 3. ``analysis``: ``execute``, or writing a script or ``/data/``;
 4. ``charts``: ``generate_visualization``;
 5. ``report``: writing under ``/analysis/`` or ``/reports/``.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import PurePosixPath
 from typing import Any, Final, Literal
 
 from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
@@ -61,7 +63,9 @@ def stage_of(name: str, args: dict[str, Any], data_tools: Iterable[str] = ()) ->
     """The stage a tool call belongs to (1-5), or None for housekeeping."""
     path = _path(args)
     if name in _FILE_READS and path.startswith("/skills"):
-        is_data = name == "read_file" and not path.endswith("SKILL.md")
+        is_data = name != "ls" and (
+            "/data/" in path or PurePosixPath(path).suffix.lower() not in ("", ".md")
+        )
         return 2 if is_data else 1
     if name in _WEB or name in set(data_tools):
         return 2

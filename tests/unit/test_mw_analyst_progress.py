@@ -38,6 +38,13 @@ def generate_visualization(chart_type: str) -> str:
         ("ls", {"path": "/skills/procurement/"}, 1),
         ("read_file", {"file_path": "/skills/procurement/procurement-analysis/SKILL.md"}, 1),
         ("read_file", {"file_path": "/skills/procurement/supplier-price-urls/data/urls.yaml"}, 2),
+        # Searching the quote-URL table is collecting data too, wherever the search starts.
+        ("grep", {"pattern": "  NGK-IU7:", "path": "/skills/p/supplier-price-urls/data/"}, 2),
+        ("grep", {"pattern": "IU7", "path": "/skills/procurement/prices/table.csv"}, 2),
+        # A skill's own notes are reading the skill, not data.
+        ("read_file", {"file_path": "/skills/p/web-content-fetcher/reading-prices.md"}, 1),
+        ("grep", {"pattern": "fetch", "path": "/skills/procurement/"}, 1),
+        ("glob", {"pattern": "**/SKILL.md", "path": "/skills/"}, 1),
         ("supplier_query", {"name": "NGK"}, 2),
         ("fetch_url", {"url": "http://shop/x"}, 2),
         ("execute", {"command": "python /data/analyze.py"}, 3),
