@@ -63,7 +63,7 @@ def _preload() -> None:
     libraries there is nothing to load: each report says so when it asks for its PDF."""
     import graphs.tools.report_page  # noqa: F401
 
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ImportError):
         from weasyprint import HTML
 
         HTML(string='<p lang="zh-CN">报告 report</p>').write_pdf()
