@@ -170,6 +170,7 @@ def test_the_next_workers_are_started_and_loaded_before_the_current_ones_retire(
 def test_the_worker_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PDF_WORKERS", raising=False)
     assert pdf_worker.workers() == pdf_worker.DEFAULT_WORKERS
-    for raw, expected in (("1", 1), ("3", 3), ("0", 1), ("99", 8), ("two", 2)):
+    default = pdf_worker.DEFAULT_WORKERS
+    for raw, expected in (("1", 1), ("3", 3), ("0", 1), ("99", 8), ("two", default)):
         monkeypatch.setenv("PDF_WORKERS", raw)
         assert pdf_worker.workers() == expected
