@@ -104,7 +104,10 @@ class CallLimits(AgentMiddleware[CallLimitsState, Any, Any]):
     def __init__(self, *, model_calls: int, tool_calls: int) -> None:
         super().__init__()
         if model_calls < 1 or tool_calls < 0:
-            msg = f"limits must allow a model call: model_calls={model_calls}"
+            msg = (
+                "call limits need model_calls >= 1 and tool_calls >= 0, "
+                f"got model_calls={model_calls}, tool_calls={tool_calls}"
+            )
             raise ValueError(msg)
         self.model_calls = model_calls
         self.tool_calls = tool_calls

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from deepagents.backends.protocol import BackendProtocol
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from deepagents.middleware.summarization import SummarizationToolMiddleware
@@ -191,6 +192,13 @@ async def test_an_answer_past_the_tool_limit_runs_none_of_its_calls_and_the_next
     ]
     assert len(ran) == 1 and ran[0].status != "error"
     assert second["messages"][-1].text == "done"
+
+
+def test_limits_that_allow_no_model_call_are_refused_when_the_stack_is_built() -> None:
+    with pytest.raises(ValueError, match="model_calls >= 1"):
+        CallLimits(model_calls=0, tool_calls=5)
+    with pytest.raises(ValueError, match="tool_calls=-1"):
+        CallLimits(model_calls=3, tool_calls=-1)
 
 
 async def test_the_model_limit_speaks_english_to_an_english_buyer(tmp_path: Path) -> None:
