@@ -120,9 +120,12 @@ class CallLimits(AgentMiddleware[CallLimitsState, Any, Any]):
         return made, used, _closing("model", self.model_calls, made + 1, request.messages)
 
     def _counted(
-        self, request: ModelRequest[Any], response: ModelResponse[Any] | AIMessage, made: int,
+        self,
+        request: ModelRequest[Any],
+        response: ModelResponse[Any] | AIMessage,
+        made: int,
         used: int,
-    ) -> ExtendedModelResponse[Any]:  # fmt: skip
+    ) -> ExtendedModelResponse[Any]:
         if isinstance(response, AIMessage):
             response = ModelResponse(result=[response], structured_response=None)
         result = list(response.result)

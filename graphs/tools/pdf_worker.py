@@ -24,6 +24,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
 
+from graphs.tools.report_page import render_html
+
 __all__ = ["TASKS_PER_WORKER", "render_exports", "render_pdf", "shutdown"]
 
 logger = logging.getLogger(__name__)
@@ -62,8 +64,6 @@ def _preload() -> None:
     """In a new worker, before its first report: the imports and fonts every report needs
     (about half a second), so that no report waits for them. Without WeasyPrint's system
     libraries there is nothing to load: each report says so when it asks for its PDF."""
-    import graphs.tools.report_page  # noqa: F401
-
     with contextlib.suppress(OSError, ImportError):
         from weasyprint import HTML
 
@@ -87,8 +87,6 @@ def _export(
 ) -> tuple[str, bytes | str]:
     """In the worker: the report's HTML page, and its PDF or why there is none (WeasyPrint's
     system libraries are missing: the page is still worth having)."""
-    from graphs.tools.report_page import render_html
-
     page = render_html(markdown, images, title=title, lang=lang)
     try:
         return page, _render(page)
@@ -96,10 +94,9 @@ def _export(
         return page, str(exc)
 
 
-def _new_pool(*, start: bool = False) -> ProcessPoolExecutor:
-    """A pool of :func:`workers` processes; ``start``: its processes start now (each loads
+def _new_pool(count: int, *, start: bool = False) -> ProcessPoolExecutor:
+    """A pool of ``count`` processes; ``start``: its processes start now (each loads
     WeasyPrint while the current pool still renders), not on its first reports."""
-    count = workers()
     pool = ProcessPoolExecutor(
         max_workers=count,
         mp_context=multiprocessing.get_context("spawn"),
@@ -116,7 +113,7 @@ def _executor() -> ProcessPoolExecutor:
     global _pool, _given
     with _lock:
         if _pool is None:
-            _pool, _given = _new_pool(), 0
+            _pool, _given = _new_pool(workers()), 0
         return _pool
 
 
@@ -126,15 +123,16 @@ def _submit(fn: Callable[..., T], *args: Any) -> tuple[ProcessPoolExecutor, Futu
     next ones while the old pool exits once its own are made."""
     global _pool, _given, _next
     with _lock:
-        quota = TASKS_PER_WORKER * workers()
+        count = workers()
+        quota = TASKS_PER_WORKER * count
         if _pool is not None and _given >= quota:
             _pool.shutdown(wait=False)  # what it was given still runs, then it exits
             _pool = None
         if _pool is None:
-            _pool, _next, _given = _next or _new_pool(), None, 0
+            _pool, _next, _given = _next or _new_pool(count), None, 0
         _given += 1
-        if _next is None and _given >= quota - workers():
-            _next = _new_pool(start=True)
+        if _next is None and _given >= quota - count:
+            _next = _new_pool(count, start=True)
         return _pool, _pool.submit(fn, *args)
 
 

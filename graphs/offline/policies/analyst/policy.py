@@ -32,6 +32,7 @@ _WINDOW = re.compile(r"^@@ lines \d+-\d+ of \d+(?: \| next offset (?P<next>\d+))
 _INDEX_OPS = frozenset({"read_file", "write_file", "edit_file"})
 _INDEX_ATTEMPTS = 3  # two analyses of one user may file at once: re-read and try again
 Saved = list[tuple[str, str, str]]  # (question, title, path relative to the report)
+Drawn = list[tuple[tuple[str, str, str], str]]  # each chart of Saved with its image URL
 
 
 def _failed_prerequisite(run: Run) -> Decision | None:
@@ -180,7 +181,7 @@ def _charts(run: Run, result: dict[str, Any]) -> Decision | None:
     )
 
 
-def _drawn(run: Run, result: dict[str, Any]) -> list[tuple[tuple[str, str, str], str]]:
+def _drawn(run: Run, result: dict[str, Any]) -> Drawn:
     """Every chart the chart server drew, numbered in call order, with its image URL:
     ``((question, title, path relative to the report), url)``: where each is saved, and
     how the report links it."""
@@ -191,7 +192,7 @@ def _drawn(run: Run, result: dict[str, Any]) -> list[tuple[tuple[str, str, str],
     ]
 
 
-def _saved(run: Run, drawn: list[tuple[tuple[str, str, str], str]]) -> Saved:
+def _saved(run: Run, drawn: Drawn) -> Saved:
     """The ``drawn`` charts whose save worked."""
     saved = {str(r.args["url"]) for r in run.view.called("save_chart") if r.ok}
     return [chart for chart, url in drawn if url in saved]
