@@ -161,15 +161,11 @@ async def wait_woken(
     small records) until the run that woke it has ended, and reads the state once."""
     deadline = time.monotonic() + within_s
 
-    async def analyst_runs_ended() -> bool:
+    async def analyst_ended() -> None:
         runs: Any = await client.runs.list(analysis.task_id, limit=10)
         for run in runs:
             if run["status"] in ("pending", "running"):
-                await asyncio.wait_for(
-                    client.runs.join(analysis.task_id, run["run_id"]),
-                    max(deadline - time.monotonic(), 0.1),
-                )
-        return True
+                await client.runs.join(analysis.task_id, run["run_id"])
 
     async def woken() -> str | None:
         later = await runs_since(client, analysis.thread_id, analysis.run_id)
@@ -177,7 +173,11 @@ async def wait_woken(
             return None
         return await woken_answer(client, analysis.thread_id)
 
-    await poll(analyst_runs_ended, within_s, "the analyst's run to end", every=every)
+    try:
+        await asyncio.wait_for(analyst_ended(), within_s)
+    except TimeoutError:
+        msg = f"timed out after {within_s:g} s waiting for the analyst's run to end"
+        raise TimeoutError(msg) from None
     return await poll(
         woken, max(deadline - time.monotonic(), 0.0), "the orchestrator to be woken", every
     )
