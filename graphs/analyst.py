@@ -33,6 +33,7 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
 
     from graphs.context import Context
     from graphs.middleware.current_date import TODAY
+    from graphs.middleware.skills_pins import skills_layer
     from graphs.models import main_model
     from graphs.stacks import build_stack
     from graphs.state import ANALYST_STATE
@@ -67,13 +68,13 @@ def build_analyst() -> CompiledStateGraph[Any, Any, Any, Any]:
         system_prompt=ANALYST_PROMPT.format(
             today=TODAY, sites=WebSettings().supplier_sites_url.rstrip("/")
         ),
-        skills=["/skills/procurement/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
         # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
         state_schema=ANALYST_STATE,
         context_schema=Context,
-        middleware=stack,
+        # Skills as deepagents loads them, pinned once per run (no node per model call).
+        middleware=[*stack, skills_layer(backend, ["/skills/procurement/"])],
         name="analyst",
     )
 

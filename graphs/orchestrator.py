@@ -44,6 +44,7 @@ ANALYST_CARD_FILE = "analyst.yaml"
 def _order_subagent(
     tools: dict[str, BaseTool], backend: BackendProtocol, sandbox: BackendProtocol
 ) -> SubAgent:
+    from graphs.middleware.skills_pins import skills_layer
     from graphs.models import main_model
     from graphs.stacks import build_stack
     from graphs.toolbox import registry
@@ -82,8 +83,8 @@ def _order_subagent(
         "system_prompt": spec["system_prompt"],
         "model": main_model(policy="procurement-order"),
         "tools": spec["tools"],
-        "middleware": stack,
-        "skills": ["/skills/order/"],  # where assign_skill puts this agent's skills
+        # /skills/order/: where assign_skill puts this agent's skills (pinned once per run).
+        "middleware": [*stack, skills_layer(backend, ["/skills/order/"])],
     }
 
 
@@ -94,6 +95,7 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
 
     from graphs.context import Context
     from graphs.middleware.current_date import TODAY
+    from graphs.middleware.skills_pins import skills_layer
     from graphs.models import main_model
     from graphs.stacks import ORCHESTRATOR, build_stack
     from graphs.state import ORCHESTRATOR_STATE
@@ -129,13 +131,13 @@ def build_orchestrator() -> CompiledStateGraph[Any, Any, Any, Any]:
         ],
         system_prompt=prompt,
         subagents=[_order_subagent(tools, backend, sandbox), analyst_card],
-        skills=["/skills/main/"],
         backend=backend,
         memory=["/AGENTS.md"],  # the global guidelines SkillsSync seeds into the sandbox
         # Declared so Studio can read it on Python 3.11, and the wake-up message is marked.
         state_schema=ORCHESTRATOR_STATE,
         context_schema=Context,
-        middleware=stack,
+        # Skills as deepagents loads them, pinned once per run (no node per model call).
+        middleware=[*stack, skills_layer(backend, ["/skills/main/"])],
         name="orchestrator",
     )
 

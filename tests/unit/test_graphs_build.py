@@ -86,6 +86,9 @@ def test_the_orchestrator_wires_its_subagents_and_limits(offline: None) -> None:
     # The call limits wrap the model call (tests/e2e/test_agents_limits.py): no node of
     # their own, so no superstep, checkpoint or stream event per model call.
     assert not {h for h in hooks if "Limit" in h}
+    # Skills are loaded and pinned at the start of a run (skills_pins), not before each call.
+    assert "SkillsMiddleware.before_agent" in graph.nodes
+    assert "SkillsMiddleware.before_model" not in graph.nodes
     tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
     assert {"start_async_task", "check_async_task", "task", "web_search", "calculator",
             "get_current_time"} <= tools  # fmt: skip
@@ -96,6 +99,9 @@ def test_the_analyst_has_its_tools_but_no_order_tools(offline: None) -> None:
     from graphs.analyst import build_analyst
 
     graph = build_analyst()
+    # One superstep per model call fewer: the skills' pins are taken at the run's start.
+    assert "SkillsMiddleware.before_agent" in graph.nodes
+    assert "SkillsMiddleware.before_model" not in graph.nodes
     tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
     assert {"generate_visualization", "fetch_url", "web_search", "execute", "write_file"} <= tools
     assert "task" in tools or "start_async_task" not in tools
