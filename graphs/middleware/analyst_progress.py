@@ -23,12 +23,12 @@ messages, so parallel calls and resumed runs count each stage once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 from typing import Any, Final, Literal
 
 from langchain.agents.middleware.types import AgentState, ContextT, ResponseT
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
@@ -67,7 +67,7 @@ def stage_of(name: str, args: dict[str, Any], data_tools: Iterable[str] = ()) ->
             "/data/" in path or PurePosixPath(path).suffix.lower() not in ("", ".md")
         )
         return 2 if is_data else 1
-    if name in _WEB or name in set(data_tools):
+    if name in _WEB or name in data_tools:
         return 2
     if name == "execute":
         return 3
@@ -81,13 +81,30 @@ def stage_of(name: str, args: dict[str, Any], data_tools: Iterable[str] = ()) ->
     return None
 
 
-def _calls_since_request(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+def _calls_since_request(messages: Sequence[BaseMessage]) -> Iterator[ToolCall]:
+    """The tool calls of the AI messages since the last human message, in order."""
     start = 0
     for i in range(len(messages) - 1, -1, -1):
         if isinstance(messages[i], HumanMessage):
             start = i
             break
-    return [dict(c) for m in messages[start:] if isinstance(m, AIMessage) for c in m.tool_calls]
+    for m in messages[start:]:
+        if isinstance(m, AIMessage):
+            yield from m.tool_calls
+
+
+def _stages(
+    messages: Sequence[BaseMessage], data_tools: Iterable[str], before: str | None
+) -> Iterator[int]:
+    """The stage of each tool call since the request that has one (up to the call with id
+    ``before``, when given)."""
+    tools = frozenset(data_tools)
+    for call in _calls_since_request(messages):
+        if before is not None and call.get("id") == before:
+            return
+        stage = stage_of(call["name"], dict(call.get("args") or {}), tools)
+        if stage is not None:
+            yield stage
 
 
 def stages_so_far(
@@ -95,14 +112,15 @@ def stages_so_far(
 ) -> list[int]:
     """Stages of the tool calls since the request, in order of first appearance (only the
     calls before the one with id ``before``, when given)."""
-    seen: list[int] = []
-    for call in _calls_since_request(messages):
-        if before is not None and call.get("id") == before:
-            break
-        stage = stage_of(call["name"], dict(call.get("args") or {}), data_tools)
-        if stage is not None and stage not in seen:
-            seen.append(stage)
-    return seen
+    return list(dict.fromkeys(_stages(messages, data_tools, before)))
+
+
+def _started_before(
+    stage: int, messages: Sequence[BaseMessage], data_tools: Iterable[str], before: str | None
+) -> bool:
+    """Whether a call before the one with id ``before`` began ``stage`` already. It stops at
+    the first such call: every tool call asks, and an analysis makes dozens."""
+    return any(s == stage for s in _stages(messages, data_tools, before))
 
 
 class AnalystProgress(FailSoft):
@@ -127,10 +145,10 @@ class AnalystProgress(FailSoft):
         call = request.tool_call
         stage = stage_of(call["name"], dict(call.get("args") or {}), self.data_tools)
         messages = (request.state or {}).get("messages") or []
-        if stage is not None:
-            earlier = stages_so_far(messages, self.data_tools, before=call.get("id"))
-            if stage not in earlier:
-                self._emit(self._stage_event(stage))
+        if stage is not None and not _started_before(
+            stage, messages, self.data_tools, call.get("id")
+        ):
+            self._emit(self._stage_event(stage))
         self._tool_event(request, "started", stage)
         return stage
 
