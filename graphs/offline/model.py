@@ -47,10 +47,31 @@ def offline_label(text: str, *, zh: bool = True) -> str:
     return f"{MARKS[zh]} {text.strip()}"
 
 
-def _schema(tool: Any) -> tuple[str, dict[str, Any]]:
+_SCHEMAS: dict[int, tuple[Any, tuple[str, dict[str, Any]]]] = {}
+_SCHEMAS_KEPT = 512  # a few agents' tools, each bound at every model call
+
+
+def _convert(tool: Any) -> tuple[str, dict[str, Any]]:
     spec = convert_to_openai_tool(tool)
     fn = spec.get("function", spec)
     return str(fn.get("name")), dict(fn.get("parameters") or {})
+
+
+def _schema(tool: Any) -> tuple[str, dict[str, Any]]:
+    """``(name, parameters)`` of a tool as a model would be shown it. A graph's tool objects
+    live as long as the graph and are bound again at every model call, so each is
+    converted once (the entry holds the tool: its id cannot be another's meanwhile)."""
+    if isinstance(tool, dict):  # a client's schema, built anew for each call: no key
+        return _convert(tool)
+    kept = _SCHEMAS.get(id(tool))
+    if kept is not None and kept[0] is tool:
+        name, parameters = kept[1]
+        return name, dict(parameters)
+    found = _convert(tool)
+    _SCHEMAS[id(tool)] = (tool, found)
+    if len(_SCHEMAS) > _SCHEMAS_KEPT:
+        _SCHEMAS.pop(next(iter(_SCHEMAS)), None)  # the oldest
+    return found[0], dict(found[1])
 
 
 def _schema_only(tool: Any) -> tuple[str, dict[str, Any]] | None:
