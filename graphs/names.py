@@ -7,6 +7,7 @@ or as a simple plural. Used by the memory layer and the offline planner alike.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -86,25 +87,30 @@ def name_variants(*names: str | None) -> list[str]:
     """
     out: list[str] = []
     for raw in names:
-        if not raw:
-            continue
-        name = raw.strip()
-        variants = {name}
-        runs = _SCRIPT_RUN.findall(name)
-        if len(runs) > 1:  # mixed scripts
-            for run in runs:
-                run = run.strip()
-                if CJK.search(run):
-                    if any(run.endswith(s) for s in _ZH_SUFFIXES):
-                        variants |= _zh_stems(run)
-                elif len(run) >= 2:
-                    variants |= _en_stems(run)
-        elif CJK.search(name):
-            variants |= _zh_stems(name)
-        elif _LATIN_NAME.fullmatch(name):
-            variants |= _en_stems(name)
-        out.extend(v for v in variants if len(v) >= 2)
+        if raw:
+            out.extend(_variants(raw.strip()))
     return out
+
+
+@functools.lru_cache(maxsize=16384)
+def _variants(name: str) -> tuple[str, ...]:
+    """:func:`name_variants` of one name. The planner matches every catalogue and supplier
+    name against the request at each model call: the same names, again and again."""
+    variants = {name}
+    runs = _SCRIPT_RUN.findall(name)
+    if len(runs) > 1:  # mixed scripts
+        for run in runs:
+            run = run.strip()
+            if CJK.search(run):
+                if any(run.endswith(s) for s in _ZH_SUFFIXES):
+                    variants |= _zh_stems(run)
+            elif len(run) >= 2:
+                variants |= _en_stems(run)
+    elif CJK.search(name):
+        variants |= _zh_stems(name)
+    elif _LATIN_NAME.fullmatch(name):
+        variants |= _en_stems(name)
+    return tuple(v for v in variants if len(v) >= 2)
 
 
 @dataclass(frozen=True)
@@ -121,12 +127,21 @@ class Match:
         return len(self.term)
 
 
-def _occurs(term: str, text: str) -> int:
+@functools.lru_cache(maxsize=16384)
+def _pattern(term: str) -> re.Pattern[str] | None:
+    """How a Latin ``term`` is found as a whole word (None: a Chinese term, found as is)."""
     if CJK.search(term):
-        return text.find(term)
+        return None
     # A short code in capitals (DID, CST) is a name only as written: "did" is a verb.
     flags = 0 if len(term) <= 3 and term.isupper() else re.I
-    m = re.search(r"(?<![A-Za-z0-9])" + re.escape(term) + r"(?![A-Za-z0-9])", text, flags)
+    return re.compile(r"(?<![A-Za-z0-9])" + re.escape(term) + r"(?![A-Za-z0-9])", flags)
+
+
+def _occurs(term: str, text: str) -> int:
+    pattern = _pattern(term)
+    if pattern is None:
+        return text.find(term)
+    m = pattern.search(text)
     return m.start() if m else -1
 
 
