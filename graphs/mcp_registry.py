@@ -419,10 +419,10 @@ def _hide(schema: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
 
 
 def _short_error(e: BaseException) -> str:
-    # Transports raise exception groups; the innermost cause says what went wrong.
-    while isinstance(e, BaseExceptionGroup) and e.exceptions:
-        e = e.exceptions[0]
-    text = str(e) or type(e).__name__
+    """The first line of what broke (:func:`innermost`: under exception groups and
+    FastMCP's connect wrapper), as the log line's exception type names it."""
+    inner = innermost(e)
+    text = str(inner) or type(inner).__name__
     return text.splitlines()[0][:200]
 
 
