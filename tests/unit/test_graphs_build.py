@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,9 +87,14 @@ def test_the_orchestrator_wires_its_subagents_and_limits(offline: None) -> None:
     # The call limits wrap the model call (tests/e2e/test_agents_limits.py): no node of
     # their own, so no superstep, checkpoint or stream event per model call.
     assert not {h for h in hooks if "Limit" in h}
-    # Skills are loaded and pinned at the start of a run (skills_pins), not before each call.
-    assert "SkillsMiddleware.before_agent" in graph.nodes
-    assert "SkillsMiddleware.before_model" not in graph.nodes
+    # Skills are loaded and pinned at the start of a run (skills_pins), not before each call,
+    # in the order agent (a subagent graph behind ``task``; deepagents is pinned) as well.
+    task = graph.nodes["tools"].bound.tools_by_name["task"]  # type: ignore[attr-defined]
+    subgraphs = inspect.getclosurevars(task.coroutine).nonlocals["subagent_graphs"]
+    for g in (graph, subgraphs["procurement-order"]):
+        nodes = set(g.get_graph().nodes)
+        assert "SkillsMiddleware.before_agent" in nodes
+        assert "SkillsMiddleware.before_model" not in nodes
     tools = set(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
     assert {"start_async_task", "check_async_task", "task", "web_search", "calculator",
             "get_current_time"} <= tools  # fmt: skip

@@ -161,3 +161,28 @@ def test_arguments_follow_the_schema() -> None:
 def test_one_shared_generic_word_is_not_a_match() -> None:
     tools_ = {"fetch_bom_tool": BOM, "get_weather": WEATHER}
     assert match_client_tool("fetch me the product list", tools_) is None
+
+
+def test_each_tool_object_is_shown_with_its_own_schema_every_time() -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def lookup(sku: str) -> str:
+        """Look a part up by SKU."""
+        return sku
+
+    first = OfflinePlanner(policy="orchestrator").bind_tools([lookup])
+    again = OfflinePlanner(policy="orchestrator").bind_tools([lookup])
+    assert isinstance(first, OfflinePlanner) and isinstance(again, OfflinePlanner)
+    assert first.tool_schemas == again.tool_schemas
+    assert set(first.tool_schemas["lookup"]["properties"]) == {"sku"}
+    first.tool_schemas["lookup"]["required"] = ["changed"]  # one binding's copy only
+    assert OfflinePlanner().bind_tools([lookup]).tool_schemas == again.tool_schemas  # type: ignore[attr-defined]
+
+    @tool("lookup")
+    def lookup_by_id(part_id: int) -> str:
+        """Look a part up by id."""
+        return str(part_id)
+
+    other = OfflinePlanner(policy="orchestrator").bind_tools([lookup_by_id])
+    assert set(other.tool_schemas["lookup"]["properties"]) == {"part_id"}  # type: ignore[attr-defined]
