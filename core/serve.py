@@ -18,8 +18,17 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+KEEP_ALIVE_S = 75
+"""How long an idle client connection stays open. Longer than any client keeps an idle
+pooled connection (httpx: 5 s, uvicorn's own default too), so the client always closes
+first: when both gave up at 5 s, a request sent on a connection the server was closing at
+that moment failed with a ReadError (an MCP tool call once in a 10-minute soak, reported
+as "server unreachable" while it was up)."""
+
+
 def serve(app: Any, *, host: str, port: int, service: str, log_level: str = "info") -> None:
-    """Serve ``app`` until interrupted; exit with status 2 when the port is taken."""
+    """Serve ``app`` until interrupted; exit with status 2 when the port is taken. Idle
+    connections are kept :data:`KEEP_ALIVE_S` seconds."""
     import uvicorn
 
     if not port_is_free(host, port):
@@ -29,4 +38,11 @@ def serve(app: Any, *, host: str, port: int, service: str, log_level: str = "inf
             file=sys.stderr,
         )
         raise SystemExit(2)
-    uvicorn.run(app, host=host, port=port, log_level=log_level.lower(), access_log=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level.lower(),
+        access_log=False,
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
