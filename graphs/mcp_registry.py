@@ -139,7 +139,7 @@ def load_registry(
 class _ServerState:
     """What we know about one server's tools, and when we last failed to reach it."""
 
-    tools: dict[str, dict[str, Any]] | None = None  # name -> {"description", "schema"}
+    tools: dict[str, dict[str, Any]] | None = None  # name -> {description, schema, read_only}
     listed: int = 0  # how many times the tools were listed: a new list, new wrappers
     failed_at: float | None = None
     error: str | None = None
@@ -253,7 +253,9 @@ class McpRegistry:
             if state.tools is not None:
                 return state.tools
             try:
-                listed = await self.sessions.run(server, lambda client: client.list_tools())
+                listed = await self.sessions.run(
+                    server, lambda client: client.list_tools(), repeatable=True
+                )
             except Exception as e:  # any transport failure means "down"; report, don't raise
                 state.failed_at = time.monotonic()
                 state.error = _short_error(e)
@@ -266,7 +268,12 @@ class McpRegistry:
                 )
                 return None
             state.tools = {
-                t.name: {"description": t.description or "", "schema": t.inputSchema}
+                t.name: {
+                    "description": t.description or "",
+                    "schema": t.inputSchema,
+                    # Safe to send again when a connection breaks under it.
+                    "read_only": bool(t.annotations and t.annotations.readOnlyHint),
+                }
                 for t in listed
             }
             state.listed += 1
@@ -274,6 +281,11 @@ class McpRegistry:
             state.error = None
             logger.info("MCP server %r: %d tools listed", server, len(state.tools))
             return state.tools
+
+    def _read_only(self, server: str, tool: str) -> bool:
+        """Whether the server says ``tool`` changes nothing (``readOnlyHint``), as listed."""
+        tools = self._state[server].tools or {}
+        return bool(tools.get(tool, {}).get("read_only"))
 
     def forget(self, server: str) -> None:
         """Drop the cached tool list, so the next use lists the server again (at once: a
@@ -292,6 +304,7 @@ class McpRegistry:
             result = await self.sessions.run(
                 server,
                 lambda client: client.call_tool_mcp(tool, arguments, timeout=call_timeout_s),
+                repeatable=self._read_only(server, tool),
             )
         except Exception as e:  # the server went away mid-call, or never answered
             if timed_out(e):  # a slow tool, not a broken server: this call only

@@ -16,11 +16,13 @@ What it promises:
   server restarted and no longer knows it, the connection was refused or reset), the
   session is dropped by the first caller that notices; the others see it gone, and the
   next call opens one new session under a per-server lock, not one per caller.
-- **A retry only where nothing ran.** The failed call is sent again on the new session
-  only when the server cannot have run it: it answered "session terminated" (HTTP 404
-  for an unknown session) or the connection was refused. Anything else (a reset halfway
-  through a call) goes back to the caller, who decides; a time-out leaves the session in
-  place (a slow tool is not a broken session).
+- **A retry only where nothing ran, or nothing changes.** The failed call is sent again
+  on the new session when the server cannot have run it: it answered "session
+  terminated" (HTTP 404 for an unknown session) or the connection was refused. A call the
+  caller marks safe to repeat (a read-only tool) is also sent again once after its
+  connection broke (reset, closed, no answer). Anything else (a reset halfway through a
+  change) goes back to the caller, who decides; a time-out leaves the session in place
+  (a slow tool is not a broken session).
 - **A down server still raises.** Opening a session to a server that is down raises the
   transport's error, as a fresh client would; callers turn it into a message naming the
   server.
@@ -94,6 +96,22 @@ def _never_ran(exc: BaseException) -> bool:
     return isinstance(inner, httpx.ConnectError | ConnectionRefusedError)
 
 
+def _connection_broke(exc: BaseException) -> bool:
+    """True when ``exc`` says the connection failed under a request (reset, closed, no
+    answer), not that the server answered or was slow."""
+    inner = innermost(exc)
+    if isinstance(inner, httpx.TimeoutException):
+        return False
+    return isinstance(
+        inner,
+        httpx.TransportError
+        | ConnectionError
+        | anyio.ClosedResourceError
+        | anyio.BrokenResourceError
+        | anyio.EndOfStream,
+    )
+
+
 class McpSessions:
     """Open MCP sessions by server name, one per server and event loop (see the module)."""
 
@@ -147,11 +165,19 @@ class McpSessions:
         with contextlib.suppress(Exception), anyio.move_on_after(_CLOSE_TIMEOUT_S):
             await client.close()
 
-    async def run(self, server: str, op: Callable[[Client[Any]], Awaitable[T]]) -> T:
+    async def run(
+        self,
+        server: str,
+        op: Callable[[Client[Any]], Awaitable[T]],
+        *,
+        repeatable: bool = False,
+    ) -> T:
         """``op(client)`` on ``server``'s open session (opened now if need be).
 
         Raises what opening the session or ``op`` raised; a broken session is replaced
-        and ``op`` sent once more only when the server cannot have run it.
+        and ``op`` sent once more when the server cannot have run it, or, for a
+        ``repeatable`` op (one that changes nothing: a read-only tool), when its connection
+        broke.
         """
         slot = self._slot(server)
         client = await self._session(server, slot)
@@ -161,9 +187,14 @@ class McpSessions:
             if timed_out(exc):
                 raise
             self._drop(slot, client)
-            if not _never_ran(exc):
+            if not (_never_ran(exc) or (repeatable and _connection_broke(exc))):
                 raise
-            logger.info("MCP server %r: session gone (%s); opening a new one", server, exc)
+            logger.info(
+                "MCP server %r: session gone (%s: %s); opening a new one",
+                server,
+                type(innermost(exc)).__name__,
+                exc,
+            )
         return await op(await self._session(server, slot))
 
     async def aclose(self) -> None:

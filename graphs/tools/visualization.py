@@ -164,7 +164,9 @@ class _VizServer:
         with self._lock:
             if self._tools is not None:
                 return self._tools
-        listed = await self.sessions.run(self.server, lambda client: client.list_tools())
+        listed = await self.sessions.run(
+            self.server, lambda client: client.list_tools(), repeatable=True
+        )
         tools = {t.name: dict(t.inputSchema) for t in listed if t.name.startswith("generate_")}
         with self._lock:
             self._tools = tools
@@ -172,9 +174,12 @@ class _VizServer:
 
     async def call(self, tool: str, args: dict[str, Any]) -> Any:
         """The raw MCP result of calling ``tool`` (errors come back as ``is_error``)."""
+        # The gateway's chart tools only draw (read-only, idempotent): safe to send again
+        # when a connection breaks under one.
         return await self.sessions.run(
             self.server,
             lambda client: client.call_tool(tool, args, timeout=self.timeout, raise_on_error=False),
+            repeatable=True,
         )
 
 

@@ -49,6 +49,11 @@ def make_server() -> FastMCP:
         await asyncio.sleep(seconds)
         return {"items": []}
 
+    @server.tool(annotations={"readOnlyHint": True})
+    def part_lookup(sku: str) -> dict[str, Any]:
+        """One part by SKU (the server says it only reads)."""
+        return {"sku": f"SK-{sku.upper()}"}
+
     @server.tool
     def inventory_warning() -> dict[str, Any]:
         """Not granted to anyone in SPEC."""
@@ -152,7 +157,7 @@ async def test_filters_and_hidden_args() -> None:
     switch.up = True
     registry = McpRegistry([SPEC], client_factory=switch)
     analyst = {t.name for t in await registry.tools_for("analyst")}
-    assert analyst == {"part_search", "part_slow"}  # prefix part_ only
+    assert analyst == {"part_search", "part_slow", "part_lookup"}  # prefix part_ only
     order = {t.name: t for t in await registry.tools_for("procurement-order")}
     assert "idempotency_key" not in order["order_create"].args  # the graph fills it in
     created = await order["order_create"].ainvoke({"supplier_id": 3, "idempotency_key": "k" * 10})
@@ -257,10 +262,10 @@ async def test_one_broken_call_does_not_take_the_server_down_for_others(
         real = registry.sessions.run
         broken = [True]
 
-        async def reset_once(server: str, op: Any) -> Any:
+        async def reset_once(server: str, op: Any, **kwargs: Any) -> Any:
             if broken.pop() if broken else False:
                 raise httpx.RemoteProtocolError("peer closed connection mid-response")
-            return await real(server, op)
+            return await real(server, op, **kwargs)
 
         monkeypatch.setattr(registry.sessions, "run", reset_once)
         answer = await tool.ainvoke({"name": "x"})
@@ -269,5 +274,46 @@ async def test_one_broken_call_does_not_take_the_server_down_for_others(
         tools = {t.name: t for t in await registry.tools_for("procurement-order")}
         assert not tools["part_search"].metadata.get("stand_in")  # type: ignore[union-attr]
         assert "SK-NEXT" in await tools["part_search"].ainvoke({"name": "next"})
+    finally:
+        await registry.aclose()
+
+
+class BreaksOnce(Switch):
+    """Sessions whose connection breaks under the first call of each tool (a reset or a
+    keep-alive connection the server closed as the request went out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = True
+        self.broke: set[str] = set()
+
+    def __call__(self, name: str, timeout: float) -> Client[Any]:
+        client = super().__call__(name, timeout)
+        real = client.call_tool_mcp
+        broke = self.broke
+
+        async def call_tool_mcp(tool: str, arguments: dict[str, Any], **kwargs: Any) -> Any:
+            if tool not in broke:
+                broke.add(tool)
+                raise httpx.ReadError("[Errno 104] Connection reset by peer")
+            return await real(tool, arguments, **kwargs)
+
+        client.call_tool_mcp = call_tool_mcp  # type: ignore[method-assign]
+        return client
+
+
+async def test_a_read_only_tool_is_asked_again_when_its_connection_breaks() -> None:
+    switch = BreaksOnce()
+    registry = McpRegistry([SPEC], client_factory=switch)
+    try:
+        tools = {t.name: t for t in await registry.tools_for("analyst")}
+        # The server marks part_lookup read-only: sent again on a new session, answered.
+        assert "SK-A1" in await tools["part_lookup"].ainvoke({"sku": "a1"})
+        assert registry.sessions.opened["erp"] == 2
+        # part_search does not say so: the broken call is that call's error (it may have
+        # run), naming the server; the next call works.
+        answer = await tools["part_search"].ainvoke({"name": "x"})
+        assert "MCP server 'erp'" in answer and "Connection reset by peer" in answer
+        assert "SK-Y" in await tools["part_search"].ainvoke({"name": "y"})
     finally:
         await registry.aclose()

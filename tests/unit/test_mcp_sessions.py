@@ -100,6 +100,32 @@ async def test_a_reset_mid_call_is_not_sent_again_but_the_session_is_replaced(po
     assert pool.opened["s"] == 2
 
 
+async def test_a_repeatable_call_is_sent_again_when_its_connection_broke(pool: Any) -> None:
+    # A read-only tool: the caller says sending it twice changes nothing.
+    op = failing_once(httpx.ReadError("[Errno 104] Connection reset by peer"))
+    assert await pool.run("s", op, repeatable=True) == 1
+    first, second = op.attempts
+    assert first is not second and pool.opened["s"] == 2
+    assert pool.factory.server.calls == [1]
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        httpx.ReadTimeout("timed out"),  # slow, not broken
+        McpError(ErrorData(code=-32603, message="Internal error")),  # the server answered
+        ValueError("a bug in the caller"),
+    ],
+)
+async def test_a_repeatable_call_is_not_sent_again_when_the_connection_held(
+    pool: Any, exc: Exception
+) -> None:
+    op = failing_once(exc)
+    with pytest.raises(type(exc)):
+        await pool.run("s", op, repeatable=True)
+    assert pool.factory.server.calls == [] and len(op.attempts) == 1
+
+
 async def test_a_timeout_keeps_the_session(pool: Any) -> None:
     slow = McpError(ErrorData(code=408, message="Timed out while waiting for response"))
     op = failing_once(slow)
