@@ -8,7 +8,7 @@ import threading
 
 from core.library_logs import tame_library_logs
 from core.logs import setup_logging
-from core.serve import port_is_free, serve
+from core.serve import KEEP_ALIVE_S, port_is_free, serve
 from viz_gateway import fonts
 from viz_gateway.settings import VizSettings
 
@@ -48,7 +48,13 @@ def main(argv: list[str] | None = None) -> None:
 
             app = create_app(settings, mcp=mcp)
             server = uvicorn.Server(
-                uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+                uvicorn.Config(
+                    app,
+                    host=settings.host,
+                    port=settings.port,
+                    log_level="warning",
+                    timeout_keep_alive=KEEP_ALIVE_S,  # as serve() does: the client closes first
+                )
             )
             threading.Thread(target=server.run, daemon=True, name="viz-http").start()
         else:
