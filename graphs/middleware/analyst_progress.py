@@ -23,7 +23,7 @@ messages, so parallel calls and resumed runs count each stage once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 from typing import Any, Final, Literal
 
@@ -59,7 +59,7 @@ def _path(args: dict[str, Any]) -> str:
     return str(args.get("file_path") or args.get("path") or args.get("pattern") or "")
 
 
-def stage_of(name: str, args: dict[str, Any], data_tools: Iterable[str] = ()) -> int | None:
+def stage_of(name: str, args: dict[str, Any], data_tools: Collection[str] = ()) -> int | None:
     """The stage a tool call belongs to (1-5), or None for housekeeping."""
     path = _path(args)
     if name in _FILE_READS and path.startswith("/skills"):
