@@ -11,6 +11,8 @@ from pathlib import Path
 
 import httpx
 
+from runstack.processes import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = """
 from core.serve import serve
@@ -27,12 +29,6 @@ serve(app, host="127.0.0.1", port=PORT, service="keep-alive test", log_level="wa
 REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _answer(sock: socket.socket) -> bytes:
     sock.sendall(REQUEST)
     data = b""
@@ -45,7 +41,7 @@ def _answer(sock: socket.socket) -> bytes:
 
 
 def test_an_idle_connection_outlives_the_clients_pool() -> None:
-    port = _free_port()
+    port = free_port()
     code = textwrap.dedent(APP).replace("PORT", str(port))
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
     try:
