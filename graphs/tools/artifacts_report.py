@@ -11,8 +11,8 @@
   ``download_artifact`` and ``GET /artifacts/{thread_id}/{path}``.
 
 Writes go through the agent's storage backend, so ``/reports/`` lands in the Store under
-the run's own user only (another user's path is refused there). Rendering runs in a worker
-thread: it is CPU work the event loop must not wait on.
+the run's own user only (another user's path is refused there). Rendering runs in the PDF
+worker process (``pdf_worker``), awaited without holding one of the event loop's threads.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from graphs.tools.artifacts import artifact_url
-from graphs.tools.pdf_worker import render_exports
+from graphs.tools.pdf_worker import arender_exports
 from graphs.tools.report_page import IMAGE_LINK, IMAGE_MAGIC, render_html
 
 __all__ = [
@@ -139,16 +139,17 @@ def make_save_chart(*, backend: BackendProtocol, chart_url: str | None = None) -
     )  # fmt: skip
 
 
-def _export_files(markdown: str, images: dict[str, bytes]) -> tuple[str, bytes | str]:
-    """(HTML, PDF bytes or the reason there is no PDF): runs in a worker thread; both are
-    made in the PDF worker process, the page here only when that worker failed."""
+async def _export_files(markdown: str, images: dict[str, bytes]) -> tuple[str, bytes | str]:
+    """(HTML, PDF bytes or the reason there is no PDF): both are made in the PDF worker
+    process, the page in a thread here only when that worker failed."""
     title = next((ln[2:].strip() for ln in markdown.splitlines() if ln.startswith("# ")), "")
     lang = "zh-CN" if re.search(r"[\u4e00-\u9fff]", title) else "en"
     try:
-        page, pdf = render_exports(markdown, images, title=title, lang=lang)
+        page, pdf = await arender_exports(markdown, images, title=title, lang=lang)
     except (RuntimeError, TimeoutError) as exc:
         logger.warning("export_report: no PDF: %s", exc)
-        return render_html(markdown, images, title=title, lang=lang), f"no PDF: {exc}"
+        fallback = await asyncio.to_thread(render_html, markdown, images, title=title, lang=lang)
+        return fallback, f"no PDF: {exc}"
     if isinstance(pdf, str):  # WeasyPrint's system libraries (Pango) are missing
         logger.warning("export_report: no PDF: %s", pdf)
         return page, (
@@ -182,7 +183,7 @@ def make_export_report(*, backend: BackendProtocol) -> BaseTool:
         links = {link for _, link in IMAGE_LINK.findall(markdown) if "://" not in link and link}
         by_path = {posixpath.normpath(posixpath.join(folder, link)): link for link in links}
         images = {by_path[p]: data for p, data in (await _read(backend, list(by_path))).items()}
-        page, pdf = await asyncio.to_thread(_export_files, markdown, images)
+        page, pdf = await _export_files(markdown, images)
         stem = path[: -len(".md")]
         files: list[tuple[str, bytes]] = [(f"{stem}.html", page.encode("utf-8"))]
         if isinstance(pdf, bytes):

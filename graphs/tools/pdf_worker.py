@@ -3,17 +3,22 @@
 WeasyPrint lays a page out as tens of thousands of small Python objects (styles, boxes,
 lines). Made in the long-running server process, they leave its heap fragmented: freed,
 but in arenas other objects still hold, so the server's memory creeps up with every
-report (issue 18's soak). Here one worker process renders (started with ``spawn``, so it
-imports WeasyPrint and nothing of the server) and is replaced after
+report (issue 18's soak). Here worker processes render (started with ``spawn``, so they
+import WeasyPrint and nothing of the server) and are replaced after
 :data:`TASKS_PER_WORKER` reports, which hands all of that memory back to the system. The
 import (about a second) is paid once per worker, not per report.
 
 Call :func:`render_exports` or :func:`render_pdf` from a worker thread (each blocks until
-its work is done).
+its work is done), or await :func:`arender_exports` on the event loop. The agents await it:
+a thread of the event loop's small default pool (cores + 4) held for the whole wait in the
+worker's queue starved every other ``to_thread`` call of the server (file reads and writes
+of every other run) while a burst of reports was rendered one after another (issue 18's
+ramp).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
@@ -26,19 +31,24 @@ from typing import Any, Final, TypeVar
 
 from graphs.tools.report_page import render_html
 
-__all__ = ["TASKS_PER_WORKER", "render_exports", "render_pdf", "shutdown"]
+__all__ = ["TASKS_PER_WORKER", "arender_exports", "render_exports", "render_pdf", "shutdown"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-TASKS_PER_WORKER: Final = 8
-"""Reports one worker renders before it is replaced by a fresh one."""
+TASKS_PER_WORKER: Final = 32
+"""Reports one worker renders before it is replaced by a fresh one. A worker's memory levels
+off at about 170 MB after its first reports (measured over 40 flagship reports); a new one
+costs about half a second of CPU (interpreter, imports, fonts), close to a report's own, so
+8 made one report in eight cost double, and a burst of 16 two replacements."""
 TIMEOUT_S: Final = 180.0
-DEFAULT_WORKERS: Final = 1
-"""Worker processes (``PDF_WORKERS``). On a 2-core machine a second one made no measurable
-difference to 16 analyses ending together (the cores are busy anyway); with more cores,
-more workers render a burst of reports side by side."""
+DEFAULT_WORKERS: Final = 2 if (os.cpu_count() or 1) > 1 else 1
+"""Worker processes (``PDF_WORKERS``): two where there are two cores. 16 analyses ending
+together queue 16 reports (about 0.6 s of CPU each); one worker makes them one after
+another while the other core waits (16 concurrent analyses took 23-24 s with one worker
+that is never replaced, 21 s with two, on this 2-core machine). With more cores, a higher
+``PDF_WORKERS`` renders more side by side (each worker about 170 MB)."""
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -173,21 +183,50 @@ def render_exports(
     return _run(_export, markdown, images, title, lang)
 
 
+async def arender_exports(
+    markdown: str, images: dict[str, bytes], *, title: str, lang: str
+) -> tuple[str, bytes | str]:
+    """:func:`render_exports` for the event loop: the report waits for its turn in the
+    worker without holding a thread. Handing it over (which may start a worker process)
+    and the clean-up after a failure run in a thread; they are short."""
+    pool: ProcessPoolExecutor | None = None
+    try:
+        pool, future = await asyncio.to_thread(_submit, _export, markdown, images, title, lang)
+        return await asyncio.wait_for(asyncio.wrap_future(future), TIMEOUT_S)
+    except BrokenProcessPool as exc:
+        await asyncio.to_thread(_died, exc)
+        raise RuntimeError(f"the PDF worker stopped ({exc})") from exc
+    except TimeoutError:
+        await asyncio.to_thread(_stuck, pool)
+        raise
+
+
 def _run(fn: Callable[..., T], *args: Any) -> T:
     pool: ProcessPoolExecutor | None = None
     try:
         pool, future = _submit(fn, *args)
         return future.result(timeout=TIMEOUT_S)
-    except BrokenProcessPool as exc:  # killed (out of memory, a signal): start afresh
-        logger.warning("PDF worker died; the next report starts a new one: %s", exc)
-        shutdown()
+    except BrokenProcessPool as exc:
+        _died(exc)
         raise RuntimeError(f"the PDF worker stopped ({exc})") from exc
     except TimeoutError:
-        global _pool
-        with _lock:
-            if _pool is pool:
-                _pool = None
-        logger.warning("PDF worker stuck for %.0f s: stopped", TIMEOUT_S)
-        if pool is not None:
-            _stop(pool, kill=True)
+        _stuck(pool)
         raise
+
+
+def _died(exc: BrokenProcessPool) -> None:
+    """A worker was killed (out of memory, a signal): the next report starts afresh."""
+    logger.warning("PDF worker died; the next report starts a new one: %s", exc)
+    shutdown()
+
+
+def _stuck(pool: ProcessPoolExecutor | None) -> None:
+    """A report took more than :data:`TIMEOUT_S`: its pool is stopped (the next report
+    gets a fresh one)."""
+    global _pool
+    with _lock:
+        if _pool is pool:
+            _pool = None
+    logger.warning("PDF worker stuck for %.0f s: stopped", TIMEOUT_S)
+    if pool is not None:
+        _stop(pool, kill=True)

@@ -129,10 +129,10 @@ async def test_when_the_pdf_worker_fails_the_html_page_is_still_exported(
     there is no PDF."""
     import graphs.tools.artifacts_report as artifacts_report
 
-    def died(*args: Any, **kwargs: Any) -> Any:
+    async def died(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the PDF worker stopped (killed)")
 
-    monkeypatch.setattr(artifacts_report, "render_exports", died)
+    monkeypatch.setattr(artifacts_report, "arender_exports", died)
     tool = make_export_report(backend=backend)
     out = await _export(
         tool, path="/analysis/report_20261203_ab12cd34.md", copy_to="/reports/alice/"

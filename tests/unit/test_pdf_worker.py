@@ -3,6 +3,7 @@ WeasyPrint's layout (issue 18's memory), and a worker that dies is replaced."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -89,6 +90,7 @@ def test_more_reports_at_once_than_a_worker_makes_are_all_made(
     """16 analyses finishing together: each report gets its PDF, across worker changes
     (Python 3.11's own worker recycling left every report after the 8th waiting for good)."""
     monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 90.0)
+    monkeypatch.setattr(pdf_worker, "TASKS_PER_WORKER", 8)  # the mechanism, at a test's size
     count = 2 * pdf_worker.TASKS_PER_WORKER + 3
     pages = [PAGE.replace("16.56", f"{n}.00") for n in range(count)]
     try:
@@ -138,6 +140,66 @@ def _sleep_render(page: str) -> bytes:
     return b"%PDF " + page.encode()
 
 
+async def test_a_report_waiting_for_the_worker_holds_no_thread_of_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Analyses ending together queue their reports for the worker. Meanwhile every other
+    run's file reads and writes (``asyncio.to_thread``: the loop's default pool, cores + 4
+    threads) must still get a thread: here the pool has one, and it is free while three
+    reports wait for their turn."""
+    monkeypatch.setattr(pdf_worker, "_export", _slow_export)
+    one = ThreadPoolExecutor(1)
+    asyncio.get_running_loop().set_default_executor(one)
+    try:
+        exports = [
+            asyncio.create_task(pdf_worker.arender_exports(f"# r{n}", {}, title="t", lang="en"))
+            for n in range(3)
+        ]
+        await asyncio.sleep(0.5)  # all three handed over
+        assert await asyncio.wait_for(asyncio.to_thread(lambda: "a file read"), 30) == (
+            "a file read"
+        )
+        assert not any(e.done() for e in exports)  # still rendering, one after another
+        made = await asyncio.gather(*exports)
+        assert made == [(f"<p># r{n}</p>", f"%PDF # r{n}".encode()) for n in range(3)]
+    finally:
+        pdf_worker.shutdown()
+        one.shutdown(wait=False)
+
+
+async def test_a_stuck_report_awaited_on_the_event_loop_is_stopped_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(pdf_worker, "_export", _slow_export)
+    monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 1.0)
+    pid_file = tmp_path / "worker.pid"
+    try:
+        with pytest.raises(TimeoutError):
+            await pdf_worker.arender_exports(f"stuck:{pid_file}", {}, title="t", lang="en")
+        monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 60.0)
+        fine = await pdf_worker.arender_exports("fine", {}, title="t", lang="en")
+        assert fine == ("<p>fine</p>", b"%PDF fine")  # on a fresh worker
+        assert await asyncio.to_thread(_gone, int(pid_file.read_text()))
+    finally:
+        pdf_worker.shutdown()
+
+
+def _gone(pid: int) -> bool:
+    """Whether the process ``pid`` exits within 10 s."""
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _alive(pid)
+
+
+def _slow_export(markdown: str, images: object, title: str, lang: str) -> tuple[str, bytes]:
+    """In the worker: a report that takes a second (or for ever, ``stuck:<pid file>``)."""
+    if markdown.startswith("stuck:"):
+        return "", _sleep_render(markdown)
+    time.sleep(1.0)
+    return f"<p>{markdown}</p>", f"%PDF {markdown}".encode()
+
+
 def test_the_next_workers_are_started_and_loaded_before_the_current_ones_retire(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -145,6 +207,7 @@ def test_the_next_workers_are_started_and_loaded_before_the_current_ones_retire(
     successor's processes start a few reports before the current pool's quota, and the
     report after the quota runs on them."""
     monkeypatch.setenv("PDF_WORKERS", "2")
+    monkeypatch.setattr(pdf_worker, "TASKS_PER_WORKER", 8)
     quota = 2 * pdf_worker.TASKS_PER_WORKER
     try:
         for n in range(quota - 3):
