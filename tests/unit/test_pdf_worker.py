@@ -103,23 +103,31 @@ def test_more_reports_at_once_than_a_worker_makes_are_all_made(
         pdf_worker.shutdown()
 
 
+@pytest.mark.parametrize("awaited", [False, True], ids=["blocking", "awaited"])
 def test_a_stuck_worker_is_stopped_and_the_next_report_gets_a_fresh_one(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    awaited: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Both ways of asking for a report: ``render_pdf`` from a thread, ``arender_exports``
+    awaited on the event loop (what the agents do)."""
     monkeypatch.setattr(pdf_worker, "_render", _sleep_render)
+    monkeypatch.setattr(pdf_worker, "_export", _slow_export)
     monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 1.0)
+
+    def pdf(page: str) -> bytes:
+        if not awaited:
+            return pdf_worker.render_pdf(page)
+        _, made = asyncio.run(pdf_worker.arender_exports(page, {}, title="t", lang="en"))
+        assert isinstance(made, bytes)
+        return made
+
     pid_file = tmp_path / "worker.pid"
     try:
         with pytest.raises(TimeoutError):
-            pdf_worker.render_pdf(f"stuck:{pid_file}")
+            pdf(f"stuck:{pid_file}")
         monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 60.0)
-        assert pdf_worker.render_pdf("fine") == b"%PDF fine"  # not queued behind it
+        assert pdf("fine") == b"%PDF fine"  # not queued behind it: a fresh worker
         # The stuck worker is gone (it would otherwise hold the server's exit for 600 s).
-        pid = int(pid_file.read_text())
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _alive(pid)
+        assert _gone(int(pid_file.read_text()))
     finally:
         pdf_worker.shutdown()
 
@@ -165,23 +173,6 @@ async def test_a_report_waiting_for_the_worker_holds_no_thread_of_the_event_loop
     finally:
         pdf_worker.shutdown()
         one.shutdown(wait=False)
-
-
-async def test_a_stuck_report_awaited_on_the_event_loop_is_stopped_too(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(pdf_worker, "_export", _slow_export)
-    monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 1.0)
-    pid_file = tmp_path / "worker.pid"
-    try:
-        with pytest.raises(TimeoutError):
-            await pdf_worker.arender_exports(f"stuck:{pid_file}", {}, title="t", lang="en")
-        monkeypatch.setattr(pdf_worker, "TIMEOUT_S", 60.0)
-        fine = await pdf_worker.arender_exports("fine", {}, title="t", lang="en")
-        assert fine == ("<p>fine</p>", b"%PDF fine")  # on a fresh worker
-        assert await asyncio.to_thread(_gone, int(pid_file.read_text()))
-    finally:
-        pdf_worker.shutdown()
 
 
 def _gone(pid: int) -> bool:
