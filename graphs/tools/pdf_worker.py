@@ -8,12 +8,12 @@ import WeasyPrint and nothing of the server) and are replaced after
 :data:`TASKS_PER_WORKER` reports, which hands all of that memory back to the system. The
 import (about a second) is paid once per worker, not per report.
 
-Call :func:`render_exports` or :func:`render_pdf` from a worker thread (each blocks until
-its work is done), or await :func:`arender_exports` on the event loop. The agents await it:
-a thread of the event loop's small default pool (cores + 4) held for the whole wait in the
-worker's queue starved every other ``to_thread`` call of the server (file reads and writes
-of every other run) while a burst of reports was rendered one after another (issue 18's
-ramp).
+Await :func:`arender_exports` on the event loop (the agents' reports), or call
+:func:`render_pdf` from a worker thread (it blocks until its PDF is made). Awaited, not
+blocking: a thread of the event loop's small default pool (cores + 4) held for the whole
+wait in the worker's queue starved every other ``to_thread`` call of the server (file reads
+and writes of every other run) while a burst of reports was rendered one after another
+(issue 18's ramp).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, Final, TypeVar
 
 from graphs.tools.report_page import render_html
 
-__all__ = ["TASKS_PER_WORKER", "arender_exports", "render_exports", "render_pdf", "shutdown"]
+__all__ = ["TASKS_PER_WORKER", "arender_exports", "render_pdf", "shutdown"]
 
 logger = logging.getLogger(__name__)
 
@@ -173,22 +173,17 @@ def render_pdf(page: str) -> bytes:
     return _run(_render, page)
 
 
-def render_exports(
+async def arender_exports(
     markdown: str, images: dict[str, bytes], *, title: str, lang: str
 ) -> tuple[str, bytes | str]:
     """A Markdown report's self-contained HTML page (``images`` by the link the report
     uses, see :func:`graphs.tools.report_page.render_html`) and its PDF, or instead of the
-    PDF the reason WeasyPrint could not load; both made in the worker process (blocking).
-    RuntimeError and TimeoutError as :func:`render_pdf`."""
-    return _run(_export, markdown, images, title, lang)
+    PDF the reason WeasyPrint could not load; both made in the worker process.
+    RuntimeError and TimeoutError as :func:`render_pdf`.
 
-
-async def arender_exports(
-    markdown: str, images: dict[str, bytes], *, title: str, lang: str
-) -> tuple[str, bytes | str]:
-    """:func:`render_exports` for the event loop: the report waits for its turn in the
-    worker without holding a thread. Handing it over (which may start a worker process)
-    and the clean-up after a failure run in a thread; they are short."""
+    The report waits for its turn in the worker without holding a thread. Handing it over
+    (which may start a worker process) and the clean-up after a failure run in a thread;
+    they are short."""
     pool: ProcessPoolExecutor | None = None
     try:
         pool, future = await asyncio.to_thread(_submit, _export, markdown, images, title, lang)

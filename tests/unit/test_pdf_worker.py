@@ -39,14 +39,14 @@ def test_the_html_page_and_the_pdf_are_both_made_in_the_worker() -> None:
     """Neither the Markdown parse nor the layout runs in the calling process (the Agent
     Server's one core is the ramp's bottleneck); the page embeds its chart."""
     code = (
-        "import base64, io, sys\n"
+        "import asyncio, base64, io, sys\n"
         "from PIL import Image\n"
-        "from graphs.tools.pdf_worker import render_exports, shutdown\n"
+        "from graphs.tools.pdf_worker import arender_exports, shutdown\n"
         "png = io.BytesIO(); Image.new('RGB', (60, 40), (200, 30, 30)).save(png, 'PNG')\n"
         "md = '# 比价报告\\n\\n| 供应商 | 价格 |\\n|---|---|\\n| NGK | 16.56 |\\n\\n"
         "![价格](charts/a.png)\\n'\n"
-        "page, pdf = render_exports(md, {'charts/a.png': png.getvalue()}, title='比价报告',"
-        " lang='zh-CN')\n"
+        "page, pdf = asyncio.run(arender_exports(md, {'charts/a.png': png.getvalue()},"
+        " title='比价报告', lang='zh-CN'))\n"
         "shutdown()\n"
         "uri = page.split('src=\"data:image/png;base64,')[1].split('\"')[0]\n"
         "Image.open(io.BytesIO(base64.b64decode(uri))).load()\n"
