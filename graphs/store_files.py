@@ -32,7 +32,6 @@ import hashlib
 import logging
 import os
 import posixpath
-import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -60,8 +59,10 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from core.settings import CommonSettings
+from graphs.store_locks import FileLockError, FileLocks
 
 __all__ = [
+    "LockedStoreBackend",
     "OffloadingStoreBackend",
     "StoreFileSettings",
     "offload_folder",
@@ -72,8 +73,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _PAGE = 100
-_STRIPES = tuple(threading.RLock() for _ in range(64))
-"""Locks by file path: one change at a time per file in this process."""
 FOLDER = "store-files"
 """The folder under ``DATA_DIR`` that holds the offloaded bytes."""
 
@@ -95,6 +94,17 @@ class StoreFileSettings(CommonSettings):
         ge=0,
         description="Text files at least this long go to disk too (binary files always do).",
     )
+    lock_url: str | None = Field(
+        default=None,
+        description="PostgreSQL whose advisory locks make changes to one file take turns "
+        "across replicas. Unset: the deployment's DATABASE_URI outside langgraph dev; none "
+        "under langgraph dev (one process: its own locks suffice).",
+    )
+    lock_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="Longest wait for a file's lock before the change is refused.",
+    )
 
 
 def offload_folder(settings: StoreFileSettings | None = None) -> Path | None:
@@ -107,19 +117,84 @@ def offload_folder(settings: StoreFileSettings | None = None) -> Path | None:
     return settings.data_dir / FOLDER if where == "disk" else None
 
 
-def _lock(namespace: tuple[str, ...], key: str) -> threading.RLock:
-    return _STRIPES[hash((namespace, key)) % len(_STRIPES)]
+def file_locks(settings: StoreFileSettings | None = None) -> FileLocks:
+    """The locks of the Store routes' file changes: across replicas when a PostgreSQL is
+    configured (``STORE_FILES_LOCK_URL``, else ``DATABASE_URI`` outside ``langgraph dev``)."""
+    settings = settings or StoreFileSettings()
+    url = settings.lock_url
+    if not url and os.environ.get("LANGGRAPH_RUNTIME_EDITION") != "inmem":
+        url = os.environ.get("DATABASE_URI") or None
+    return FileLocks(url, timeout_s=settings.lock_timeout_s)
 
 
 def _is_record(value: dict[str, Any]) -> bool:
     return isinstance(value.get("file"), str) and isinstance(value.get("sha256"), str)
 
 
-class OffloadingStoreBackend(StoreBackend):
-    """A ``StoreBackend`` whose large and binary files keep their bytes in ``folder``."""
+class LockedStoreBackend(StoreBackend):
+    """A ``StoreBackend`` whose writes and edits of one file take turns (``locks``): an
+    edit reads the file and writes it back, and the Store has no conditional write, so two
+    overlapping edits would keep only the later one. Across replicas when ``locks`` has a
+    PostgreSQL URL (a deployment); a change that cannot get its lock is refused with an
+    error the model can read, and changes nothing."""
+
+    def __init__(self, *, locks: FileLocks | None = None, **kwargs: Any) -> None:
+        """``kwargs`` go to ``StoreBackend`` (``namespace``, ``store`` ...)."""
+        super().__init__(**kwargs)
+        self.locks = locks or FileLocks()
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        """As ``StoreBackend.write``, after other changes of the file."""
+        try:
+            with self.locks.hold(self._get_namespace(), file_path):
+                return super().write(file_path, content)
+        except FileLockError as exc:
+            return WriteResult(error=f"Error: could not write {file_path}: {exc}")
+
+    async def awrite(self, file_path: str, content: str) -> WriteResult:
+        """``write`` for the event loop."""
+        try:
+            async with self.locks.ahold(self._get_namespace(), file_path):
+                return await super().awrite(file_path, content)
+        except FileLockError as exc:
+            return WriteResult(error=f"Error: could not write {file_path}: {exc}")
+
+    def edit(
+        self,
+        file_path: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool = False,
+    ) -> EditResult:
+        """As ``StoreBackend.edit``, one edit of the file at a time."""
+        try:
+            with self.locks.hold(self._get_namespace(), file_path):
+                return super().edit(file_path, old_string, new_string, replace_all)
+        except FileLockError as exc:
+            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
+
+    async def aedit(
+        self,
+        file_path: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool = False,
+    ) -> EditResult:
+        """``edit`` for the event loop."""
+        try:
+            async with self.locks.ahold(self._get_namespace(), file_path):
+                return await super().aedit(file_path, old_string, new_string, replace_all)
+        except FileLockError as exc:
+            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
+
+
+class OffloadingStoreBackend(LockedStoreBackend):
+    """A ``StoreBackend`` whose large and binary files keep their bytes in ``folder``; its
+    changes take turns as :class:`LockedStoreBackend`'s (its async calls run the sync ones
+    in a worker thread, as they read and write files)."""
 
     def __init__(self, *, folder: Path, min_bytes: int, **kwargs: Any) -> None:
-        """``kwargs`` go to ``StoreBackend`` (``namespace``, ``store`` ...)."""
+        """``kwargs`` go to ``LockedStoreBackend`` (``locks``, ``namespace``, ``store`` ...)."""
         super().__init__(**kwargs)
         self.folder = folder
         self.min_bytes = min_bytes
@@ -225,9 +300,9 @@ class OffloadingStoreBackend(StoreBackend):
         """Write ``content`` (text), on disk when it is long."""
         store, namespace = self._get_store(), self._get_namespace()
         try:
-            with _lock(namespace, file_path):
+            with self.locks.hold(namespace, file_path):
                 self._put(store, namespace, file_path, content.encode("utf-8"))
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, FileLockError) as exc:
             return WriteResult(error=f"Error: could not write {file_path}: {exc}")
         return WriteResult(path=file_path)
 
@@ -246,15 +321,19 @@ class OffloadingStoreBackend(StoreBackend):
 
         Edits of one file run one at a time (read, replace, write back): two analyses
         adding their line to the same archive index both keep theirs."""
-        with _lock(self._get_namespace(), file_path):
-            return self._edit(file_path, old_string, new_string, replace_all)
+        try:
+            with self.locks.hold(self._get_namespace(), file_path):
+                return self._edit(file_path, old_string, new_string, replace_all)
+        except FileLockError as exc:
+            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
 
     def _edit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool
     ) -> EditResult:
         item = self._get_store().get(self._get_namespace(), file_path)
         if item is None or not _is_record(item.value):
-            return super().edit(file_path, old_string, new_string, replace_all)
+            # Already under this file's lock: the Store's own edit, not the locking one.
+            return StoreBackend.edit(self, file_path, old_string, new_string, replace_all)
         if item.value.get("encoding") == "base64":
             return EditResult(error="Error: Cannot edit binary files with text replacements.")
         try:
@@ -286,9 +365,9 @@ class OffloadingStoreBackend(StoreBackend):
         answers: list[FileUploadResponse] = []
         for path, data in files:
             try:
-                with _lock(namespace, path):
+                with self.locks.hold(namespace, path):
                     self._put(store, namespace, path, data)
-            except (ValueError, OSError) as exc:
+            except (ValueError, OSError, FileLockError) as exc:
                 logger.warning("store files: %s not written: %s", path, exc)
                 answers.append(FileUploadResponse(path=path, error="invalid_path"))
                 continue
@@ -363,9 +442,12 @@ def route_backend(name: str, *, settings: StoreFileSettings | None = None) -> St
     def namespace(_runtime: Any) -> tuple[str, ...]:
         return ("files", name)
 
+    locks = file_locks(settings)
     if folder is None:
-        return StoreBackend(namespace=namespace)
-    return OffloadingStoreBackend(folder=folder, min_bytes=settings.min_bytes, namespace=namespace)
+        return LockedStoreBackend(locks=locks, namespace=namespace)
+    return OffloadingStoreBackend(
+        folder=folder, min_bytes=settings.min_bytes, locks=locks, namespace=namespace
+    )
 
 
 async def sweep_unreferenced(
