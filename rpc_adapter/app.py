@@ -31,7 +31,6 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from importlib import metadata
 
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from pydantic import ValidationError
 from starlette.applications import Starlette
@@ -40,6 +39,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from core.agent_client import agent_client
 from core.http_guard import host_allowed, host_only, origin_host
 from core.models import ModelSettings, chat_model, is_offline
 from rpc_adapter.agents import AgentService
@@ -171,7 +171,7 @@ def _sdk_client_factory(
     headers = {"Authorization": f"Bearer {token}"} if token and langgraph_url else None
 
     def client_factory() -> LangGraphClient:
-        return get_client(url=langgraph_url, api_key=None, headers=headers)
+        return agent_client(langgraph_url, api_key=None, headers=headers)
 
     return client_factory
 

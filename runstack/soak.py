@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from core.agent_client import agent_client
 from runstack.threads import (
     FLAGSHIP_REQUEST,
     ended,
@@ -107,7 +107,7 @@ _MIX = (("analysis", _analyse), ("greeting", _greet), ("order", _order), ("greet
 
 
 async def _worker(url: str, n: int, deadline: float, result: SoakResult) -> None:
-    async with get_client(url=url, timeout=600) as client:
+    async with agent_client(url, timeout=600) as client:
         i = 0
         while time.monotonic() < deadline:
             kind, job = _MIX[(n + i) % len(_MIX)]

@@ -28,9 +28,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from core.agent_client import agent_client
 from runstack.threads import interrupts, message_text
 from scripts.stack import read_state
 
@@ -192,7 +192,7 @@ def parser() -> argparse.ArgumentParser:
 
 async def _main(opts: argparse.Namespace) -> int:
     headers = {"Authorization": f"Bearer {opts.token}"} if opts.token else None
-    client = get_client(url=_url(opts.url), timeout=300, headers=headers)
+    client = agent_client(_url(opts.url), timeout=300, headers=headers)
     try:
         if opts.command == "list":
             return await list_pending(client)

@@ -26,9 +26,9 @@ from typing import Any
 
 import httpx
 from fastmcp import Client
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from core.agent_client import agent_client
 from runstack.services import agent_server_auth
 from runstack.threads import (
     FLAGSHIP_REQUEST,
@@ -217,7 +217,7 @@ async def show_erp_row(erp_url: str, answer: str) -> None:
 async def flagship(agent_url: str, erp_url: str, data_dir: Path) -> None:
     """Run the analysis and the approved order; raise when a step does not happen."""
     # With the server's auth on, the demo runs as a service account acting for its buyer.
-    client = get_client(url=agent_url, timeout=120, headers=agent_server_auth()[1])
+    client = agent_client(agent_url, timeout=120, headers=agent_server_auth()[1])
     try:
         task_id, final = await analyse(client)
         offer = _best_offer(data_dir, task_id)

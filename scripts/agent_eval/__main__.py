@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from langgraph_sdk import get_client
 
+from core.agent_client import agent_client
 from runstack.agent_server import MODEL_KEYS, langgraph_dev
 from runstack.processes import ROOT
 from runstack.services import run_services
@@ -74,7 +74,7 @@ async def run_tasks(
 ) -> list[dict[str, Any]]:
     """Every task k times; one record per task with its attempts and problems."""
     records = []
-    async with get_client(url=agent_url, timeout=300) as client, httpx.AsyncClient(
+    async with agent_client(agent_url, timeout=300) as client, httpx.AsyncClient(
         base_url=erp_url, timeout=60
     ) as http:  # fmt: skip
         for task in tasks:

@@ -25,8 +25,7 @@ import asyncio
 import time
 from typing import Any
 
-from langgraph_sdk import get_client
-
+from core.agent_client import agent_client
 from runstack.agent_server import PRODUCT_CONFIG, langgraph_dev
 from runstack.services import wiring
 from runstack.soak import GREETING, SoakResult, folder_bytes, rss_mb, soak
@@ -41,7 +40,7 @@ WINDOW_S = 120.0
 async def probe(url: str) -> float:
     """Seconds for a greeting and then an analysis (until the orchestrator is woken)."""
     started = time.perf_counter()
-    async with get_client(url=url, timeout=600) as client:
+    async with agent_client(url, timeout=600) as client:
         thread: Any = await client.threads.create()
         message: Any = {"messages": [{"role": "user", "content": GREETING}]}
         await client.runs.wait(

@@ -155,7 +155,11 @@ def test_a_standalone_adapter_sends_its_service_token(monkeypatch: pytest.Monkey
 
     seen: list[dict[str, Any]] = []
     factories: list[Any] = []
-    monkeypatch.setattr(app_module, "get_client", lambda **kw: seen.append(kw) or FakeClient([]))
+    monkeypatch.setattr(
+        app_module,
+        "agent_client",
+        lambda url, **kw: seen.append({"url": url, **kw}) or FakeClient([]),
+    )
     real_service = app_module.AgentService
 
     def capture(factory: Any, **kw: Any) -> Any:
