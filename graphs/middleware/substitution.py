@@ -59,6 +59,7 @@ from graphs.substitution.client import (
 from graphs.substitution.plan import (
     ErpLine,
     Plan,
+    Record,
     Selector,
     Target,
     build_plan,
@@ -77,6 +78,7 @@ logger = logging.getLogger(__name__)
 PLAN_TOOL = "plan_substitution"
 APPLY_TOOL = "apply_substitution"
 _ERP_CONCURRENCY = 8
+_PART_IDS = 50  # the most parts one part_query(part_ids=...) call reads
 _ALLOWED: list[Any] = ["approve", "edit", "reject"]
 # A candidate in the ERP's AMBIGUOUS answer: "SP-BOSCH-CPR7EA-9 (Bosch)".
 _CANDIDATE = re.compile(r"\b([A-Z0-9][A-Z0-9.-]*-[A-Z0-9.-]+) \(([^()]+)\)")
@@ -190,18 +192,43 @@ class _Erp:
             equivalents=list(data.get("equivalents") or []),
             names=dict(names) if isinstance(names, Mapping) else {},
         )
-        part_id = (data.get("part") or {}).get("id")
-        if part_id is not None:
-            detail = parse_json(await self._call("part_query", {"part_id": part_id}))
-            if isinstance(detail, Mapping):
-                found.offers = [o for o in detail.get("offers") or [] if isinstance(o, Mapping)]
         return found
 
+    async def _offers(self, ids: list[int]) -> dict[int, list[Record]]:
+        """Each part's current offers, ``_PART_IDS`` parts per ``part_query`` call."""
+        chunks = [ids[i : i + _PART_IDS] for i in range(0, len(ids), _PART_IDS)]
+        texts = await asyncio.gather(
+            *(self._call("part_query", {"part_ids": chunk}) for chunk in chunks)
+        )
+        offers: dict[int, list[Record]] = {}
+        for text in texts:
+            detail = parse_json(text)
+            items = detail.get("items") if isinstance(detail, Mapping) else None
+            for item in items or []:
+                if isinstance(item, Mapping) and isinstance(item.get("id"), int):
+                    found = [o for o in item.get("offers") or [] if isinstance(o, Mapping)]
+                    offers[item["id"]] = found
+        return offers
+
     async def lines(self, bom: Bom) -> dict[str, ErpLine]:
+        """Each BOM part's ``ErpLine``: its equivalents (one call per part, in parallel),
+        then the offers of all of them in one ``part_query(part_ids=...)`` call."""
         first = {line.part: line.description for line in reversed(bom.lines)}
         parts = list(dict.fromkeys(line.part for line in bom.lines))
-        answers = await asyncio.gather(*(self.line(p, first[p]) for p in parts))
-        return dict(zip(parts, answers, strict=True))
+        answers = dict(
+            zip(parts, await asyncio.gather(*(self.line(p, first[p]) for p in parts)), strict=True)
+        )
+        ids = [i for i in dict.fromkeys(_part_id(a) for a in answers.values()) if i is not None]
+        if ids:
+            offers = await self._offers(ids)
+            for answer in answers.values():
+                answer.offers = offers.get(_part_id(answer) or -1, [])
+        return answers
+
+
+def _part_id(line: ErpLine) -> int | None:
+    part_id = (line.part or {}).get("id")
+    return part_id if isinstance(part_id, int) else None
 
 
 def _bom_names(erp: Mapping[str, ErpLine], lang: str) -> tuple[list[str], list[str]]:

@@ -116,8 +116,9 @@ def _parts_seen(run: Run, world_parts: dict[int, str]) -> set[str]:
     seen: set[str] = set()
     if run.proposal and run.proposal[0] == "order_create":
         seen |= {world_parts.get(int(ln["part_id"]), "") for ln in run.proposal[1]["lines"]}
-    seen |= {world_parts.get(int(a["part_id"]), "") for a in run.called("part_query")
-             if "part_id" in a}  # fmt: skip
+    asked = [a["part_id"] for a in run.called("part_query") if "part_id" in a]
+    asked += [i for a in run.called("part_query") for i in a.get("part_ids") or []]
+    seen |= {world_parts.get(int(i), "") for i in asked}
     seen |= {s.part for s in _scopes(run) if s.part}
     text = run.final + json.dumps(run.question or {}, ensure_ascii=False)
     seen |= {sku for sku in world_parts.values() if sku and sku in text}

@@ -236,3 +236,39 @@ def test_an_order_covers_the_bom_quantity_in_what_the_offer_allows(
     qty: float, moq: int, step: int, expected: int
 ) -> None:
     assert order_quantity(qty, {"min_order_qty": moq, "order_step": step}) == expected
+
+
+async def test_a_boms_parts_are_read_in_one_call_with_each_rows_current_price(
+    world: PlannerWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equivalents per part, then every part's offers in one ``part_query(part_ids=...)``:
+    a 4-line BOM is one offers call, not four, and each row still quotes its part's own
+    cheapest current offer from the ERP."""
+    brembo, _ = await _with_and_without(world, "BP", "Brembo", None)
+    lines = [(brembo[0], 2), *[(p, 3) for p in (await _parts(world, "SP"))[:2]]]
+    lines.append(((await _parts(world, "CH"))[0], 1))
+    calls: list[tuple[str, dict[str, Any]]] = []
+    real = world.registry.call
+
+    async def counted(server: str, tool: str, args: dict[str, Any], **kw: Any) -> str:
+        calls.append((tool, dict(args)))
+        return await real(server, tool, args, **kw)
+
+    monkeypatch.setattr(world.registry, "call", counted)
+    text = "replace every Brembo pad in this BOM with an equivalent from another supplier\n"
+    await world.run(text + _table(lines))
+
+    reads = [args for tool, args in calls if tool == "part_query"]
+    assert len(reads) == 1
+    assert sorted(reads[0]["part_ids"]) == sorted({p["id"] for p, _ in lines})
+    rows = {r["line"]: r for r in _plan(world)["rows"]}
+    assert "10" in rows  # the Brembo line
+    for i, (part, _qty) in enumerate(lines):
+        row = rows.get(str(10 * (i + 1)))
+        if row is None:
+            continue  # a line the request does not touch
+        detail = await world.erp(f"/parts/{part['id']}")
+        live = [o for o in detail["offers"] if o.get("supplier_status", "active") == "active"]
+        cheapest = min(live, key=lambda o: int(o["price_minor"]))
+        assert row["old_offer"]["price_minor"] == cheapest["price_minor"]
+        assert row["old_offer"]["supplier_code"] == cheapest["supplier_code"]

@@ -43,16 +43,30 @@ def _stock_line(part: Record, zh: bool) -> str:
     )
 
 
+def _parts_read(view: View) -> dict[int, Any]:
+    """The parts ``part_query`` has answered by id so far (``None``: no such part)."""
+    read: dict[int, Any] = {}
+    for r, d in view.iter_data("part_query"):
+        if "part_id" in r.args:
+            read[int(r.args["part_id"])] = d
+        elif "part_ids" in r.args and isinstance(d, dict):
+            read.update((int(i), None) for i in d.get("missing") or [])
+            read.update((int(p["id"]), p) for p in d.get("items") or [] if isinstance(p, dict))
+    return read
+
+
 def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
     ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:5]
-    read = {
-        int(r.args["part_id"]): d for r, d in view.iter_data("part_query") if "part_id" in r.args
-    }
+    read = _parts_read(view)
     missing = [i for i in ids if i not in read]
     if missing:
+        # One call for all of them: each call is a tool step of the graph.
+        args: dict[str, Any] = (
+            {"part_id": missing[0]} if len(missing) == 1 else {"part_ids": missing}
+        )
         return Decision(
             say(zh, "查询库存。", "Reading the stock."),
-            [("part_query", {"part_id": i}) for i in missing],
+            [("part_query", args)],
             note="inventory-part",
         )
     lines = [_stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
