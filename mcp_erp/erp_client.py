@@ -28,6 +28,7 @@ from mcp_erp import shapes
 log = logging.getLogger("erp-mcp.erp")
 
 _USER_AGENT = "procurement-erp-mcp/0.1"
+_HEADERS = {"accept": "application/json", "user-agent": _USER_AGENT}
 _DETAILS_MAX = 400
 # Failures after which the same GET may well succeed.
 _TRANSIENT = (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError)
@@ -74,16 +75,14 @@ class ErpClient:
         self.read_attempts = read_attempts
         self.retry_wait = retry_wait
         self._transport = transport
-        self._http: httpx.AsyncClient | None = None
+        self._pool: httpx.AsyncBaseTransport | None = None
 
     async def __aenter__(self) -> Self:
-        if self._http is None:
-            self._http = httpx.AsyncClient(
-                base_url=self.base_url,
-                timeout=self.timeout,
-                headers={"accept": "application/json", "user-agent": _USER_AGENT},
-                transport=self._transport,
-            )
+        if self._pool is None:
+            # The transport itself, not an httpx.AsyncClient around it: the client's layers
+            # (URL merging, auth and redirect flows, cookie jar, hooks) cost about 0.2 ms of
+            # CPU per request, a fifth of each ERP call, and this proxy needs none of them.
+            self._pool = self._transport or httpx.AsyncHTTPTransport()
         return self
 
     async def __aexit__(
@@ -92,17 +91,39 @@ class ErpClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None
 
-    @property
-    def http(self) -> httpx.AsyncClient:
-        """The open HTTP client; raises when the lifespan has not opened it."""
-        if self._http is None:
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: Any = None,
+        timeouts: httpx.Timeout | None = None,
+    ) -> httpx.Response:
+        """One request to ``path`` of the ERP, its whole answer read; raises when the
+        lifespan has not opened the connection pool."""
+        if self._pool is None:
             msg = "ErpClient is not open: use it inside 'async with' (the server lifespan)."
             raise RuntimeError(msg)
-        return self._http
+        request = httpx.Request(
+            method,
+            self.base_url + path,
+            params=params,
+            json=body,
+            headers=_HEADERS,
+            extensions={"timeout": (timeouts or self.timeout).as_dict()},
+        )
+        response = await self._pool.handle_async_request(request)
+        response.request = request
+        try:
+            await response.aread()
+        finally:
+            await response.aclose()
+        return response
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``path``; retried on connection errors, timeouts and 5xx answers."""
@@ -111,7 +132,7 @@ class ErpClient:
 
     async def post_read(self, path: str, body: dict[str, Any]) -> Any:
         """POST ``body`` to an endpoint that writes nothing (a dry run); retried like a GET."""
-        return await self._read("POST", path, json=body)
+        return await self._read("POST", path, body=body)
 
     async def _read(self, method: str, path: str, **request: Any) -> Any:
         retrying = AsyncRetrying(
@@ -123,7 +144,7 @@ class ErpClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    response = await self.http.request(method, path, **request)
+                    response = await self.send(method, path, **request)
                     if response.status_code >= 500:
                         raise _ServerError(response)
         except _ServerError as exc:
@@ -147,8 +168,8 @@ class ErpClient:
         report: dict[str, Any] = {"url": self.base_url}
         quick = httpx.Timeout(2.0, connect=1.0)
         try:
-            if self._http is not None:
-                response = await self._http.get("/health", timeout=quick)
+            if self._pool is not None:
+                response = await self.send("GET", "/health", timeouts=quick)
             else:  # asked before the lifespan opened the pool
                 async with httpx.AsyncClient(
                     base_url=self.base_url, timeout=quick, transport=self._transport
@@ -174,7 +195,7 @@ class ErpClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    response = await self.http.request(method, path, json=body)
+                    response = await self.send(method, path, body=body)
         except httpx.TimeoutException as exc:
             raise self._timeout_error(exc, on_timeout) from None
         except httpx.TransportError as exc:
