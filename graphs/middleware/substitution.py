@@ -222,7 +222,8 @@ class _Erp:
         if ids:
             offers = await self._offers(ids)
             for answer in answers.values():
-                answer.offers = offers.get(_part_id(answer) or -1, [])
+                part_id = _part_id(answer)
+                answer.offers = offers.get(part_id, []) if part_id is not None else []
         return answers
 
 
