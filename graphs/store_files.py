@@ -33,9 +33,9 @@ import logging
 import os
 import posixpath
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from deepagents.backends import StoreBackend
 from deepagents.backends.protocol import (
@@ -73,6 +73,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _PAGE = 100
+R = TypeVar("R")
 FOLDER = "store-files"
 """The folder under ``DATA_DIR`` that holds the offloaded bytes."""
 
@@ -143,49 +144,54 @@ class LockedStoreBackend(StoreBackend):
         super().__init__(**kwargs)
         self.locks = locks or FileLocks()
 
+    def _locked(self, path: str, verb: str, change: Callable[[], R], result: Callable[..., R]) -> R:
+        """``change()`` under ``path``'s lock; an error ``result`` saying why, when the lock
+        cannot be had."""
+        try:
+            with self.locks.hold(self._get_namespace(), path):
+                return change()
+        except FileLockError as exc:
+            return result(error=f"Error: could not {verb} {path}: {exc}")
+
+    async def _alocked(
+        self, path: str, verb: str, change: Callable[[], Awaitable[R]], result: Callable[..., R]
+    ) -> R:
+        """``_locked`` for the event loop."""
+        try:
+            async with self.locks.ahold(self._get_namespace(), path):
+                return await change()
+        except FileLockError as exc:
+            return result(error=f"Error: could not {verb} {path}: {exc}")
+
     def write(self, file_path: str, content: str) -> WriteResult:
         """As ``StoreBackend.write``, after other changes of the file."""
-        try:
-            with self.locks.hold(self._get_namespace(), file_path):
-                return super().write(file_path, content)
-        except FileLockError as exc:
-            return WriteResult(error=f"Error: could not write {file_path}: {exc}")
+        store_write = StoreBackend.write
+        return self._locked(
+            file_path, "write", lambda: store_write(self, file_path, content), WriteResult
+        )
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """``write`` for the event loop."""
-        try:
-            async with self.locks.ahold(self._get_namespace(), file_path):
-                return await super().awrite(file_path, content)
-        except FileLockError as exc:
-            return WriteResult(error=f"Error: could not write {file_path}: {exc}")
+        store_write = StoreBackend.awrite
+        return await self._alocked(
+            file_path, "write", lambda: store_write(self, file_path, content), WriteResult
+        )
 
     def edit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult:
         """As ``StoreBackend.edit``, one edit of the file at a time."""
-        try:
-            with self.locks.hold(self._get_namespace(), file_path):
-                return super().edit(file_path, old_string, new_string, replace_all)
-        except FileLockError as exc:
-            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
+        args = (file_path, old_string, new_string, replace_all)
+        return self._locked(file_path, "edit", lambda: StoreBackend.edit(self, *args), EditResult)
 
     async def aedit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult:
         """``edit`` for the event loop."""
-        try:
-            async with self.locks.ahold(self._get_namespace(), file_path):
-                return await super().aedit(file_path, old_string, new_string, replace_all)
-        except FileLockError as exc:
-            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
+        args = (file_path, old_string, new_string, replace_all)
+        return await self._alocked(
+            file_path, "edit", lambda: StoreBackend.aedit(self, *args), EditResult
+        )
 
 
 class OffloadingStoreBackend(LockedStoreBackend):

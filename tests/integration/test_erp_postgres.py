@@ -24,7 +24,6 @@ from sqlalchemy.orm import Session
 from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 from sim.erp.models import Base, PurchaseOrder
 from tests.concurrency import all_at_once
-from tests.integration.postgres import PostgresMissing, postgres_server
 
 pytestmark = pytest.mark.integration
 
@@ -74,15 +73,6 @@ def fingerprint(url: str) -> dict[str, tuple[int, str]]:
     finally:
         engine.dispose()
     return out
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    try:
-        with postgres_server() as url:
-            yield url
-    except PostgresMissing as exc:
-        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,6 @@ from graphs.store_files import LockedStoreBackend, OffloadingStoreBackend, Store
 from graphs.store_files import file_locks as configured_locks
 from graphs.store_locks import _CLASS_ID, FileLocks, lock_key
 from runstack.processes import HOST, free_port
-from tests.integration.postgres import PostgresMissing, postgres_server
 
 NS = ("files", "reports")
 INDEX = "/buyer-7/index.md"
@@ -58,15 +57,6 @@ class SlowReadStore(InMemoryStore):
         if any(isinstance(op, GetOp) for op in ops):
             await asyncio.sleep(READ_DELAY_S)
         return results
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    try:
-        with postgres_server() as url:
-            yield url
-    except PostgresMissing as exc:
-        pytest.fail(str(exc))
 
 
 def _replica(locks: FileLocks) -> FileLocks:
