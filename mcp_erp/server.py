@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 from fastmcp import FastMCP
-from fastmcp.tools.base import ToolResult, default_serializer
-from mcp.types import TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
@@ -53,22 +51,6 @@ _TOOLS: tuple[tuple[Callable[..., Any], str, ToolAnnotations], ...] = (
 TOOL_NAMES: tuple[str, ...] = tuple(fn.__name__ for fn, _, _ in _TOOLS)
 
 
-def _json_text(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[ToolResult]]:
-    """``fn`` answering its result once, as JSON text.
-
-    FastMCP sends a dict result twice, as JSON text and again as ``structuredContent``, so
-    every byte of an ERP answer was serialised twice here and parsed twice by the client.
-    Without an output schema the spec leaves ``structuredContent`` out; clients (the graphs,
-    LangChain's adapters, desktop hosts) read the text."""
-
-    @functools.wraps(fn)
-    async def tool(*args: Any, **kwargs: Any) -> ToolResult:
-        text = default_serializer(await fn(*args, **kwargs))
-        return ToolResult(content=[TextContent(type="text", text=text)])
-
-    return tool
-
-
 def create_server(
     settings: ErpMcpSettings | None = None,
     *,
@@ -106,10 +88,10 @@ def create_server(
         strict_input_validation=False,
     )
     # No output schema: ours would only say "an object", yet the MCP SDK re-checks the
-    # schema itself with jsonschema on every call on both sides (about 5 ms each). Each
-    # answer is its JSON text, once (_json_text).
+    # schema itself with jsonschema on every call on both sides (about 5 ms each);
+    # results still arrive as structuredContent.
     for fn, description, hints in _TOOLS:
-        mcp.tool(_json_text(fn), description=description, annotations=hints, output_schema=None)
+        mcp.tool(fn, description=description, annotations=hints, output_schema=None)
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> Response:

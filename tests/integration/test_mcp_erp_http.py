@@ -20,7 +20,6 @@ from fastmcp.exceptions import ToolError
 from mcp_erp import TOOL_NAMES
 from runstack.processes import ROOT, ServiceHandle, free_port, start_service
 from sim.catalog import generate
-from tests.mcp_answers import tool_json
 
 pytestmark = pytest.mark.integration
 
@@ -68,9 +67,9 @@ def mcp(services: dict[str, ServiceHandle]) -> ServiceHandle:
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
-    answer = tool_json(await client.call_tool(tool, args))
-    assert isinstance(answer, dict), answer
-    return answer
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.data, dict), result
+    return result.data
 
 
 def test_health_reports_the_erp(mcp: ServiceHandle, erp: ServiceHandle) -> None:

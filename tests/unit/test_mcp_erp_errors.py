@@ -19,7 +19,6 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from tests.mcp_answers import tool_json
 from tests.unit.erp_inprocess import BASE_URL, InProcessErp, pinned_settings
 
 # NGK (supplier 1) sells part 1 with a minimum order quantity of 50 (the seed's).
@@ -64,9 +63,9 @@ async def refused_by_the_erp(
 
 
 async def _draft(client: Client[Any], submit: bool = False) -> dict[str, Any]:
-    answer = tool_json(await client.call_tool("order_create", {**CREATE, "submit": submit}))
-    assert isinstance(answer, dict)
-    return answer
+    result = await client.call_tool("order_create", {**CREATE, "submit": submit})
+    assert isinstance(result.data, dict)
+    return result.data
 
 
 async def test_validation(erp_mcp: Client[Any], real_erp: InProcessErp) -> None:
@@ -138,7 +137,7 @@ async def test_a_read_failing_once_with_503_is_retried(
     real_erp.transport.fail("GET", "/parts/search", 503, times=1)
     result = await erp_mcp.call_tool("part_search", {"name": "chain"})
     truth = await real_erp.get("/parts/search", name="chain")
-    assert tool_json(result)["total"] == truth["total"] > 0
+    assert result.data["total"] == truth["total"] > 0
     assert real_erp.transport.count("GET", "/parts/search") == 2
 
 
@@ -148,7 +147,7 @@ async def test_a_read_hitting_a_transient_failure_is_retried(
 ) -> None:
     real_erp.transport.raise_on("GET", "/suppliers/1", error, times=2)
     result = await erp_mcp.call_tool("supplier_query", {"supplier_id": 1})
-    assert tool_json(result)["code"] == (await real_erp.get("/suppliers/1"))["code"]
+    assert result.data["code"] == (await real_erp.get("/suppliers/1"))["code"]
     assert real_erp.transport.count("GET", "/suppliers/1") == 3
 
 
@@ -206,7 +205,7 @@ async def test_a_write_whose_connection_was_refused_is_sent_again_and_runs_once(
     real_erp.transport.raise_on("POST", "/orders/create", httpx.ConnectError, times=1)
     created = await erp_mcp.call_tool("order_create", CREATE)
     assert real_erp.transport.count("POST", "/orders/create") == 2
-    found = await real_erp.get("/orders/search-details", order_no=tool_json(created)["order_no"])
+    found = await real_erp.get("/orders/search-details", order_no=created.data["order_no"])
     assert found["total"] == 1
 
 

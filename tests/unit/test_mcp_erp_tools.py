@@ -15,7 +15,6 @@ from fastmcp import Client
 
 from mcp_erp.shapes import money
 from sim.catalog import generate
-from tests.mcp_answers import tool_json
 from tests.unit.erp_fixtures import SEED
 from tests.unit.erp_inprocess import InProcessErp
 
@@ -39,9 +38,9 @@ CATALOG = generate(SEED)
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
-    answer = tool_json(await client.call_tool(tool, args))
-    assert isinstance(answer, dict), answer
-    return answer
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.data, dict), result
+    return result.data
 
 
 def without_none(value: Any) -> Any:
