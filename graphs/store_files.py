@@ -165,16 +165,16 @@ class LockedStoreBackend(StoreBackend):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """As ``StoreBackend.write``, after other changes of the file."""
-        store_write = StoreBackend.write
+        args = (file_path, content)
         return self._locked(
-            file_path, "write", lambda: store_write(self, file_path, content), WriteResult
+            file_path, "write", lambda: StoreBackend.write(self, *args), WriteResult
         )
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """``write`` for the event loop."""
-        store_write = StoreBackend.awrite
+        args = (file_path, content)
         return await self._alocked(
-            file_path, "write", lambda: store_write(self, file_path, content), WriteResult
+            file_path, "write", lambda: StoreBackend.awrite(self, *args), WriteResult
         )
 
     def edit(
@@ -327,11 +327,8 @@ class OffloadingStoreBackend(LockedStoreBackend):
 
         Edits of one file run one at a time (read, replace, write back): two analyses
         adding their line to the same archive index both keep theirs."""
-        try:
-            with self.locks.hold(self._get_namespace(), file_path):
-                return self._edit(file_path, old_string, new_string, replace_all)
-        except FileLockError as exc:
-            return EditResult(error=f"Error: could not edit {file_path}: {exc}")
+        args = (file_path, old_string, new_string, replace_all)
+        return self._locked(file_path, "edit", lambda: self._edit(*args), EditResult)
 
     def _edit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool

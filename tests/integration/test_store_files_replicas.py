@@ -87,9 +87,12 @@ def _rows(store: InMemoryStore) -> list[str]:
     return [line for line in _text(store).splitlines() if line.startswith("| 2026")]
 
 
+def _row(i: int) -> str:
+    return f"| 2026-12-05 | [report_{i:02d}.md](report_{i:02d}.md) |"
+
+
 def _file_row(i: int) -> dict[str, Any]:
-    row = f"| 2026-12-05 | [report_{i:02d}.md](report_{i:02d}.md) |"
-    return {"old_string": RULE, "new_string": f"{RULE}\n{row}"}
+    return {"old_string": RULE, "new_string": f"{RULE}\n{_row(i)}"}
 
 
 def _sync_burst(replicas: list[OffloadingStoreBackend], per_replica: int) -> list[Any]:
@@ -117,9 +120,7 @@ def test_with_the_deployments_postgres_every_line_is_kept(tmp_path: Path, pg_url
     results = _sync_burst(replicas, 6)
     assert [r.error for r in results] == [None] * 12
     rows = _rows(store)
-    assert sorted(rows) == sorted(
-        f"| 2026-12-05 | [report_{i:02d}.md](report_{i:02d}.md) |" for i in range(12)
-    )
+    assert sorted(rows) == sorted(_row(i) for i in range(12))
     # The head survived every edit, and each line is there once.
     assert _text(store).startswith(HEAD.rstrip("\n"))
 
