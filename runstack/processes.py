@@ -10,13 +10,17 @@ A child runs in its own process group (its session leader's pid is the group id,
 signal reaches only what we started) with its output in a log file: a pipe nobody reads
 would block it. A child that dies or never turns healthy fails the start with the tail
 of that log. On leaving the block the group gets SIGTERM, then SIGKILL if it lingers,
-even when the block raised.
+even when the block raised. A log folder made here (no ``log_dir`` given) stays readable
+after the block (a test may read the shutdown lines) and is removed when this process
+exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -143,6 +147,24 @@ def stop_all(handles: Iterable[ServiceHandle], grace: float = 10.0) -> None:
             handle.process.wait(timeout=5)
 
 
+_made: list[Path] = []
+
+
+def _temporary_folder(prefix: str) -> Path:
+    """A new temporary folder, removed when this process exits (each test run used to leave
+    one per service it started behind: hundreds in the system's temporary folder)."""
+    if not _made:
+        atexit.register(_remove_made)
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    _made.append(folder)
+    return folder
+
+
+def _remove_made() -> None:
+    while _made:
+        shutil.rmtree(_made.pop(), ignore_errors=True)
+
+
 @contextlib.contextmanager
 def start_service(
     module: str,
@@ -164,7 +186,7 @@ def start_service(
     for ``timeout`` seconds. With ``wait=False`` it yields at once, so several
     services can start side by side; call ``handle.wait_healthy()`` on each.
     """
-    log_dir = log_dir or Path(tempfile.mkdtemp(prefix=f"{module.replace('.', '-')}-"))
+    log_dir = log_dir or _temporary_folder(f"{module.replace('.', '-')}-")
     log_path = log_dir / f"{module}-{port}.log"
     argv = [sys.executable, "-m", module, *args]
     process = spawn(argv, env={**os.environ, **env}, log_path=log_path, cwd=ROOT)

@@ -52,21 +52,22 @@ def pass_hat(successes: list[int], k: int) -> dict[int, float]:
 @contextlib.contextmanager
 def own_stack(model: str | None) -> Iterator[tuple[str, str]]:
     """The services and ``langgraph dev`` on free ports; ``(agent url, ERP url)``."""
-    root = Path(tempfile.mkdtemp(prefix="agent-eval-"))
-    data = root / "data"
-    data.mkdir()
-    with run_services(_SERVICES, {"DATA_DIR": str(data)}, log_dir=root) as running:
-        env = {
-            "DATA_DIR": str(data),
-            "ERP_MCP_URL": f"{running['erp-mcp'].url}/mcp",
-            "VIZ_MCP_URL": f"{running['viz-gateway'].url}/mcp",
-            "SUPPLIER_SITES_URL": running["sim-suppliers"].url,
-        }
-        if model:
-            env["MODEL"] = model
-            env.update({k: os.environ[k] for k in MODEL_KEYS if os.environ.get(k)})
-        with langgraph_dev(env=env, folder=root / "server", timeout=180) as agent:
-            yield agent.url, running["sim-erp"].url
+    with tempfile.TemporaryDirectory(prefix="agent-eval-", ignore_cleanup_errors=True) as tmp:
+        root = Path(tmp)
+        data = root / "data"
+        data.mkdir()
+        with run_services(_SERVICES, {"DATA_DIR": str(data)}, log_dir=root) as running:
+            env = {
+                "DATA_DIR": str(data),
+                "ERP_MCP_URL": f"{running['erp-mcp'].url}/mcp",
+                "VIZ_MCP_URL": f"{running['viz-gateway'].url}/mcp",
+                "SUPPLIER_SITES_URL": running["sim-suppliers"].url,
+            }
+            if model:
+                env["MODEL"] = model
+                env.update({k: os.environ[k] for k in MODEL_KEYS if os.environ.get(k)})
+            with langgraph_dev(env=env, folder=root / "server", timeout=180) as agent:
+                yield agent.url, running["sim-erp"].url
 
 
 async def run_tasks(

@@ -5,6 +5,7 @@ the ERP afterwards, and writes pass^k per family to JSON. The whole run is a scr
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,18 @@ TASKS = ("ask-supplier-then-order", "change-due-by-description", "refuse-negativ
 
 def test_a_small_eval_run_passes_and_writes_its_results(tmp_path: Path) -> None:
     out = tmp_path / "eval.json"
+    scratch = tmp_path / "tmp"  # the run's temporary folder
+    scratch.mkdir()
     done = subprocess.run(
         [sys.executable, "-m", "scripts.agent_eval", "--k", "1", "--only", *TASKS,
          "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=840,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # Its stack (data, logs, the server's folder) is gone with it: each run used to leave
+    # about 3 MB behind.
+    assert not list(scratch.glob("agent-eval-*"))
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["model"] == "offline" and result["k"] == 1
     assert sorted(t["id"] for t in result["tasks"]) == sorted(TASKS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -77,3 +78,37 @@ def test_a_taken_port_is_refused_with_its_number(tmp_path: Path) -> None:
         )
     assert result.returncode == 2
     assert str(port) in result.stderr
+
+
+def test_a_log_folder_made_for_a_service_is_removed_when_the_process_exits(
+    tmp_path: Path,
+) -> None:
+    """Without a ``log_dir`` the log goes to a temporary folder of its own: still readable
+    after the service stopped, gone once the process that started it exits (every test
+    run used to leave hundreds of them in the system's temporary folder)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from runstack.processes import free_port, start_service\n"
+        "port = free_port()\n"
+        "env = {'SIM_ERP_PORT': str(port), 'DATA_DIR': sys.argv[1], 'LOG_LEVEL': 'INFO'}\n"
+        "with start_service('sim.erp', env, port) as erp:\n"
+        "    folder = erp.log_path.parent\n"
+        "print(folder, folder.is_dir(), 'Application shutdown complete' in erp.log_tail(400))\n"
+    )
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "data")],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    folder, existed, logged = done.stdout.split()
+    assert Path(folder).parent == scratch and existed == "True" and logged == "True"
+    assert not Path(folder).exists()
+    assert list(scratch.iterdir()) == []
