@@ -88,7 +88,6 @@ def test_a_log_folder_made_for_a_service_is_removed_when_the_process_exits(
     run used to leave hundreds of them in the system's temporary folder)."""
     code = (
         "import sys\n"
-        "from pathlib import Path\n"
         "from runstack.processes import free_port, start_service\n"
         "port = free_port()\n"
         "env = {'SIM_ERP_PORT': str(port), 'DATA_DIR': sys.argv[1], 'LOG_LEVEL': 'INFO'}\n"
