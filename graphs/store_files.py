@@ -34,6 +34,7 @@ import os
 import posixpath
 import time
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -165,33 +166,27 @@ class LockedStoreBackend(StoreBackend):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """As ``StoreBackend.write``, after other changes of the file."""
-        args = (file_path, content)
-        return self._locked(
-            file_path, "write", lambda: StoreBackend.write(self, *args), WriteResult
-        )
+        change = partial(super().write, file_path, content)
+        return self._locked(file_path, "write", change, WriteResult)
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """``write`` for the event loop."""
-        args = (file_path, content)
-        return await self._alocked(
-            file_path, "write", lambda: StoreBackend.awrite(self, *args), WriteResult
-        )
+        change = partial(super().awrite, file_path, content)
+        return await self._alocked(file_path, "write", change, WriteResult)
 
     def edit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult:
         """As ``StoreBackend.edit``, one edit of the file at a time."""
-        args = (file_path, old_string, new_string, replace_all)
-        return self._locked(file_path, "edit", lambda: StoreBackend.edit(self, *args), EditResult)
+        change = partial(super().edit, file_path, old_string, new_string, replace_all)
+        return self._locked(file_path, "edit", change, EditResult)
 
     async def aedit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> EditResult:
         """``edit`` for the event loop."""
-        args = (file_path, old_string, new_string, replace_all)
-        return await self._alocked(
-            file_path, "edit", lambda: StoreBackend.aedit(self, *args), EditResult
-        )
+        change = partial(super().aedit, file_path, old_string, new_string, replace_all)
+        return await self._alocked(file_path, "edit", change, EditResult)
 
 
 class OffloadingStoreBackend(LockedStoreBackend):
@@ -327,8 +322,8 @@ class OffloadingStoreBackend(LockedStoreBackend):
 
         Edits of one file run one at a time (read, replace, write back): two analyses
         adding their line to the same archive index both keep theirs."""
-        args = (file_path, old_string, new_string, replace_all)
-        return self._locked(file_path, "edit", lambda: self._edit(*args), EditResult)
+        change = partial(self._edit, file_path, old_string, new_string, replace_all)
+        return self._locked(file_path, "edit", change, EditResult)
 
     def _edit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool
