@@ -11,7 +11,11 @@ import asyncio
 import base64
 import io
 import re
+import ssl
 import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -169,6 +173,55 @@ async def test_exports_and_chart_copies_refuse_paths_outside_the_report_folders(
     assert "not on the chart server" in refused
     bad = await save.ainvoke({"url": "http://charts.test/x.png", "paths": ["/skills/x.png"]})
     assert bad.startswith("Error") and "/analysis/" in bad
+
+
+@pytest.fixture
+def chart_server() -> Iterator[str]:
+    """A chart server on loopback: ``/c.png`` is a PNG."""
+    image = _png((20, 120, 60))
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(image)))
+            self.end_headers()
+            self.wfile.write(image)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_saving_charts_reads_the_ca_bundle_once_not_per_chart(
+    backend: FilesystemBackend, chart_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each chart was fetched with a new client that built its own TLS context: reading the
+    CA bundle, on the event loop, for every chart of every report."""
+    built: list[object] = []
+    original = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        built.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    save = make_save_chart(backend=backend, chart_url=f"{chart_server}/mcp")
+    for n in range(4):
+        out = await save.ainvoke({"url": f"{chart_server}/c.png", "paths": [f"/analysis/c{n}.png"]})
+        assert not out.startswith("Error"), out
+    root = Path(backend.cwd)
+    for n in range(4):
+        with Image.open(root / "analysis" / f"c{n}.png") as picture:
+            assert picture.size == (320, 200)
+    assert len(built) <= 1, f"{len(built)} TLS contexts built for 4 charts"
 
 
 def test_the_html_page_embeds_each_chart_as_the_parser_would() -> None:
