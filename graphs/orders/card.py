@@ -71,8 +71,8 @@ def _lines(order: Mapping[str, Any], lang: Lang) -> list[str]:
         amount = money(line.get("amount_minor"), currency)
         sku = line.get("sku")
         head = f"{name}（{sku}）" if lang == "zh" else f"{name} ({sku})"
-        colon = "：" if lang == "zh" else ":"
-        out.append(f"  {n}. {head}{colon} {line.get('quantity')} {unit} × {price} = {amount}")
+        colon = "：" if lang == "zh" else ": "  # a full-width colon carries its own space
+        out.append(f"  {n}. {head}{colon}{line.get('quantity')} {unit} × {price} = {amount}")
     return out
 
 
@@ -111,10 +111,10 @@ def _dates(review: OrderReview, order: Mapping[str, Any]) -> str:
     earliest = order.get("earliest_date")
     lead = max((ln.get("lead_time_days") or 0 for ln in order.get("lines") or []), default=0)
     if lang == "zh":
-        asked = wanted or "未指定（按交期）"
-        return f"到货日期：要求 {asked}；最早可到 {earliest or '—'}（交期 {lead} 天）"
-    asked = wanted or "not given (standard lead time)"
-    return f"Delivery: requested {asked}; earliest {earliest or '—'} ({lead} days' lead time)"
+        asked = f"要求 {wanted}" if wanted else "未指定日期（按交期）"
+        return f"到货日期：{asked}；最早可到 {earliest or '—'}（交期 {lead} 天）"
+    asked = f"requested {wanted}" if wanted else "no date requested (standard lead time)"
+    return f"Delivery: {asked}; earliest {earliest or '—'} ({lead} days' lead time)"
 
 
 def _head(review: OrderReview) -> list[str]:

@@ -245,6 +245,9 @@ async def test_a_valid_order_gets_a_readable_card_then_is_placed_with_its_people
                   f"最早可到 {in_days(29)}", "申请人：li.lei",
                   "批准 / 编辑"):  # fmt: skip
         assert words in text, text
+    # As a buyer reads it: the line right after its colon, no date asked said in words.
+    assert "（SP-NGK-IU7）：200 个 × 54.30 CNY" in text, text
+    assert "到货日期：未指定日期（按交期）；最早可到" in text, text
     assert await ngk_orders(agent.erp) == []  # nothing committed before the decision
 
     await graph.ainvoke(
