@@ -8,7 +8,9 @@ One intent per message, decided in an order that reflects how buyers talk:
 3. part substitution ("把 BOM 里的博世火花塞换成 NGK 的", "replace every Brembo pad"):
    before stock and analysis words ("the cheapest equivalent" is still a substitution);
 4. stock questions ("哪些零件低于安全库存", "how many IU7 do we have");
-5. analysis words (compare, 哪家便宜, price trend), after negation is applied, so
+5. a price asked of named parts with no comparison word ("IU7 多少钱", "what would 300
+   cost", "如果下单 300 个要多少钱": a quote, never an order);
+   analysis words (compare, 哪家便宜, price trend), after negation is applied, so
    "不要下单，先比价" is an analysis;
 6. order operations: cancel / change / look up an order named by description ("上次给 NGK
    的订单"), else a new order;
@@ -41,6 +43,7 @@ Intent = Literal[
     "order_cancel",
     "order_lookup",
     "inventory",
+    "quote",
     "substitution",
     "skills",
     "small_talk",
@@ -101,8 +104,10 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_lookup"
     if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
         return "order_lookup"
-    if lexicon.has(masked, "past_order") and not has_quantity(masked):
-        return "order_lookup"  # "what did we order from NGK recently"
+    if lexicon.has(masked, "past_order") and (
+        not has_quantity(masked) or lexicon.has(masked, "lookup", "latest")
+    ):
+        return "order_lookup"  # "what did we order from NGK recently", "上次下的 300 个到了吗"
     if noun and not verb and not has_quantity(masked):
         return "order_lookup"  # "my orders", "最近的订单": which orders there are
     if verb or noun:
@@ -148,13 +153,30 @@ def read(text: str) -> Reading:
     ordering = lexicon.has(masked, "order_verb") and (
         has_quantity(masked) or lexicon.has(masked, "placing")
     )
-    if lexicon.has(masked, "inventory") and not ordering:
+    if lexicon.has(masked, "inventory") and not ordering and not lexicon.has(masked, "past_order"):
+        # "how many did we order" asks about orders, "how many do we have" about stock.
         return reading("inventory")
+    if (
+        lexicon.has(masked, "price")
+        and not lexicon.has(masked, "analysis", "paid", "order_noun", "past_order")
+        and (not ordering or lexicon.has(masked, "hypothetical"))
+    ):
+        # "IU7 多少钱", "what does NGK charge for IU7", "如果下单 300 个要多少钱": the named
+        # parts' offers (a price of a whole category is still a comparison, see quote.py).
+        return Reading("quote", None, False, True)
     if lexicon.has(masked, "analysis") or (
         lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")
     ):
         return Reading("analysis", None, False, domain)
     operation = _order_operation(masked)
+    if (
+        operation == "order_lookup"
+        and masked != text
+        and not lexicon.has(masked, "lookup", "latest", "open", "past_order")
+    ):
+        # "别取消 NGK 的订单": what is left of a negated operation is the order's name, not a
+        # question about it (acknowledged, see orchestrator.unclear).
+        operation = None
     if operation is not None:
         return Reading(
             operation,

@@ -48,6 +48,7 @@ GROUPS: dict[str, str] = {
         "便宜", "划算", "性价比", "最合适", "合适", "最低", "最优", "优惠", "比较好", "涨了",
         "跌了", "涨幅", "降了",
         r"价格怎么样", r"报价.{0,4}(?:最低|对比|比较)",
+        r"比.{0,2}价", "谁家", "交货最快", "到货最快", "交期最短", "交期最快",
     ) + "|" + _en(
         "analy*", "compar*", "compair*", "benchmark*", "report", "reports", "recommend*",
         "evaluat*", "assess*", "shortlist*", "market", "trend*", "cheap*", "best price",
@@ -55,6 +56,7 @@ GROUPS: dict[str, str] = {
         "who is cheaper", "which supplier",
         "which vendor", "which suppliers", "where to buy", "where to get", "price check",
         "price comparison", "vs", "versus", "prices move", "price trend", "pricing",
+        "fastest deliver*", "quickest deliver*", "shortest lead time*", "delivers fastest",
     ),
     "order_verb": _zh(
         r"下.{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
@@ -75,9 +77,25 @@ GROUPS: dict[str, str] = {
         "place an order", "place a new order", "raise a po", "put in an order",
     ),
     # A question about prices is a comparison unless the request is placing an order.
-    "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少") + "|" + _en(
+    "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
+                 "要价") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
-        "spend", "spent",
+        "spend", "spent", "charge", "charges", "how much is", "how much are",
+    ),
+    # A price asked of an order not placed ("如果下单 300 个要多少钱", "how much would 300
+    # cost"): a quote, never an order.
+    "hypothetical": _zh("如果", "假如", "要是", "假设", "假定", "倘若") + "|" + _en(
+        "if", "what if", "how much would", "would it cost", "would that cost", "would cost",
+        "would it be", "would that be", "hypothetically", "suppose", "supposing",
+    ),
+    # A remark about a supplier, a price or a part that asks for nothing yet ("刹车片太贵了",
+    # "is Brembo reliable?"): the buyer is asked what to do about it.
+    "concern": _zh(
+        "太贵", "好贵", "偏贵", "贵了", "很贵", "挺贵", "真贵", "靠谱", "可靠", "合作", "表现",
+        "口碑", "信誉", "服务", "质量问题", "交货慢", "到货慢", "延误", "拖期", "老是晚", "投诉",
+    ) + "|" + _en(
+        "expensive", "pricey", "overpriced", "reliab*", "trustworthy", "dependab*",
+        "performance", "quality", "late", "delays", "delayed", "complain*", "relationship",
     ),
     "order_noun": _zh("订单", "单子", "采购单", r"(?<![下])单(?![位价据])") + "|" + _en(
         "order", "orders", "po", "pos", "purchase order*", "shipment", "shipments",
@@ -87,7 +105,11 @@ GROUPS: dict[str, str] = {
         "open", "outstanding", "pending", "not arrived", "undelivered", "in transit",
     ),
     # An order already placed ("what did we order from NGK", "上周下的单"): a look-up.
-    "past_order": _zh("下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货") + "|" + _en(
+    "past_order": _zh(
+        "下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货",
+        r"(?:买|订|采购)了(?!吧)",  # "上个月买了多少" (not "那就订了吧": go ahead)
+        r"(?:下|订|买)的(?=\s*[\d一二两三四五六七八九十百千])",
+    ) + "|" + _en(
         "ordered", "bought", "purchased", "have we ever", "did we order", "did i order",
     ),
     # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.

@@ -97,7 +97,11 @@ def test_graph_tools_are_not_mistaken_for_client_tools() -> None:
     # "task" and "web_search" are graph tools (BaseTool objects), not lent by a client.
     model = OfflinePlanner(policy="orchestrator").bind_tools(tools())
     reply = model.invoke([HumanMessage(content="search the web for a task list")])
-    assert isinstance(reply, AIMessage) and reply.tool_calls == []
+    assert isinstance(reply, AIMessage)
+    # At most the ERP reads that check whether the words name a part or a supplier (a
+    # name alone gets a question, not "out of scope"): never "task" or "web_search".
+    called = {c["name"] for c in reply.tool_calls}
+    assert called <= {"category_list", "supplier_query", "part_search"}, called
 
 
 def test_a_required_argument_the_request_lacks_is_asked_for() -> None:

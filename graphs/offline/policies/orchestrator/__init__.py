@@ -12,12 +12,16 @@
   under approval (:mod:`.substitution`);
 - an order operation → ``task`` (procurement-order), a new order only once the request
   names something the ERP knows or uses the purchasing vocabulary;
+- a price asked of named parts → their offers from the ERP, no order (:mod:`.quote`);
+- a message naming ERP things but asking nothing clear ("NGK", "刹车片太贵了", a negated
+  order) → what to do with them (:mod:`.unclear`); the answer is read with that message;
 - small talk → a short greeting; anything else → one sentence on what this assistant does.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -31,6 +35,8 @@ from graphs.offline.policies.orchestrator import replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
+from graphs.offline.policies.orchestrator.quote import quote
+from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
 from graphs.offline.text import find_date, has_quantity, is_chinese, to_simplified, today_in
 
 __all__ = ["decide"]
@@ -148,28 +154,51 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     return _to_order_agent(view, Reading("order_create", None, False, True), zh)
 
 
-def _answering(view: View) -> str | None:
-    """The earlier request when this message answers the orchestrator's category question."""
+def _answering(view: View, step: str = "ask:category") -> str | None:
+    """The earlier request (as written) when this message answers the orchestrator's
+    question ``step``."""
     before = view.messages[: view.request_index]
     for i in range(len(before) - 1, -1, -1):
         m = before[i]
         if isinstance(m, AIMessage) and not m.tool_calls:
-            if m.response_metadata.get("step") != "ask:category":
+            if m.response_metadata.get("step") != step:
                 return None
             asked = [
                 h for h in before[:i] if isinstance(h, HumanMessage) and not is_notification(h)
             ]
-            return to_simplified(message_text(asked[-1])) if asked else None
+            return message_text(asked[-1]) if asked else None
         if isinstance(m, HumanMessage):
             return None
     return None
 
 
-def _route(view: View, reading: Reading, zh: bool) -> Decision:
+def _answer_to_what_to_do(view: View, zh: bool) -> Decision | View | None:
+    """When the last answer asked what to do with the things named (``ask:intent``) and this
+    message names nothing of its own ("比个价吧", "库存呢", "show me the orders"): the view
+    with both messages as one request. None: not an answer to that question."""
+    earlier = _answering(view, ASK_INTENT)
+    if earlier is None:
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    if erp.ground(view.request).anything:
+        return None  # a request of its own
+    written = f"{earlier}\n{view.written}"
+    return replace(view, request=to_simplified(written), written=written)
+
+
+def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
+    if follow_up:
+        combined = _answer_to_what_to_do(view, zh)
+        if isinstance(combined, Decision):
+            return combined
+        if combined is not None:
+            return _route(combined, read(combined.request), zh, follow_up=False)
     earlier = _answering(view)
     if earlier is not None and reading.intent in ("analysis", "out_of_scope", "small_talk"):
         # The buyer named the category the last question asked for: the same analysis.
-        return analysis(view, reading, zh, text=f"{earlier}\n{view.request}")
+        return analysis(view, reading, zh, text=f"{to_simplified(earlier)}\n{view.request}")
     match reading.intent:
         case "analysis_status" | "analysis_cancel":
             return tasks.task_question(view, reading.intent, zh)
@@ -177,6 +206,8 @@ def _route(view: View, reading: Reading, zh: bool) -> Decision:
             return analysis(view, reading, zh)
         case "inventory":
             return inventory(view, zh)
+        case "quote":
+            return quote(view, reading, zh)
         case "order_create":
             return _new_order(view, reading, zh)
         case "order_change" | "order_cancel" | "order_lookup":
@@ -184,8 +215,10 @@ def _route(view: View, reading: Reading, zh: bool) -> Decision:
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
         case _:
-            return _terse_order(view, reading, zh) or Decision(
-                replies.out_of_scope(zh), note="out-of-scope"
+            return (
+                _terse_order(view, reading, zh)
+                or unclear(view, zh)
+                or Decision(replies.out_of_scope(zh), note="out-of-scope")
             )
 
 

@@ -17,7 +17,7 @@ from graphs.offline.policies.orchestrator.analysis import categories_named
 from graphs.offline.policies.orchestrator.erp import ErpData, paged, read_erp
 from graphs.offline.text import model_tokens
 
-__all__ = ["inventory"]
+__all__ = ["inventory", "parts_read"]
 
 Record = dict[str, Any]
 _SHOWN = 12
@@ -43,7 +43,7 @@ def _stock_line(part: Record, zh: bool) -> str:
     )
 
 
-def _parts_read(view: View) -> dict[int, Any]:
+def parts_read(view: View) -> dict[int, Any]:
     """The parts ``part_query`` has answered by id so far (``None``: no such part)."""
     read: dict[int, Any] = {}
     for r, d in view.iter_data("part_query"):
@@ -57,7 +57,7 @@ def _parts_read(view: View) -> dict[int, Any]:
 
 def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
     ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:5]
-    read = _parts_read(view)
+    read = parts_read(view)
     missing = [i for i in ids if i not in read]
     if missing:
         # One call for all of them: each call is a tool step of the graph.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from graphs.messages import message_text
 from graphs.middleware.analysis_outcome import FailureKind, failure_kind
@@ -12,6 +13,7 @@ from graphs.offline.history import ToolResult, View
 from graphs.offline.intent import Intent
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator import replies
+from graphs.offline.scope import read_scope
 
 __all__ = ["known_tasks", "launched", "on_notification", "task_question"]
 
@@ -129,8 +131,55 @@ def on_notification(view: View, event: dict[str, object], zh: bool) -> Decision:
     )  # fmt: skip
 
 
+def _records(view: View, tool: str) -> dict[str, dict[str, Any]]:
+    """The ERP records ``tool`` listed since the request, by code."""
+    out: dict[str, dict[str, Any]] = {}
+    for _, data in view.iter_data(tool):
+        items = data.get("items") if isinstance(data, dict) else None
+        for item in items or []:
+            if isinstance(item, dict) and item.get("code"):
+                out[str(item["code"])] = item
+    return out
+
+
+def _understood(view: View, started: list[ToolResult], zh: bool) -> list[str]:
+    """What each started analysis covers, as the buyer would check it: the category, the
+    brands, the window and the part the scope settled (so a misreading shows at once)."""
+    categories = _records(view, "category_list")
+    suppliers = _records(view, "supplier_query")
+    key = "name_zh" if zh else "name_en"
+    lines = []
+    for r in started:
+        if r.name != "start_async_task" or not _TASK_ID.search(r.content):
+            continue
+        scope = read_scope(str(r.args.get("description", "")))
+        cats = [str(categories.get(c, {}).get(key) or c) for c in scope.categories]
+        what = ("、" if zh else ", ").join(cats) or say(zh, "所有类别", "all categories")
+        limits = []
+        if scope.brands:
+            brands = [str(suppliers.get(b, {}).get(key) or b) for b in scope.brands]
+            limits.append(say(zh, "品牌：" + "、".join(brands), "brands: " + ", ".join(brands)))
+        if scope.part:
+            limits.append(say(zh, f"零件：{scope.part}", f"part: {scope.part}"))
+        if scope.window_months:
+            n = scope.window_months
+            limits.append(say(zh, f"近 {n} 个月", f"last {n} months"))
+        extra = (say(zh, "（" + "；".join(limits) + "）", " (" + "; ".join(limits) + ")")
+                 if limits else "")  # fmt: skip
+        task_id = _TASK_ID.search(r.content).group(1)  # type: ignore[union-attr]
+        lines.append(
+            say(
+                zh,
+                f"- {what}的供应商比价分析{extra}，task_id: {task_id}",
+                f"- {what} supplier price comparison{extra}, task_id: {task_id}",
+            )
+        )
+    return lines
+
+
 def launched(view: View, zh: bool) -> Decision:
-    """The task ids of the analyses this turn started (or why one could not start)."""
+    """The analyses this turn started, each with what it covers and its task id (or why one
+    could not start)."""
     started = view.last_turn() or [r for r in view.results if r.name == "start_async_task"][-1:]
     ids = [m.group(1) for r in started if (m := _TASK_ID.search(r.content))]
     failed = [r for r in started if r.name == "start_async_task" and not _TASK_ID.search(r.content)]
@@ -140,7 +189,7 @@ def launched(view: View, zh: bool) -> Decision:
                 f"The analysis could not start: {failed[0].content}"),
             note="launch-failed",
         )  # fmt: skip
-    listed = ", ".join(f"task_id: {i}" for i in ids)
+    understood = "\n".join(_understood(view, started, zh))
     several = (
         say(zh, f"请求涉及 {len(ids)} 个类别，每个类别单独分析、各出一份报告。",
             f"Your request covers {len(ids)} categories: one analysis and one report each. ")
@@ -148,10 +197,11 @@ def launched(view: View, zh: bool) -> Decision:
         else ""
     )  # fmt: skip
     return Decision(
-        say(zh, f"已在后台开始分析（{listed}）。{several}"
-            "你可以继续提问，完成后我会告诉你报告位置。",
-            f"The analysis is running in the background ({listed}). {several}Keep chatting; "
-            "I'll tell you where the report is when it's done."),
+        say(zh, f"已在后台开始分析：\n{understood}\n{several}"
+            "你可以继续提问，完成后我会告诉你报告位置；范围不对的话告诉我，我重新开始。",
+            f"The analysis is running in the background:\n{understood}\n{several}Keep chatting; "
+            "I'll tell you where the report is when it's done. If the scope is wrong, tell me "
+            "and I'll start again."),
         note="launched",
     )  # fmt: skip
 

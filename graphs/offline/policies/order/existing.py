@@ -18,6 +18,7 @@ from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
+from graphs.offline.policies.order.history import category_history
 from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
 from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
 from graphs.orders.words import status_word
@@ -149,7 +150,14 @@ def _target(facts: Facts, *, asking: bool = True) -> Record | Decision:
 
 
 def lookup(facts: Facts) -> Decision:
-    """Show the order the buyer asks about."""
+    """Show the order the buyer asks about, or what was bought of a category over a period."""
+    if not (facts.answer("order_no", "order", "订单号") or find_order_no(facts.text)):
+        found, _suppliers, step = facts.master_data()
+        if step is not None:
+            return step
+        history = category_history(facts, found)
+        if history is not None:
+            return history
     order = _target(facts, asking=False)
     if isinstance(order, Decision):
         return order

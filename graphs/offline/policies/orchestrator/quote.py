@@ -1,0 +1,136 @@
+"""A price asked of named parts ("IU7 多少钱", "what does NGK charge us for IU7", "如果给 NGK
+下单 300 个 IU7 要多少钱"), answered by the orchestrator from the ERP's price lists.
+
+Read-only: ``part_query`` for the parts named (one call), then every offer valid today,
+cheapest first, with its minimum order and lead time; with a quantity, what that many cost
+at each supplier (or that it is below the minimum). A supplier the buyer named that has no
+offer for the part is said so. Nothing is ordered, and the answer says that. A price asked
+of a whole category ("刹车片价格") is a comparison: the background analysis.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from graphs.offline.entities import Grounding
+from graphs.offline.history import View
+from graphs.offline.intent import Reading
+from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator.analysis import analysis
+from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.offline.policies.orchestrator.inventory import parts_read
+from graphs.offline.text import find_quantity, model_tokens, today_in
+
+__all__ = ["quote"]
+
+Record = dict[str, Any]
+_PARTS = 5  # parts quoted in one answer
+
+
+def _money(minor: int) -> str:
+    return f"{minor / 100:,.2f}"
+
+
+def _current(part: Record, today: date) -> list[Record]:
+    """The part's offers valid ``today``, cheapest first within each currency (CNY first;
+    prices in different currencies are not converted, so not ranked against each other)."""
+    day = today.isoformat()
+    offers = [o for o in part.get("offers") or [] if isinstance(o, dict)]
+    valid = [
+        o for o in offers if str(o.get("valid_from", "")) <= day <= str(o.get("valid_to", day))
+    ]
+    return sorted(
+        valid,
+        key=lambda o: (o.get("currency") != "CNY", str(o.get("currency")), o.get("price_minor", 0)),
+    )
+
+
+def _offer_line(offer: Record, unit: str, quantity: int | None, zh: bool) -> str:
+    name = offer.get("supplier_name_zh") if zh else offer.get("supplier_name_en")
+    price = int(offer.get("price_minor") or 0)
+    currency = offer.get("currency") or "CNY"
+    moq, lead = int(offer.get("min_order_qty") or 1), offer.get("lead_time_days")
+    line = say(
+        zh,
+        f"- {name}（{offer.get('supplier_code')}）：{_money(price)} {currency}/{unit}，"
+        f"起订 {moq}，交期 {lead} 天",
+        f"- {name} ({offer.get('supplier_code')}): {_money(price)} {currency} each, "
+        f"minimum {moq}, lead time {lead} days",
+    )
+    if quantity is None:
+        return line
+    if quantity < moq:
+        return line + say(
+            zh, f"；{quantity} {unit}低于起订量", f"; {quantity} is below its minimum"
+        )
+    return line + say(
+        zh,
+        f"；{quantity} {unit}合计 {_money(price * quantity)} {currency}",
+        f"; {quantity} cost {_money(price * quantity)} {currency}",
+    )
+
+
+def _part_answer(part: Record, named: list[Record], quantity: int | None, today: date,
+                 zh: bool) -> str:  # fmt: skip
+    offers = _current(part, today)
+    unit = str(part.get("unit") or "个") if zh else "pcs"
+    title = f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
+    if not offers:
+        return say(zh, f"{title}：目前没有有效的报价。", f"{title}: no price list is valid today.")
+    selling = {str(o.get("supplier_code")) for o in offers}
+    mixed = len({o.get("currency") for o in offers}) > 1
+    ranked = (
+        say(
+            zh,
+            "各币种内低价在前，不同币种未折算",
+            "cheapest first within each currency, not converted",
+        )
+        if mixed
+        else say(zh, "低价在前", "cheapest first")
+    )
+    lines = [
+        say(zh, f"{title} 的有效报价（{ranked}）：", f"{title}, prices valid today ({ranked}):")
+    ]
+    for supplier in named:
+        if str(supplier.get("code")) not in selling:
+            who = supplier.get("name_zh") if zh else supplier.get("name_en")
+            lines.append(
+                say(
+                    zh,
+                    f"- {who} 不供应这个零件（ERP 里没有它的有效报价）。",
+                    f"- {who} does not sell this part (no valid price in the ERP).",
+                )
+            )
+    lines += [_offer_line(o, unit, quantity, zh) for o in offers]
+    return "\n".join(lines)
+
+
+def quote(view: View, reading: Reading, zh: bool) -> Decision:
+    """The next step for a price question: the named parts' offers, or an analysis when it
+    names a category and no part."""
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found: Grounding = erp.ground(view.request)
+    if not found.parts:
+        return analysis(view, Reading("analysis", None, False, reading.domain), zh)
+    ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:_PARTS]
+    read = parts_read(view)
+    missing = [i for i in ids if i not in read]
+    if missing:
+        args: dict[str, Any] = (
+            {"part_id": missing[0]} if len(missing) == 1 else {"part_ids": missing}
+        )
+        return Decision(say(zh, "查询报价。", "Reading the price lists."), [("part_query", args)],
+                        note="quote-read")  # fmt: skip
+    written = [m.term for m in found.parts] + model_tokens(view.request)
+    quantity = find_quantity(view.request, exclude=written)
+    named = [m.record for m in found.suppliers]
+    today = today_in(view.system)
+    answers = [_part_answer(read[i], named, quantity, today, zh) for i in ids
+               if isinstance(read.get(i), dict)]  # fmt: skip
+    closing = say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
+                  "This is a quote only: no order was placed. To order, tell me the supplier and "
+                  "the quantity.")  # fmt: skip
+    return Decision("\n\n".join([*answers, closing]), note="quote-answer")

@@ -1,0 +1,150 @@
+"""What was bought of a part category over a period ("上个月买了多少火花塞", "how many brake
+pads did we order in the last 3 months?"), read from the ERP's orders.
+
+The category's parts come from ``part_query(category=...)``; the period's orders from
+``order_search_details(date_from, date_to)``, newest first, page by page. The answer
+states the period, the orders with lines of that category (cancelled ones left out) and
+the totals. A period with more orders than :data:`MAX_ORDERS` is answered for its newest
+orders, and says from which date on. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Any
+
+from graphs.offline.entities import Grounding
+from graphs.offline.policies.base import Decision
+from graphs.offline.policies.order.facts import Facts, paged
+from graphs.offline.text import find_window_months
+from graphs.orders.words import status_word
+
+__all__ = ["MAX_ORDERS", "category_history", "period"]
+
+Record = dict[str, Any]
+_ORDER_PAGE = 30  # orders with their lines: about 27,000 characters a page, kept in the thread
+MAX_ORDERS = 240  # eight pages: the order agent's model calls are counted (20 a run)
+_SHOWN = 10
+_DEFAULT_MONTHS = 3
+
+
+def _months_back(day: date, months: int) -> date:
+    month = day.month - months
+    year = day.year + (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    for d in (day.day, 30, 29, 28):
+        try:
+            return date(year, month, d)
+        except ValueError:
+            continue
+    return date(year, month, 28)
+
+
+def period(text: str, today: date) -> tuple[date, date]:
+    """The dates a history question covers (inclusive); the last 3 months when it names none."""
+    first = today.replace(day=1)
+    if re.search(r"上个?月|last month|previous month", text, re.I):
+        end = first - timedelta(days=1)
+        return end.replace(day=1), end
+    if re.search(r"本月|这个月|this month", text, re.I):
+        return first, today
+    if re.search(r"去年|last year|previous year", text, re.I):
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    if re.search(r"今年|本年|this year|year to date", text, re.I):
+        return date(today.year, 1, 1), today
+    if re.search(r"上周|上个?星期|last week", text, re.I):
+        monday = today - timedelta(days=today.weekday() + 7)
+        return monday, monday + timedelta(days=6)
+    months = find_window_months(text) or _DEFAULT_MONTHS
+    return _months_back(today, months) + timedelta(days=1), today
+
+
+def _orders(facts: Facts, start: date, end: date) -> tuple[list[Record], dict[str, Any] | None]:
+    """The period's orders read so far (newest first) and the next page to read (None: done,
+    or :data:`MAX_ORDERS` reached)."""
+    match = {"date_from": start.isoformat(), "date_to": end.isoformat()}
+    pages: dict[int, Any] = {}
+    for result, data in facts.view.iter_data("order_search_details"):
+        args = result.args
+        if set(args) - set(match) - {"page", "size"} or any(
+            args.get(k) != v for k, v in match.items()
+        ):
+            continue
+        pages[int(args.get("page", 1) or 1)] = data
+    items = [o for p in sorted(pages) for o in (pages[p] or {}).get("items") or []
+             if isinstance(o, dict)]  # fmt: skip
+    last = pages[max(pages)] if pages else None
+    if not pages:
+        return [], {**match, "page": 1, "size": _ORDER_PAGE}
+    if isinstance(last, dict) and last.get("has_more") and len(items) < MAX_ORDERS:
+        return items, {**match, "page": max(pages) + 1, "size": _ORDER_PAGE}
+    return items, None
+
+
+def _money(minor: int) -> str:
+    return f"{minor / 100:,.2f}"
+
+
+def category_history(facts: Facts, found: Grounding) -> Decision | None:
+    """The answer to "how much of this category did we buy" (None: the question names a
+    supplier, a part or no category, so it is about particular orders)."""
+    if not found.categories or found.suppliers or found.parts:
+        return None
+    category = found.categories[0].record
+    code = str(category.get("code"))
+    start, end = period(facts.body, facts.today)
+    parts, parts_next = paged(facts.view, "part_query", category=code)
+    orders, orders_next = _orders(facts, start, end)
+    name = str(category.get("name_zh" if facts.zh else "name_en") or code)
+    calls = [("part_query", parts_next)] if parts_next else []
+    calls += [("order_search_details", orders_next)] if orders_next else []
+    if calls:
+        return Decision(
+            facts.say(f"查询 {start} 至 {end} 的{name}采购订单。",
+                      f"Reading the {name} orders from {start} to {end}."),
+            calls,
+            note="history-read",
+        )  # fmt: skip
+    ids = {int(p["id"]) for p in parts if p.get("id") is not None}
+    rows = []
+    for order in orders:
+        if order.get("status") == "cancelled":
+            continue
+        lines = [ln for ln in order.get("lines") or [] if int(ln.get("part_id", -1)) in ids]
+        if lines:
+            rows.append((order, lines))
+    covered = start
+    if len(orders) >= MAX_ORDERS and orders:
+        covered = date.fromisoformat(str(orders[-1].get("order_date"))[:10])
+    partial = (
+        facts.say(f"（订单较多，只统计了 {covered} 以后的最新 {len(orders)} 张订单）",
+                  f" (many orders: only the newest {len(orders)}, from {covered} on, are counted)")
+        if covered != start else ""
+    )  # fmt: skip
+    if not rows:
+        return Decision(
+            facts.say(f"{start} 至 {end} 没有{name}的采购订单{partial}。",
+                      f"No {name} was ordered from {start} to {end}{partial}."),
+            note="history",
+        )  # fmt: skip
+    quantity = sum(int(ln.get("quantity") or 0) for _, ls in rows for ln in ls)
+    amount = sum(int(ln.get("amount_minor") or 0) for _, ls in rows for ln in ls)
+    currency = str(rows[0][0].get("currency") or "CNY")
+    key = "name_zh" if facts.zh else "name_en"
+    shown = []
+    for order, lines in rows[:_SHOWN]:
+        who = order.get(f"supplier_{key}") or order.get("supplier_code")
+        items = "; ".join(f"{ln.get('sku')} × {ln.get('quantity')}" for ln in lines)
+        status = status_word(order.get("status"), facts.lang)
+        head = f"- {order.get('order_no')} {order.get('order_date')} {who}"
+        shown.append(facts.say(f"{head}（{status}）：{items}", f"{head} ({status}): {items}"))
+    more = len(rows) - _SHOWN
+    tail = facts.say(f"\n……另有 {more} 张。", f"\n... and {more} more.") if more > 0 else ""
+    head = facts.say(
+        f"{start} 至 {end} 的{name}采购{partial}：{len(rows)} 张订单，共 {quantity} 件，"
+        f"金额 {_money(amount)} {currency}（不含已取消的订单）：\n",
+        f"{name} ordered from {start} to {end}{partial}: {len(rows)} orders, {quantity} "
+        f"pieces, {_money(amount)} {currency} (cancelled orders left out):\n",
+    )
+    return Decision(head + "\n".join(shown) + tail, note="history")
