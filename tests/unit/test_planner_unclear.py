@@ -295,3 +295,34 @@ async def test_the_analysis_started_is_named_in_the_reply(
     assert len(run.delegations) == 1
     for word in words:
         assert word in run.final, (word, run.final)
+
+
+# --- after a quote, the buyer orders: the part quoted is the part ordered -------------------
+
+
+@pytest.mark.parametrize(
+    ("quote_text", "order_text", "sku", "supplier", "quantity"),
+    [
+        ("IU7 多少钱", "那就给NGK下300个", "SP-NGK-IU7", "NGK", 300),
+        ("how much is C8HSA?", "ok, order 100 from Bosch", "SP-BOSCH-C8HSA", "BOSCH", 100),
+    ],
+)
+async def test_an_order_after_a_quote_is_for_the_part_quoted(
+    world: PlannerWorld, quote_text: str, order_text: str, sku: str, supplier: str, quantity: int
+) -> None:
+    first = await _unchanged(world, quote_text)
+    assert first.final_note == "quote-answer", first.final_note
+    run = await _unchanged(world, order_text, history=_follow_up(quote_text, first))
+    assert run.proposal is not None and run.proposal[0] == "order_create", (run.notes, run.final)
+    args = run.proposal[1]
+    part = await _part(world, sku)
+    offer = _offer(part, supplier)
+    assert args["supplier_id"] == offer["supplier_id"]
+    assert [(ln["part_id"], ln["quantity"]) for ln in args["lines"]] == [(part["id"], quantity)]
+
+
+async def test_something_else_after_a_quote_is_not_tied_to_the_part(world: PlannerWorld) -> None:
+    first = await _unchanged(world, "IU7 多少钱")
+    run = await _unchanged(world, "刹车片哪些低于安全库存", history=_follow_up("IU7 多少钱", first))
+    assert {a.get("category") for a in run.called("inventory_warning")} == {"BP"}
+    assert "IU7" not in run.final

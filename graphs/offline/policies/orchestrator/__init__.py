@@ -35,7 +35,7 @@ from graphs.offline.policies.orchestrator import replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
-from graphs.offline.policies.orchestrator.quote import quote
+from graphs.offline.policies.orchestrator.quote import QUOTED, quote
 from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
 from graphs.offline.text import find_date, has_quantity, is_chinese, to_simplified, today_in
 
@@ -188,8 +188,36 @@ def _answer_to_what_to_do(view: View, zh: bool) -> Decision | View | None:
     return replace(view, request=to_simplified(written), written=written)
 
 
+def _after_quote(view: View, zh: bool) -> Decision | View | None:
+    """When the last answer quoted one part and this message acts on it without naming a part
+    ("那就给 NGK 下 300 个", "ok, order 100 from Bosch"): the view with that part's SKU added
+    to the request. None: no quote before, or the message names parts or a category itself."""
+    earlier = _answering(view, QUOTED)
+    if earlier is None:
+        return None
+    before = to_simplified(earlier)
+    erp = read_erp(view, f"{before}\n{view.request}", zh)
+    if isinstance(erp, Decision):
+        return erp
+    now = erp.ground(view.request)
+    intent = read(view.request).intent
+    if now.parts or now.categories or intent not in ("order_create", "inventory", "out_of_scope"):
+        return None
+    quoted = erp.ground(before).parts
+    if len({m.record.get("id") for m in quoted}) != 1:
+        return None  # several parts were quoted: the order agent asks which
+    sku = str(quoted[0].record.get("sku"))
+    written = f"{view.written}（{sku}）" if zh else f"{view.written} ({sku})"
+    return replace(view, request=to_simplified(written), written=written)
+
+
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
     if follow_up:
+        quoted = _after_quote(view, zh)
+        if isinstance(quoted, Decision):
+            return quoted
+        if quoted is not None:
+            return _route(quoted, read(quoted.request), zh, follow_up=False)
         combined = _answer_to_what_to_do(view, zh)
         if isinstance(combined, Decision):
             return combined

@@ -22,7 +22,10 @@ from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.inventory import parts_read
 from graphs.offline.text import find_quantity, model_tokens, today_in
 
-__all__ = ["quote"]
+__all__ = ["QUOTED", "quote"]
+
+QUOTED = "quote-answer"
+"""The note of a quote: a next message that orders without naming a part orders this one."""
 
 Record = dict[str, Any]
 _PARTS = 5  # parts quoted in one answer
@@ -133,4 +136,4 @@ def quote(view: View, reading: Reading, zh: bool) -> Decision:
     closing = say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
                   "This is a quote only: no order was placed. To order, tell me the supplier and "
                   "the quantity.")  # fmt: skip
-    return Decision("\n\n".join([*answers, closing]), note="quote-answer")
+    return Decision("\n\n".join([*answers, closing]), note=QUOTED)
