@@ -181,9 +181,10 @@ GROUPS: dict[str, str] = {
     # --- words that place a request in purchasing (without them: out of scope) ------------
     "domain": _zh(
         "供应商", "供货", "厂家", "厂商", "价格", "价钱", "报价", "单价", "采购", "进货", "货源",
-        "零件", "配件", "物料", "备件", "订单", "库存", "比价", "哪家",
+        "零件", "配件", "物料", "备件", "订单", "库存", "比价", "哪家", "类别", "品类", "类目",
     ) + "|" + _en(
         "supplier*", "vendor*", "price*", "pricing", "quote*", "cost*", "purchas*", "procure*",
+        "category", "categories",
         "parts", "spares", "po", "purchase order*", "who sells", "stock", "inventory",
     ),
     # --- words that only frame a request ---------------------------------------------------

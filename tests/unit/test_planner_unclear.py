@@ -326,3 +326,59 @@ async def test_something_else_after_a_quote_is_not_tied_to_the_part(world: Plann
     run = await _unchanged(world, "刹车片哪些低于安全库存", history=_follow_up("IU7 多少钱", first))
     assert {a.get("category") for a in run.called("inventory_warning")} == {"BP"}
     assert "IU7" not in run.final
+
+
+# --- right after an analysis starts, the buyer narrows it ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first_text", "second_text", "category", "brands", "window"),
+    [
+        ("比较一下火花塞的价格", "只看NGK和博世的", "SP", {"NGK", "BOSCH"}, None),
+        ("compare brake pad prices", "only the last 3 months please", "BP", set(), 3),
+    ],
+)
+async def test_a_narrower_scope_right_after_the_start_starts_it_again(
+    world: PlannerWorld,
+    first_text: str,
+    second_text: str,
+    category: str,
+    brands: set[str],
+    window: int | None,
+) -> None:
+    first = await _unchanged(world, first_text)
+    assert first.final_note == "launched" and len(first.delegations) == 1
+    history = _follow_up(first_text, first)
+    run = await _unchanged(world, second_text, history=history)
+    [delegation] = run.delegations
+    scope = read_scope(delegation)
+    assert scope.categories == [category], scope
+    assert set(scope.brands) == brands and scope.window_months == window, scope
+
+
+async def test_another_question_right_after_the_start_is_its_own(world: PlannerWorld) -> None:
+    first = await _unchanged(world, "比较一下火花塞的价格")
+    run = await _unchanged(
+        world, "IU7 库存还有多少", history=_follow_up("比较一下火花塞的价格", first)
+    )
+    assert not run.delegations
+    assert run.called("part_query"), run.notes
+
+
+async def test_all_categories_is_asked_which(world: PlannerWorld) -> None:
+    for text in ("compare all categories", "帮我把所有零件都比一下价"):
+        run = await _unchanged(world, text)
+        assert not run.delegations
+        assert run.final_note == "ask:category", (text, run.final_note, run.final)
+
+
+async def test_the_earlier_analysis_is_named_and_can_be_stopped(world: PlannerWorld) -> None:
+    first = await _unchanged(world, "比较一下火花塞的价格")
+    [old] = re.findall(r"task_id: ([0-9a-f-]{36})", first.final)
+    history = list(world._messages[1:])  # the whole first turn, tool calls included
+    second = await _unchanged(world, "只看NGK和博世的", history=history)
+    [new] = re.findall(r"- .*task_id: ([0-9a-f-]{36})", second.final)
+    assert new != old and f"取消分析 {old}" in second.final, second.final
+    history = list(world._messages[1:])
+    third = await _unchanged(world, f"取消分析 {old}", history=history)
+    assert third.called("cancel_async_task") == [{"task_id": old}], third.notes

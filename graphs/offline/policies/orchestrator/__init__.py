@@ -37,7 +37,14 @@ from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
 from graphs.offline.policies.orchestrator.quote import QUOTED, quote
 from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
-from graphs.offline.text import find_date, has_quantity, is_chinese, to_simplified, today_in
+from graphs.offline.text import (
+    find_date,
+    find_window_months,
+    has_quantity,
+    is_chinese,
+    to_simplified,
+    today_in,
+)
 
 __all__ = ["decide"]
 
@@ -211,8 +218,30 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
     return replace(view, request=to_simplified(written), written=written)
 
 
+def _narrowing(view: View, zh: bool) -> Decision | None:
+    """Right after an analysis started, a message that only limits it ("只看 NGK 和博世的",
+    "only the last 3 months"): the same request with the new limits, started again. None:
+    not after a start, or the message names a category or a part of its own."""
+    earlier = _answering(view, tasks.LAUNCHED)
+    if earlier is None:
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    now = erp.ground(view.request)
+    if now.categories or now.parts or read(view.request).intent not in ("analysis", "out_of_scope"):
+        return None
+    if not (now.suppliers or find_window_months(view.request)):
+        return None
+    text = f"{to_simplified(earlier)}\n{view.request}"
+    return analysis(view, Reading("analysis", None, False, True), zh, text=text)
+
+
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
     if follow_up:
+        narrower = _narrowing(view, zh)
+        if narrower is not None:
+            return narrower
         quoted = _after_quote(view, zh)
         if isinstance(quoted, Decision):
             return quoted

@@ -15,7 +15,11 @@ from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator import replies
 from graphs.offline.scope import read_scope
 
-__all__ = ["known_tasks", "launched", "on_notification", "task_question"]
+__all__ = ["LAUNCHED", "known_tasks", "launched", "on_notification", "task_question"]
+
+LAUNCHED = "launched"
+"""The note of the reply that started analyses: a next message that only limits the scope
+("只看 NGK 和博世的") starts the same request again with the new limits."""
 
 _TASK_ID = re.compile(r"task_id:\s*([0-9a-fA-F-]{8,})")
 _USER = re.compile(r"user_id=([^,;\s]+)")
@@ -196,13 +200,24 @@ def launched(view: View, zh: bool) -> Decision:
         if len(ids) > 1
         else ""
     )  # fmt: skip
+    before = [t for t in known_tasks(view) if t not in ids]
+    still = (
+        say(zh, f"之前开始的分析（task_id: {before[-1]}）仍在后台运行；不需要的话告诉我"
+            f"“取消分析 {before[-1]}”。\n",
+            f"The analysis started before (task_id: {before[-1]}) is still running; say "
+            f"\"cancel analysis {before[-1]}\" if you no longer need it.\n")
+        if before
+        else ""
+    )  # fmt: skip
     return Decision(
-        say(zh, f"已在后台开始分析：\n{understood}\n{several}"
-            "你可以继续提问，完成后我会告诉你报告位置；范围不对的话告诉我，我重新开始。",
-            f"The analysis is running in the background:\n{understood}\n{several}Keep chatting; "
-            "I'll tell you where the report is when it's done. If the scope is wrong, tell me "
-            "and I'll start again."),
-        note="launched",
+        say(zh, f"已在后台开始分析：\n{understood}\n{several}{still}"
+            "你可以继续提问，完成后我会告诉你报告位置。要换范围就直接说（比如“只看 NGK 和博世”"
+            "或“近 3 个月”），我按新范围再开始一次。",
+            f"The analysis is running in the background:\n{understood}\n{several}{still}Keep "
+            "chatting; I'll tell you where the report is when it's done. To change the scope, "
+            "just say so (for example \"only NGK and Bosch\" or \"the last 3 months\") and "
+            "I'll start it again with that scope."),
+        note=LAUNCHED,
     )  # fmt: skip
 
 
