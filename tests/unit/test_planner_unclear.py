@@ -382,3 +382,33 @@ async def test_the_earlier_analysis_is_named_and_can_be_stopped(world: PlannerWo
     history = list(world._messages[1:])
     third = await _unchanged(world, f"取消分析 {old}", history=history)
     assert third.called("cancel_async_task") == [{"task_id": old}], third.notes
+
+
+# --- several orders in one message: said, not half done -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "words"),
+    [
+        ("给NGK和博世各下100个火花塞", ["NGK", "博世"], "一张"),
+        (
+            "order 300 IU7 from NGK and 200 C8HSA from Bosch",
+            ["NGK", "Bosch"],
+            "one order at a time",
+        ),
+    ],
+)
+async def test_several_orders_in_one_message_are_not_cut_to_one(
+    world: PlannerWorld, text: str, names: list[str], words: str
+) -> None:
+    run = await _unchanged(world, text)
+    _nothing_done(run)
+    assert run.question is None, run.question  # no question about one supplier only
+    for name in names:
+        assert name in run.final, (name, run.final)
+    assert words in run.final, run.final
+
+
+async def test_one_order_from_a_distributor_of_a_brand_is_one_order(world: PlannerWorld) -> None:
+    run = await _unchanged(world, "从重庆摩配采购 NGK IU7 火花塞 500 个")
+    assert run.proposal is not None, (run.notes, run.final)

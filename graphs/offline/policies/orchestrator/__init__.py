@@ -21,12 +21,14 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from graphs.messages import is_notification, message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
+from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.intent import Reading, is_substitution, read
 from graphs.offline.policies import skills
@@ -132,8 +134,44 @@ def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:
     )
 
 
+_EACH = re.compile(r"各|每家|分别|\beach\b|\bboth\b", re.I)
+
+
+def _several_orders(view: View, zh: bool) -> Decision | None:
+    """A new-order message that is several orders ("给 NGK 和博世各下 100 个", "300 IU7 from NGK
+    and 200 C8HSA from Bosch"): the order agent places one order, with one supplier, per
+    approval, so the buyer is told and asked to send them one by one, rather than one being
+    placed and the other dropped. None: one supplier (a distributor selling a brand's part is
+    one order)."""
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    marked = {str(m.record.get("code")): m.record for m in
+              supplier_marked(view.request, found.suppliers)}  # fmt: skip
+    named = {str(m.record.get("code")): m.record for m in found.suppliers}
+    several = marked if len(marked) > 1 else named if _EACH.search(view.request) else {}
+    if len(several) < 2:
+        return None
+    key = "name_zh" if zh else "name_en"
+    listed = [str(s.get(key) or code) for code, s in several.items()]
+    names, first = ("、" if zh else ", ").join(listed), listed[0]
+    return Decision(
+        say(zh, f"这条消息里有 {len(several)} 张订单（{names}）。我一次下一张，每张单独审批："
+            f"请一张一张发给我，比如先发“给{first}下 100 个 <型号>”，这张完成后再发下一张。",
+            f"That is {len(several)} orders ({names}). I place one order at a time, each with "
+            f"its own approval: send them one by one, for example \"order 100 <part> from "
+            f"{first}\" first, then the next."),
+        note="ask:one-order",
+    )  # fmt: skip
+
+
 def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
-    """Delegate a new order once it is about purchasing (else: out of scope, 订机票)."""
+    """Delegate a new order once it is about purchasing (else: out of scope, 订机票), one
+    order per message."""
+    several = _several_orders(view, zh)
+    if several is not None:
+        return several
     if not reading.domain:
         erp = read_erp(view, view.request, zh)
         if isinstance(erp, Decision):
