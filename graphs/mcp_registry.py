@@ -30,6 +30,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from langchain_core.tools import BaseTool, StructuredTool
 
+from core.aio_transport import aiohttp_client
 from graphs.mcp_sessions import McpSessions, innermost, timed_out
 
 __all__ = [
@@ -222,7 +223,10 @@ class McpRegistry:
                 env={k: _expand(v) for k, v in (spec.get("env") or {}).items()} or None,
             )
         else:
-            transport = StreamableHttpTransport(self.url(server))
+            # httpx's API on aiohttp's wire: half the CPU per request (core/aio_transport.py).
+            transport = StreamableHttpTransport(
+                self.url(server), httpx_client_factory=aiohttp_client
+            )
         return Client(transport, timeout=timeout, init_timeout=timeout)
 
     def _where(self, server: str) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 from fastmcp import Client
 
+from core.aio_transport import AiohttpTransport
 from graphs.mcp_registry import McpRegistry, ServerSpec
 from runstack.processes import ServiceHandle
 from scripts.bench.fixtures import scratch, services
@@ -357,6 +358,38 @@ async def print_sessions(sides: Sides, mcp_url: str, case: Case) -> None:
     )
 
 
+async def print_transports(erp_url: str, n: int, warmup: int) -> None:
+    """CPU per ERP request of httpx's own transport and of the aiohttp one the MCP server
+    and the graphs use (``core/aio_transport.py``), alternated, request built and answer
+    read as ``mcp_erp.erp_client`` does."""
+    url = f"{erp_url}/suppliers/search"
+    headers = {"accept": "application/json"}
+    h11, aio = httpx.AsyncHTTPTransport(), AiohttpTransport()
+
+    def sender(transport: httpx.AsyncBaseTransport) -> Callable[[], Awaitable[None]]:
+        async def send() -> None:
+            request = httpx.Request("GET", url, params={"name": "NGK"}, headers=headers)
+            response = await transport.handle_async_request(request)
+            await response.aread()
+            await response.aclose()
+            if response.status_code != 200:
+                raise RuntimeError(f"ERP answered HTTP {response.status_code}")
+
+        return send
+
+    try:
+        h11_s, aio_s = await timed_pair(n, warmup, sender(h11), sender(aio))
+    finally:
+        await h11.aclose()
+        await aio.aclose()
+    h11_cpu, aio_cpu = statistics.mean(h11_s.cpu), statistics.mean(aio_s.cpu)
+    print(
+        f"\ntransport: CPU per ERP request, httpx's own (h11) {h11_cpu:.2f} ms, aiohttp "
+        f"{aio_cpu:.2f} ms ({aio_cpu / h11_cpu:.2f}x); wall p50 "
+        f"{p50_p99(h11_s.wall)[0]:.2f} ms / {p50_p99(aio_s.wall)[0]:.2f} ms"
+    )
+
+
 async def run(
     erp_url: str,
     mcp_url: str,
@@ -389,6 +422,7 @@ async def run(
             print(rows[-1].line)
         print_summary(rows)
         await print_sessions(sides, mcp_url, cases(ngk["id"])[2])
+        await print_transports(erp_url, n, warmup)
         await sides.graph.aclose()
 
 
