@@ -52,8 +52,8 @@ Intent = Literal[
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
 
 # Words a negator can take back ("不要下单", "don't compare").
-_NEGATABLE = ("order_verb", "order_noun", "analysis", "change", "cancel", "inventory",
-              "substitute")  # fmt: skip
+_NEGATABLE = ("order_verb", "order_noun", "new_order", "analysis", "change", "cancel",
+              "inventory", "substitute")  # fmt: skip
 _ORDER_FIELDS = ("数量", "交期", "到货日期", "交货期", "交货日期", "到货时间", "quantity",
                  "qty", "delivery date", "due date", "delivery")  # fmt: skip
 
@@ -100,6 +100,8 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_cancel"
     if lexicon.has(masked, "change") and (noun or latest or _about_order_fields(masked)):
         return "order_change"
+    if lexicon.has(masked, "new_order") and not lexicon.has(masked, "past_order"):
+        return "order_create"  # "开一张采购单", "open a new PO": a new order document
     if latest and lexicon.has(masked, "lookup"):
         return "order_lookup"
     if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
@@ -124,7 +126,7 @@ def is_substitution(text: str) -> bool:
         return False
     if lexicon.has(masked, "bom", "equivalent", "discontinued"):
         return True
-    return not lexicon.has(masked, "order_verb", "order_noun")
+    return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
 
 
 def read(text: str) -> Reading:
@@ -150,8 +152,9 @@ def read(text: str) -> Reading:
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
         return Reading("order_lookup", None, True, True)
-    ordering = lexicon.has(masked, "order_verb") and (
-        has_quantity(masked) or lexicon.has(masked, "placing")
+    ordering = lexicon.has(masked, "new_order") or (
+        lexicon.has(masked, "order_verb")
+        and (has_quantity(masked) or lexicon.has(masked, "placing"))
     )
     if lexicon.has(masked, "inventory") and not ordering and not lexicon.has(masked, "past_order"):
         # "how many did we order" asks about orders, "how many do we have" about stock.

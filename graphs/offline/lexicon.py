@@ -76,6 +76,31 @@ GROUPS: dict[str, str] = {
     ) + "|" + _en(
         "place an order", "place a new order", "raise a po", "put in an order",
     ),
+    # Making a new order document, in the words purchasing teams use for it ("开一张采购单",
+    # "新建一个PO", "录一张采购单", "draft a PO", "cut a PO"): an order, whatever else the
+    # message says ("open a new PO" is not a question about open orders). A past form ("上周开
+    # 的单", "新建的那张单") is not: it names an order already made.
+    "new_order": (
+        r"(?:(?<![打记公离展])开(?!始|发|会|放|票|心|关|通|车|门)|新建|新开|新增|创建|建立"
+        r"|(?<![新创])建(?!议|立)|录入|(?<!记)录(?!入)|起草|(?<!模)拟|填写|填"
+        r"|做(?=一|个|张|份)|提(?=一|个|张|份)|提交(?=一|个|张|份))"
+        r"(?![了过的])(?:一|个|张|份|一张|一个|一份)?"
+        r"(?:[^，,。！？!?]{0,8}?(?:采购订单|采购单|订单|单子|(?<![a-z])po(?![a-z]))(?!号|编号)"
+        r"|单(?![位价据号]))"
+        r"|^\s*new\s+(?:po|p\.o\.|purchase\s+order|order)(?![a-z])"
+    ) + "|" + _en(
+        *(
+            f"{verb} {article}{new}{noun}"
+            for verb in ("create", "draft", "issue", "cut", "make", "set up", "open", "start",
+                         "raise", "submit", "write up", "enter", "prepare", "generate")
+            for article in ("a ", "an ", "one ", "another ", "me a ", "us a ", "")
+            for new in ("new ", "")
+            for noun in ("po", "p.o.", "purchase order", "order")
+            # "open order" / "start order" alone are an order under way, not a new one.
+            if article or new or verb not in ("open", "start", "enter", "issue")
+        ),
+        "a new po", "a new p.o.", "a new purchase order", "a new order",
+    ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
                  "要价") + "|" + _en(
@@ -107,6 +132,7 @@ GROUPS: dict[str, str] = {
     # An order already placed ("what did we order from NGK", "上周下的单"): a look-up.
     "past_order": _zh(
         "下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货",
+        r"(?:下|开)了[^，,。]{0,4}?单",  # "这周下了哪些单", "上周开了几张单"
         r"(?:买|订|采购)了(?!吧)",  # "上个月买了多少" (not "那就订了吧": go ahead)
         r"(?:下|订|买)的(?=\s*[\d一二两三四五六七八九十百千])",
     ) + "|" + _en(
@@ -132,7 +158,7 @@ GROUPS: dict[str, str] = {
     ),
     "lookup": _zh(
         "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",
-        "哪些订单", "未完成", "没到货",
+        "哪些订单", "未完成", "没到货", "哪些", "哪几",
         "是什么", "什么时候", "多少钱",
     ) + "|" + _en(
         "status", "look up", "lookup", "find", "show me", "show", "arrived", "arrive", "where is",
@@ -339,7 +365,10 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
 def _negated(text: str, hit: Hit, negators: list[Hit]) -> bool:
     clause = next(((a, b) for a, b in clause_spans(text) if a <= hit.start < b), (0, len(text)))
     for neg in negators:
-        if not (clause[0] <= neg.start and neg.end <= hit.start):
+        # "先别" / "先不" begin with the clause break "先" ("不要下单，先比价"): they negate
+        # the clause that break opens.
+        opens_clause = neg.start == clause[0] - 1 and neg.text.startswith("先")
+        if not ((clause[0] <= neg.start or opens_clause) and neg.end <= hit.start):
             continue
         gap = text[neg.end : hit.start]
         if re.search(r"[a-z]", neg.text, re.I):
