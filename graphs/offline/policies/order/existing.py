@@ -18,7 +18,7 @@ from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
-from graphs.offline.policies.order.history import category_history
+from graphs.offline.policies.order.history import category_history, named_period, without_period
 from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
 from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
 from graphs.orders.words import status_word
@@ -27,6 +27,7 @@ __all__ = ["change", "lookup"]
 
 Record = dict[str, Any]
 _RECENT = 5
+_IN_PERIOD = 20  # the orders of a named period listed (a look-up) or chosen from
 _NEW_NOTE = re.compile(
     r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|[:：])"
     r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
@@ -66,8 +67,11 @@ def _recent_query(found: Grounding) -> dict[str, Any]:
     return query
 
 
-def _searches(facts: Facts, queries: list[dict[str, Any]]) -> list[Record] | Decision:
-    """The orders the ``queries`` find (newest first), or the step that runs them."""
+def _searches(
+    facts: Facts, queries: list[dict[str, Any]], limit: int = _RECENT
+) -> list[Record] | Decision:
+    """The orders the ``queries`` find (newest first, at most ``limit``), or the step that
+    runs them."""
     missing, items = [], []
     for query in queries:
         done = [r for r in facts.view.called("order_search_details") if r.args == query]
@@ -84,46 +88,114 @@ def _searches(facts: Facts, queries: list[dict[str, Any]]) -> list[Record] | Dec
         )
     if len(queries) > 1:
         items.sort(key=lambda o: (str(o.get("order_date")), str(o.get("order_no"))), reverse=True)
-    return items[:_RECENT]
+    return items[:limit]
 
 
 def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     """The order the buyer describes (their supplier's newest), or the step that finds it.
     A question about orders (``asking=False``) that names none lists the recent ones, or
-    the open ones when it asks about those ("哪些订单还没到货")."""
+    the open ones when it asks about those ("哪些订单还没到货"). A period named ("上周给博世
+    的订单", "the order to NGK last month") limits the search to it: its one order, its
+    newest when the newest is asked for, else the list (a look-up) or a question."""
     found, _suppliers, step = facts.master_data()
     if step is not None:
         return step
-    latest = read(facts.body).latest
+    window = named_period(facts.body, facts.today)
+    latest = read(without_period(facts.body) if window else facts.body).latest
     still_open = not latest and lexicon.has(facts.body, "open")
-    if not found.suppliers and not found.parts and not latest and not still_open:
+    if not (found.suppliers or found.parts or latest or still_open or window):
         return _ask_order(facts, [])
     base = _recent_query(found)
+    if window is not None:
+        dates = {"date_from": window[0].isoformat(), "date_to": window[1].isoformat()}
+        base = {**base, **dates, "size": _IN_PERIOD}
     queries = [{**base, "status": s} for s in _OPEN] if still_open else [base]
-    items = _searches(facts, queries)
+    items = _searches(facts, queries, _IN_PERIOD if window else _RECENT)
     if isinstance(items, Decision):
         return items
     if not items:
-        key = "name_zh" if facts.zh else "name_en"
-        named = [str(m.record.get(key)) for m in found.suppliers[:1]]
-        named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
-        name = " ".join(named)
-        none = facts.say(
-            f"ERP 中没有找到{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
-            f"I found no {'open ' if still_open else ''}orders{' for ' + name if name else ''} "
-            "in the ERP. ",
-        )
-        if not asking:  # a question about orders that do not exist has its answer
-            return Decision(none, note="none-found")
-        return _ask_order(facts, [], none)
+        return _none_found(facts, found, still_open, window, asking)
     if latest or (len(items) == 1 and not still_open):
         return items[0]
     if not asking:  # a question about several orders is answered with the list
         lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
-        head = facts.say("未完成的订单：\n", "Open orders:\n") if still_open else facts.say(
-            "最近的订单：\n", "Recent orders:\n")  # fmt: skip
+        if window is not None:
+            span, total = _span(window), max(_total(facts, queries), len(items))
+            more = total > len(items)
+            head = facts.say(
+                f"{span} 的订单共 {total} 张"
+                + (f"，以下是最新的 {len(items)} 张" if more else "")
+                + "：\n",
+                f"Orders {span}: {total}"
+                + (f", the newest {len(items)} below" if more else "")
+                + "\n",
+            )
+        elif still_open:
+            head = facts.say("未完成的订单：\n", "Open orders:\n")
+        else:
+            head = facts.say("最近的订单：\n", "Recent orders:\n")
         return Decision(head + "\n".join(lines), note="listed")
-    return _ask_order(facts, items)
+    lead = ""
+    if window is not None:
+        span = _span(window)
+        lead = facts.say(f"{span} 有 {len(items)} 张订单。",
+                         f"There are {len(items)} orders {span}. ")  # fmt: skip
+    return _ask_order(facts, items[:_RECENT], lead)
+
+
+def _total(facts: Facts, queries: list[dict[str, Any]]) -> int:
+    """How many orders the ERP says the ``queries`` match (all pages)."""
+    total = 0
+    for result in facts.view.called("order_search_details"):
+        if result.args in queries and result.ok:
+            data = result.data()
+            total += int(data.get("total") or 0) if isinstance(data, dict) else 0
+    return total
+
+
+def _span(window: tuple[date, date]) -> str:
+    start, end = (d.isoformat() for d in window)
+    return start if start == end else f"{start} – {end}"
+
+
+def _none_found(
+    facts: Facts,
+    found: Grounding,
+    still_open: bool,
+    window: tuple[date, date] | None,
+    asking: bool,
+) -> Decision:
+    """No order matches: said so (with the period), and the newest one outside it named."""
+    key = "name_zh" if facts.zh else "name_en"
+    named = [str(m.record.get(key)) for m in found.suppliers[:1]]
+    named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
+    name = " ".join(named)
+    if window is not None:
+        span = _span(window)
+        none = facts.say(
+            f"{span} 没有{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
+            f"There were no {'open ' if still_open else ''}orders"
+            f"{' for ' + name if name else ''} {span}. ",
+        )
+        newest = _searches(facts, [_recent_query(found)])
+        if isinstance(newest, Decision):
+            return newest
+        if newest and not asking:
+            summary = order_summary(newest[0], facts.zh).splitlines()[0]
+            return Decision(
+                none + facts.say(f"最近的一张在这之外：\n{summary}",
+                                 f"The newest one is outside that period:\n{summary}"),
+                note="none-found",
+            )  # fmt: skip
+        return Decision(none, note="none-found") if not asking else _ask_order(facts, newest, none)
+    none = facts.say(
+        f"ERP 中没有找到{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
+        f"I found no {'open ' if still_open else ''}orders{' for ' + name if name else ''} "
+        "in the ERP. ",
+    )
+    if not asking:  # a question about orders that do not exist has its answer
+        return Decision(none, note="none-found")
+    return _ask_order(facts, [], none)
 
 
 def _ask_order(facts: Facts, items: list[Record], lead: str = "") -> Decision:

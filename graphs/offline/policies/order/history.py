@@ -11,6 +11,7 @@ orders, and says from which date on. Nothing is written.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,7 +21,7 @@ from graphs.offline.policies.order.facts import Facts, paged
 from graphs.offline.text import find_window_months
 from graphs.orders.words import status_word
 
-__all__ = ["MAX_ORDERS", "category_history", "period"]
+__all__ = ["MAX_ORDERS", "category_history", "named_period", "period", "without_period"]
 
 Record = dict[str, Any]
 _ORDER_PAGE = 30  # orders with their lines: about 27,000 characters a page, kept in the thread
@@ -41,23 +42,56 @@ def _months_back(day: date, months: int) -> date:
     return date(year, month, 28)
 
 
+# The periods a buyer names an order or a purchase by, each with the dates it covers.
+_PERIODS: tuple[tuple[str, Callable[[date], tuple[date, date]]], ...] = (
+    (r"上个?月|上一个?月|last month|previous month",
+     lambda t: ((t.replace(day=1) - timedelta(days=1)).replace(day=1),
+                t.replace(day=1) - timedelta(days=1))),
+    (r"本月|这个月|this month", lambda t: (t.replace(day=1), t)),
+    (r"去年|last year|previous year",
+     lambda t: (date(t.year - 1, 1, 1), date(t.year - 1, 12, 31))),
+    (r"今年|本年|this year|year to date", lambda t: (date(t.year, 1, 1), t)),
+    (r"上个?(?:周|星期|礼拜)|上一个?(?:周|星期|礼拜)|last week|previous week",
+     lambda t: (t - timedelta(days=t.weekday() + 7), t - timedelta(days=t.weekday() + 1))),
+    (r"本周|这周|这个?星期|这个?礼拜|this week",
+     lambda t: (t - timedelta(days=t.weekday()), t)),
+    (r"昨天|yesterday", lambda t: (t - timedelta(days=1), t - timedelta(days=1))),
+    (r"今天|today", lambda t: (t, t)),
+)  # fmt: skip
+# A window in months ("近 3 个月", "last 3 months"), as find_window_months reads it.
+_WINDOW = (
+    r"(?:近|最近|过去|前|这)\s*[\d零〇一二两三四五六七八九十]+\s*个?月|半年|上个?季度|本季度"
+    r"|近一个季度|近一年|过去一年"
+    r"|\b(?:last|past|previous|over the last|over the past)\s+(?:\d+|\w+)\s+months?\b"
+    r"|half a year|six months|last quarter|past quarter|previous quarter|past year"
+)
+
+
+def named_period(text: str, today: date) -> tuple[date, date] | None:
+    """The dates (inclusive) of the period ``text`` names, or None when it names none."""
+    for pattern, dates in _PERIODS:
+        if re.search(pattern, text, re.I):
+            return dates(today)
+    months = find_window_months(text)
+    if months:
+        return _months_back(today, months) + timedelta(days=1), today
+    return None
+
+
+def without_period(text: str) -> str:
+    """``text`` with the period it names taken out ("the last order last week" → "the last
+    order"): what is left says whether the newest order is meant."""
+    for pattern, _dates in _PERIODS:
+        text = re.sub(pattern, " ", text, flags=re.I)
+    return re.sub(_WINDOW, " ", text, flags=re.I)
+
+
 def period(text: str, today: date) -> tuple[date, date]:
     """The dates a history question covers (inclusive); the last 3 months when it names none."""
-    first = today.replace(day=1)
-    if re.search(r"上个?月|last month|previous month", text, re.I):
-        end = first - timedelta(days=1)
-        return end.replace(day=1), end
-    if re.search(r"本月|这个月|this month", text, re.I):
-        return first, today
-    if re.search(r"去年|last year|previous year", text, re.I):
-        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
-    if re.search(r"今年|本年|this year|year to date", text, re.I):
-        return date(today.year, 1, 1), today
-    if re.search(r"上周|上个?星期|last week", text, re.I):
-        monday = today - timedelta(days=today.weekday() + 7)
-        return monday, monday + timedelta(days=6)
-    months = find_window_months(text) or _DEFAULT_MONTHS
-    return _months_back(today, months) + timedelta(days=1), today
+    return named_period(text, today) or (
+        _months_back(today, _DEFAULT_MONTHS) + timedelta(days=1),
+        today,
+    )
 
 
 def _orders(facts: Facts, start: date, end: date) -> tuple[list[Record], dict[str, Any] | None]:

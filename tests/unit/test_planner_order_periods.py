@@ -1,0 +1,112 @@
+"""An existing order named by when it was placed ("上周给博世下的订单", "the order we placed
+with NGK last month"), through the planner's real decision path against the real seeded ERP.
+
+Written from the buyer's side: "last week" means last week, not "the newest order, whenever
+it was". A look-up shows the orders of that period (or says there were none, and which is
+the newest); a change or a cancellation acts only on an order of that period and asks
+which one when there are several. The supplier each test names is chosen from the ERP's
+own orders, so the situation it needs exists whatever the seed holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, planner_world
+
+TODAY = date(2026, 12, 3)  # a Thursday
+LAST_WEEK = (date(2026, 11, 23), date(2026, 11, 29))
+LAST_MONTH = (date(2026, 11, 1), date(2026, 11, 30))
+ORDER_NO = re.compile(r"PO\d{11}")
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _orders(
+    world: PlannerWorld, supplier_id: int, span: tuple[date, date] | None = None
+) -> list[dict[str, Any]]:
+    """The supplier's orders (in ``span``), newest first, as the ERP lists them."""
+    query: dict[str, Any] = {"supplier_id": supplier_id, "size": 100}
+    if span:
+        query.update(date_from=span[0].isoformat(), date_to=span[1].isoformat())
+    return list((await world.erp("/orders/search-details", **query))["items"])
+
+
+async def _supplier_with(
+    world: PlannerWorld, span: tuple[date, date], count: range, *, outside: bool = True
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An active supplier with ``count`` orders in ``span`` (and, when ``outside``, a newer
+    or older one outside it, so "the newest order" would be the wrong answer)."""
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for supplier in suppliers:
+        inside = await _orders(world, supplier["id"], span)
+        if len(inside) not in count:
+            continue
+        every = await _orders(world, supplier["id"])
+        if outside and len(every) == len(inside):
+            continue
+        return supplier, inside
+    pytest.skip(f"the seed has no supplier with {count} orders in {span}")  # pragma: no cover
+
+
+def _named(run_text: str) -> set[str]:
+    return set(ORDER_NO.findall(run_text))
+
+
+async def test_a_look_up_by_last_week_lists_that_weeks_orders(world: PlannerWorld) -> None:
+    supplier, inside = await _supplier_with(world, LAST_WEEK, range(1, 6))
+    run = await world.run(f"上周给{supplier['name_zh']}下的订单有哪些")
+    assert run.proposal is None and not run.delegations
+    shown = _named(run.last_text)
+    assert {o["order_no"] for o in inside} <= shown, (inside, run.last_text)
+    every = {o["order_no"]: o for o in await _orders(world, supplier["id"])}
+    assert all(LAST_WEEK[0].isoformat() <= every[n]["order_date"] <= LAST_WEEK[1].isoformat()
+               for n in shown), run.last_text  # fmt: skip
+
+
+async def test_a_period_without_orders_says_so_and_names_the_newest(world: PlannerWorld) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for supplier in suppliers:
+        every = await _orders(world, supplier["id"])
+        if every and not await _orders(world, supplier["id"], LAST_WEEK):
+            break
+    else:  # pragma: no cover
+        pytest.skip("every supplier with orders has one last week")
+    run = await world.run(f"What did we order from {supplier['name_en']} last week?")
+    text = run.last_text
+    assert run.proposal is None
+    assert re.search(r"\bno\b", text, re.I), text
+    assert "2026-11-23" in text and "2026-11-29" in text, text
+    assert _named(text) == {every[0]["order_no"]}, text  # the newest, said to be outside
+
+
+async def test_a_change_by_last_month_asks_which_of_its_orders(world: PlannerWorld) -> None:
+    supplier, inside = await _supplier_with(world, LAST_MONTH, range(2, 50))
+    before = world.fingerprint()
+    run = await world.run(f"把上个月给{supplier['name_zh']}的订单改到 12 月 28 日到货")
+    assert run.proposal is None, run.proposal
+    assert run.question is not None and "order_no" in run.question["fields"], run.last_text
+    offered = _named(" ".join(run.question.get("options") or []))
+    assert offered and offered <= {o["order_no"] for o in inside}, run.question
+    assert world.fingerprint() == before
+
+
+async def test_a_change_acts_only_on_the_one_order_of_the_period(world: PlannerWorld) -> None:
+    supplier, inside = await _supplier_with(world, LAST_WEEK, range(1, 2))
+    [order] = inside
+    run = await world.run(f"把上周给{supplier['name_zh']}的那张订单推迟 3 天到货")
+    named = _named(run.last_text) | ({run.proposal[1]["order_id"]} if run.proposal else set())
+    assert named == {order["order_no"]}, run.last_text
+    assert run.proposal is not None and run.proposal[0] == "order_update"
+    moved = date.fromisoformat(order["expected_date"]) + timedelta(days=3)
+    assert run.proposal[1]["expected_date"] == moved.isoformat()
