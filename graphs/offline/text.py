@@ -277,10 +277,16 @@ def find_quantity(text: str, *, exclude: Iterable[str] = ()) -> int | None:
     return found.value if found is not None else None
 
 
+# A quantity stated as a field ("数量 300", "数量：300", "qty 250"), not asked about
+# ("数量是多少") or changed to ("数量改成 300": a change, read by the order agent).
+_STATED_QTY = re.compile(r"(?:数量|qty|quantity)\s*[:：=]?\s*\d", re.I)
+
+
 def has_quantity(text: str) -> bool:
-    """Whether the text states a number of items (with a unit, or after an ordering verb)."""
+    """Whether the text states a number of items (with a unit, after an ordering verb, or
+    as a field: "数量 300")."""
     cleaned = _cleaned(_words_to_digits(text), ())
-    return any(p.search(cleaned) for p in _QTY_PATTERNS[2:])
+    return bool(_STATED_QTY.search(cleaned)) or any(p.search(cleaned) for p in _QTY_PATTERNS[2:])
 
 
 def find_order_no(text: str) -> str | None:

@@ -78,6 +78,9 @@ async def test_a_new_order_without_details_asks_what_to_order(
         ("开一张采购单，NGK 的 CPR8EA-9 火花塞 150 个", "CPR8EA-9", "NGK", 150),
         ("open a PO to NGK for 100 IU7", "IU7", "NGK", 100),
         ("Draft a purchase order: 300 C8HSA from Bosch", "C8HSA", "BOSCH", 300),
+        ("请帮我把 IU7 的采购单发给 NGK，数量 300", "IU7", "NGK", 300),
+        ("采购单：供应商 博世，型号 C8HSA，数量：120", "C8HSA", "BOSCH", 120),
+        ("PO for Bosch, part C8HSA, qty 250", "C8HSA", "BOSCH", 250),
     ],
 )
 async def test_a_new_order_with_details_goes_to_approval_as_named(
