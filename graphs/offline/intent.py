@@ -131,7 +131,10 @@ def is_substitution(text: str) -> bool:
 
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
+    # "数量跟上次一样" asks for the last order's quantity, not about the last order.
     masked = lexicon.mask(text, _NEGATABLE)
+    for hit in lexicon.find(masked, "same_as_last"):  # blanked, so positions stay valid
+        masked = masked[: hit.start] + " " * (hit.end - hit.start) + masked[hit.end :]
     order_no = find_order_no(text)
     domain = lexicon.has(masked, "domain") or lexicon.has(text, "inventory")
 

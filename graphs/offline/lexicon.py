@@ -68,12 +68,13 @@ GROUPS: dict[str, str] = {
     ) + "|" + _en(
         "order", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
-    ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)",
+    ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)"
+    + r"|^\s*(?:please\s+|pls\s+|can you\s+|could you\s+)?re-?order(?![a-z])",
     # Saying "place an order" outright orders even before a number is given: "VM22 要补货，
     # 帮忙下个单" wants an order, not a stock report ("下了单" / "下的单" is a past order).
     "placing": _zh(
         r"下(?![的了过])[^，,。的了]{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
-    ) + "|" + _en(
+    ) + r"|^\s*(?:please\s+|pls\s+|can you\s+|could you\s+)?re-?order(?![a-z])" + "|" + _en(
         "place an order", "place a new order", "raise a po", "put in an order",
     ),
     # Making a new order document, in the words purchasing teams use for it ("开一张采购单",
@@ -100,6 +101,19 @@ GROUPS: dict[str, str] = {
             if article or new or verb not in ("open", "start", "enter", "issue")
         ),
         "a new po", "a new p.o.", "a new purchase order", "a new order",
+    ),
+    # The quantity of the last order again ("数量跟上次一样", "照上次的量", "same quantity as
+    # last time"): read from that order; "上次" here names no order to look up.
+    "same_as_last": (
+        r"(?:数量|量)?\s*(?:跟|和|同|照|按照|按|与)\s*上(?:次|回|一次|一单|一张单?)"
+        r"(?:\s*的)?\s*(?:(?:数量|量)\s*(?:一样|相同|一致)?|一样多?|相同|一致|那么多)"
+        r"|还是上(?:次|回)(?:的(?:数量|量)|那么多)"
+    ) + "|" + _en(
+        *(f"same {what}as {when}"
+          for what in ("quantity ", "amount ", "qty ", "number ", "")
+          for when in ("last time", "before", "last order", "the last order", "previous order",
+                       "the previous order", "last")),
+        "as many as last time", "same amount again", "same quantity again",
     ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",

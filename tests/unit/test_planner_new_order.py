@@ -127,3 +127,59 @@ async def test_a_new_order_ruled_out_makes_nothing(world: PlannerWorld, text: st
     assert run.proposal is None and run.handed_over is None and not run.delegations
     assert run.question is None
     assert world.fingerprint() == before
+
+
+async def _last_line(
+    world: PlannerWorld, supplier_id: int, part_id: int
+) -> tuple[str, int] | None:
+    """The newest order of the supplier holding the part: its number and that line's quantity."""
+    found = await world.erp(
+        "/orders/search-details", supplier_id=supplier_id, part_id=part_id, size=1
+    )
+    for order in found["items"]:
+        for line in order["lines"]:
+            if line["part_id"] == part_id:
+                return order["order_no"], line["quantity"]
+    return None
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "supplier"),
+    [
+        ("跟 NGK 再订一批 IU7，数量跟上次一样", "IU7", "NGK"),
+        ("博世的 C8HSA 照上次的量再下一单", "C8HSA", "BOSCH"),
+        ("reorder IU7 from NGK, same quantity as last time", "IU7", "NGK"),
+    ],
+)
+async def test_same_quantity_as_last_time_is_read_from_the_last_order(
+    world: PlannerWorld, text: str, model: str, supplier: str
+) -> None:
+    supplier_id, part_id = await _offer(world, model, supplier)
+    last = await _last_line(world, supplier_id, part_id)
+    assert last is not None, "the seed has no earlier order to repeat"
+    run = await world.run(text)
+    assert run.proposal is not None, (run.notes, run.last_text)
+    name, args = run.proposal
+    assert name == "order_create" and args["supplier_id"] == supplier_id
+    assert args["lines"] == [{"part_id": part_id, "quantity": last[1]}]
+    # The buyer is told where the quantity came from before approving it.
+    shown = " ".join(s.text for s in run.steps)
+    assert last[0] in shown and str(last[1]) in shown, shown
+
+
+async def test_same_quantity_without_an_earlier_order_is_asked(world: PlannerWorld) -> None:
+    # A supplier and one of its parts that were never ordered together.
+    suppliers = (await world.erp("/suppliers/search", name="", status="active", size=100))
+    for supplier in suppliers["items"]:
+        parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=100))["items"]
+        for part in parts:
+            if await _last_line(world, supplier["id"], part["id"]) is None:
+                break
+        else:
+            continue
+        break
+    else:  # pragma: no cover
+        pytest.skip("every offer was ordered before")
+    run = await world.run(f"给{supplier['name_zh']}下单 {part['sku']}，数量跟上次一样")
+    assert run.proposal is None, run.proposal
+    assert run.question is not None and "quantity" in run.question["fields"], run.last_text

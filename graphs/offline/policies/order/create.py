@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphs.offline import lexicon
 from graphs.offline.entities import (
     Grounding,
     Mention,
@@ -440,7 +441,38 @@ def _quantity(facts: Facts, choice: _Choice) -> int | None:
     return None
 
 
-def _create_call(facts: Facts, supplier: Record, part: Record, quantity: int) -> Decision:
+def _last_quantity(
+    facts: Facts, supplier: Record, part: Record
+) -> tuple[int, str] | Decision | None:
+    """For "数量跟上次一样" / "same quantity as last time": the part's quantity on the newest
+    order of this supplier that holds it, with the sentence saying so (None: there is none,
+    or the buyer did not ask for it); the read that finds it first."""
+    if not lexicon.has(facts.body, "same_as_last"):
+        return None
+    query = {"supplier_id": supplier["id"], "part_id": part["id"], "size": 1}
+    data = _read(facts, "order_search_details", query)
+    if data is None:
+        return Decision(
+            facts.say("查找上次的订单。", "Finding the last order."),
+            [("order_search_details", query)],
+            note="last-order",
+        )
+    for order in _items(data):
+        for line in order.get("lines") or []:
+            if isinstance(line, dict) and line.get("part_id") == part["id"]:
+                quantity = int(line.get("quantity") or 0)
+                if quantity > 0:
+                    no, day = order.get("order_no"), order.get("order_date")
+                    return quantity, facts.say(
+                        f"数量按上次订单 {no}（{day}）：{quantity} {part.get('unit') or ''}。",
+                        f"Quantity as on the last order, {no} ({day}): {quantity}. ",
+                    )
+    return None
+
+
+def _create_call(
+    facts: Facts, supplier: Record, part: Record, quantity: int, lead: str = ""
+) -> Decision:
     args: dict[str, Any] = {
         "supplier_id": supplier["id"],
         "lines": [{"part_id": part["id"], "quantity": quantity}],
@@ -463,7 +495,7 @@ def _create_call(facts: Facts, supplier: Record, part: Record, quantity: int) ->
             f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity}, "
             f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
         )
-    return Decision(text, [("order_create", args)], note="create")
+    return Decision(lead + text, [("order_create", args)], note="create")
 
 
 def create(facts: Facts) -> Decision:
@@ -496,8 +528,17 @@ def create(facts: Facts) -> Decision:
         and (chosen.missing or quantity is None)
     ):
         return _not_taking_orders(facts, supplier, chosen)
+    source = ""
+    if quantity is None and supplier is not None and chosen.part is not None:
+        last = _last_quantity(facts, supplier, chosen.part)
+        if isinstance(last, Decision):
+            return last
+        if last is not None:
+            quantity, source = last
     if chosen.missing or quantity is None:
         lead = (_unknown_supplier(facts) if supplier is None else "") + _known(facts, chosen, found)
+        if lexicon.has(facts.body, "same_as_last") and supplier is not None and chosen.part:
+            lead = facts.say("没有找到上次的订单。", "I found no earlier order of it. ") + lead
         return _ask_missing(facts, chosen, quantity is None, lead)
     assert supplier is not None and chosen.part is not None
-    return _create_call(facts, supplier, chosen.part, quantity)
+    return _create_call(facts, supplier, chosen.part, quantity, source)
