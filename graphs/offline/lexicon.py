@@ -115,6 +115,16 @@ GROUPS: dict[str, str] = {
                        "the previous order", "last")),
         "as many as last time", "same amount again", "same quantity again",
     ),
+    # A question about a supplier itself ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about
+    # Brembo"): answered from its ERP record.
+    "supplier_info": _zh(
+        "信息", "资料", "详情", "介绍", "简介", "评级", "评分", "等级", "哪个国家", "哪国", "国家",
+        "币种", "结算货币", "网站", "官网", "是谁", "什么公司", "哪家公司", "背景", "档案",
+    ) + "|" + _en(
+        "tell me about", "info", "information", "details", "profile", "rating", "rated",
+        "who is", "who are", "what country", "which country", "where is", "where are",
+        "based", "currency", "website", "background",
+    ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
                  "要价") + "|" + _en(

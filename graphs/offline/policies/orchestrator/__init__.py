@@ -33,7 +33,7 @@ from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.intent import Reading, is_substitution, read
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import Decision, say
-from graphs.offline.policies.orchestrator import replies, substitution, tasks
+from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
@@ -312,6 +312,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         case _:
             return (
                 _terse_order(view, reading, zh)
+                or lookups.supplier_info(view, zh)
                 or unclear(view, zh)
                 or Decision(replies.out_of_scope(zh), note="out-of-scope")
             )
@@ -323,6 +324,9 @@ def decide(view: View) -> Decision:
     event = view.notification()
     if event is not None:
         return tasks.on_notification(view, event, zh)
+    answered = lookups.equivalents(view, zh)  # "C8HSA 有哪些替代型号": no BOM in sight
+    if answered is not None:
+        return answered
     if is_substitution(view.request):
         # Its own flow: the client's BOM tool is read for it, not relayed.
         return substitution.step(view, zh)

@@ -1,0 +1,207 @@
+"""Questions about one thing the ERP holds, answered by the orchestrator from the ERP.
+
+- **What can replace one part** ("C8HSA 有哪些替代型号", "what can replace Bosch C8HSA?",
+  "C8HSA 有没有 NGK 的替代型号"), with no BOM in sight: ``part_equivalents`` for that part
+  (of the brand named, if one is), each equivalent with how well it matches, the company's
+  stock of it and its cheapest offer. A replacement *in a BOM* stays the substitution flow.
+- **Who a supplier is** ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about Brembo"):
+  its ERP record (kind, status, rating, country, currency, website) and how many parts it
+  has prices for.
+
+Read-only: nothing is ordered and no analysis starts; the answer says what can be done next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.offline import lexicon
+from graphs.offline.history import View
+from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.orders.words import supplier_status_word
+from graphs.substitution.bom import bom_in_messages
+from graphs.substitution.client import bom_tools
+
+__all__ = ["asks_equivalents", "equivalents", "supplier_info"]
+
+Record = dict[str, Any]
+_SHOWN = 8  # equivalents listed; the rest counted
+_TOOL = "part_equivalents"
+
+
+def asks_equivalents(text: str) -> bool:
+    """Whether ``text`` asks what can replace a part, with no BOM and no order in it."""
+    return lexicon.has(text, "substitute", "equivalent") and not lexicon.has(
+        text, "bom", "order_verb", "order_noun", "new_order"
+    )
+
+
+def _name(record: Record, zh: bool) -> str:
+    return str(record.get("name_zh" if zh else "name_en") or record.get("code") or "")
+
+
+def _money(minor: int) -> str:
+    return f"{minor / 100:,.2f}"
+
+
+def _difference(item: Record, names: dict[str, Any], zh: bool) -> str:
+    if item.get("match") == "exact":
+        return say(zh, "完全等效", "exact match")
+    parts = []
+    for key, values in (item.get("different") or {}).items():
+        label = (names.get(key) or {}).get("name_zh" if zh else "name_en") or key
+        if isinstance(values, dict):
+            parts.append(f"{label} {values.get('part')} → {values.get('equivalent')}")
+    if not parts:
+        return say(zh, "部分等效", "partial match")
+    return say(zh, f"部分等效（不同：{'；'.join(parts)}）",
+               f"partial match (differs: {'; '.join(parts)})")  # fmt: skip
+
+
+def _equivalent_line(item: Record, names: dict[str, Any], zh: bool) -> str:
+    part = item.get("part") or {}
+    line = f"- {part.get('sku')} {_name(part, zh)}：" if zh else f"- {part.get('sku')} "
+    if not zh:
+        line += f"{_name(part, zh)}: "
+    line += _difference(item, names, zh)
+    stock = item.get("stock") or {}
+    line += say(zh, f"；可用库存 {stock.get('available', 0)}",
+                f"; available stock {stock.get('available', 0)}")  # fmt: skip
+    offers = [o for o in item.get("offers") or [] if isinstance(o, dict)]
+    if offers:
+        best = offers[0]
+        supplier = best.get("supplier_name_zh") if zh else best.get("supplier_name_en")
+        price = f"{_money(int(best.get('price_minor') or 0))} {best.get('currency')}"
+        days = best.get("lead_time_days")
+        line += say(zh, f"；最低报价 {supplier} {price}，交期 {days} 天",
+                    f"; best offer {supplier} {price}, {days} days")  # fmt: skip
+    else:
+        line += say(zh, "；ERP 中没有有效报价", "; no valid offer in the ERP")
+    return line
+
+
+def equivalents(view: View, zh: bool) -> Decision | None:
+    """The equivalents of the one part the request names (None: it asks no such thing, names
+    no part or several, has a BOM to work on, or this agent has no ``part_equivalents``)."""
+    if not view.has_tool(_TOOL) or not asks_equivalents(view.request):
+        return None
+    tools = bom_tools(view.client_tools)
+    if tools or bom_in_messages(view.messages, tools) is not None:
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    parts = {int(m.record["id"]): m.record for m in found.parts if m.record.get("id")}
+    if len(parts) != 1:
+        return None
+    [part] = parts.values()
+    own = str(part.get("sku", "")).split("-")[1:2]
+    brands = [str(m.record.get("code")) for m in found.suppliers if m.record.get("code")]
+    others = [b for b in brands if b not in own]
+    args: dict[str, Any] = {"part": str(part.get("sku"))}
+    if others:
+        args["brand"] = others[0]
+    done = [r for r in view.called(_TOOL) if r.args == args]
+    if not done:
+        return Decision(
+            say(zh, f"在 ERP 的等效件对照表里查 {part.get('sku')}。",
+                f"Looking up {part.get('sku')} in the ERP's cross-reference."),
+            [(_TOOL, args)],
+            note="equivalents-read",
+        )  # fmt: skip
+    result = done[-1]
+    data = result.data() if result.ok else None
+    head = f"{part.get('sku')} {_name(part, zh)}"
+    if not isinstance(data, dict):
+        return Decision(
+            say(zh, f"查不到 {head} 的等效件：{result.body}",
+                f"I could not look up equivalents of {head}: {result.body}"),
+            note="equivalents-error",
+        )  # fmt: skip
+    items = [e for e in data.get("equivalents") or [] if isinstance(e, dict)]
+    brand = f"{args['brand']} " if "brand" in args else ""
+    if not items:
+        return Decision(
+            say(zh, f"ERP 的对照表里没有 {head} 的 {brand}等效件。",
+                f"The ERP's cross-reference has no {brand}equivalent of {head}."),
+            note="equivalents-none",
+        )  # fmt: skip
+    names = data.get("attribute_names") or {}
+    lines = [_equivalent_line(e, names, zh) for e in items[:_SHOWN]]
+    more = len(items) - _SHOWN
+    text = say(
+        zh,
+        f"{head} 的{brand}等效件（ERP 对照表，{len(items)} 个）：",
+        f"{brand}Equivalents of {head} (the ERP's cross-reference, {len(items)}):",
+    )
+    text += "\n" + "\n".join(lines)
+    if more > 0:
+        text += say(zh, f"\n还有 {more} 个未列出。", f"\n{more} more not listed.")
+    text += say(
+        zh,
+        "\n要比价、下单，或把 BOM 里的它换掉，告诉我。",
+        "\nTell me if you want a price comparison, an order, or to swap it in a BOM.",
+    )
+    return Decision(text, note="equivalents")  # fmt: skip
+
+
+def _supplier_text(supplier: Record, parts: int | None, zh: bool) -> str:
+    kind = supplier.get("kind")
+    kind_word = {"maker": ("厂家", "maker"), "distributor": ("经销商", "distributor")}.get(
+        str(kind), (str(kind), str(kind))
+    )
+    status = supplier_status_word(str(supplier.get("status") or ""), "zh" if zh else "en")
+    other = supplier.get("name_en") if zh else supplier.get("name_zh")
+    text = say(
+        zh,
+        f"{supplier.get('name_zh')}（{other}，代码 {supplier.get('code')}）：{kind_word[0]}，"
+        f"状态 {status}，评级 {supplier.get('rating')}，国家 {supplier.get('country')}，"
+        f"结算币种 {supplier.get('currency')}，官网 {supplier.get('website') or '无'}。",
+        f"{supplier.get('name_en')} ({other}, code {supplier.get('code')}): {kind_word[1]}, "
+        f"status {status}, rating {supplier.get('rating')}, country {supplier.get('country')}, "
+        f"currency {supplier.get('currency')}, website {supplier.get('website') or 'none'}.",
+    )
+    if parts is not None:
+        text += say(zh, f"ERP 中有它 {parts} 个零件的报价。",
+                    f" The ERP has its prices for {parts} parts.")  # fmt: skip
+    return text
+
+
+def supplier_info(view: View, zh: bool) -> Decision | None:
+    """The record of each supplier the request asks about (None: it names no supplier, or
+    asks nothing about one)."""
+    if not lexicon.has(view.request, "supplier_info"):
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    if not found.suppliers or found.parts:
+        return None
+    suppliers: list[Record] = []
+    for m in found.suppliers:
+        if m.record.get("id") not in {s.get("id") for s in suppliers}:
+            suppliers.append(m.record)
+    suppliers = suppliers[:3]
+    counts: dict[int, int | None] = {}
+    calls = []
+    for supplier in suppliers:
+        query = {"supplier_id": supplier["id"], "size": 1}
+        done = [d for r, d in view.iter_data("part_by_supplier") if r.args == query]
+        if done:
+            total = done[-1].get("total") if isinstance(done[-1], dict) else None
+            counts[int(supplier["id"])] = int(total) if isinstance(total, int) else None
+        elif view.has_tool("part_by_supplier") and not view.called("part_by_supplier"):
+            calls.append(("part_by_supplier", query))
+    if calls:
+        return Decision(
+            say(zh, "查询供应商的零件。", "Looking up the supplier's parts."),
+            calls,
+            note="supplier-read",
+        )
+    texts = [_supplier_text(s, counts.get(int(s["id"])), zh) for s in suppliers]
+    more = say(zh, "\n要查它的订单、报价或给它下单，告诉我。",
+               "\nTell me if you want its orders, its prices or to place an order.")  # fmt: skip
+    return Decision("\n".join(texts) + more, note="supplier-info")

@@ -1,0 +1,98 @@
+"""Questions a buyer asks about one thing the ERP holds, answered from the ERP at once:
+what can replace one part ("C8HSA 有哪些替代型号", "what can replace Bosch C8HSA?"), and
+who a supplier is ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about Brembo").
+
+Written from the buyer's side, through the planner's real decision path against the real
+seeded ERP: no BOM is asked for when no BOM was mentioned, nothing is "outside what I do"
+when it names a supplier the ERP holds, nothing is ordered and no analysis is started.
+Every value the tests expect is read from the ERP.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, Run, planner_world
+
+TODAY = date(2026, 12, 3)
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _part(world: PlannerWorld, model: str, brand_code: str) -> dict[str, Any]:
+    found = await world.erp("/parts/search", name=model, limit=20)
+    [part] = [
+        p for p in found["items"]
+        if p["model"] == model and p["sku"].split("-")[1] == brand_code
+    ]  # fmt: skip
+    return part
+
+
+def _answered(run: Run) -> None:
+    assert run.proposal is None and run.handed_over is None and not run.delegations
+    assert run.question is None, run.question
+    assert run.final, run.notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["帮我查一下 C8HSA 有哪些替代型号", "what can replace Bosch C8HSA?", "C8HSA 的等效件有哪些"],
+)
+async def test_the_equivalents_of_one_part_are_listed(world: PlannerWorld, text: str) -> None:
+    part = await _part(world, "C8HSA", "BOSCH")
+    truth = await world.erp(f"/parts/{part['id']}/equivalents")
+    assert truth["equivalents"], "the seed has no equivalent of C8HSA"
+    before = world.fingerprint()
+    run = await world.run(text)
+    _answered(run)
+    assert not re.search(r"哪份 ?BOM|which BOM|paste", run.final, re.I), run.final  # not asked
+    for equivalent in truth["equivalents"][:5]:
+        assert equivalent["part"]["sku"] in run.final, (equivalent["part"]["sku"], run.final)
+    assert world.fingerprint() == before
+
+
+async def test_the_equivalents_of_one_brand_only(world: PlannerWorld) -> None:
+    part = await _part(world, "C8HSA", "BOSCH")
+    every = await world.erp(f"/parts/{part['id']}/equivalents")
+    brands = {e["part"]["sku"].split("-")[1] for e in every["equivalents"]}
+    brand = "NGK" if "NGK" in brands else sorted(brands)[0]
+    only = await world.erp(f"/parts/{part['id']}/equivalents", brand=brand)
+    run = await world.run(f"C8HSA 有没有 {brand} 的替代型号？")
+    _answered(run)
+    shown = {e["part"]["sku"] for e in every["equivalents"] if e["part"]["sku"] in run.final}
+    assert shown == {e["part"]["sku"] for e in only["equivalents"][:5]}, run.final
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("给我看看 NGK 的供应商信息", "NGK"),
+        ("NGK 的评级怎么样", "NGK"),
+        ("Tell me about supplier Brembo", "BREMBO"),
+        ("博世是哪个国家的供应商？", "BOSCH"),
+    ],
+)
+async def test_a_supplier_is_described_from_its_erp_record(
+    world: PlannerWorld, text: str, code: str
+) -> None:
+    [supplier] = [
+        s for s in (await world.erp("/suppliers/search", name=code, size=20))["items"]
+        if s["code"] == code
+    ]  # fmt: skip
+    before = world.fingerprint()
+    run = await world.run(text)
+    _answered(run)
+    for value in (supplier["code"], str(supplier["rating"]), supplier["country"],
+                  supplier["currency"]):  # fmt: skip
+        assert value in run.final, (value, run.final)
+    assert world.fingerprint() == before
