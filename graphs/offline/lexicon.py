@@ -57,7 +57,8 @@ GROUPS: dict[str, str] = {
         "which vendor", "which suppliers", "where to buy", "where to get", "price check",
         "price comparison", "vs", "versus", "prices move", "price trend", "pricing",
         "fastest deliver*", "quickest deliver*", "shortest lead time*", "delivers fastest",
-    ),
+        "which of our suppliers", "which of the suppliers", "which of our vendors",
+    ) + r"|(?<![a-z])deliver\w*\b[^.?!。？！]{0,30}?\b(?:fastest|quickest|soonest)\b",
     "order_verb": _zh(
         r"下.{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
         r"(?<!一)下(?=\s*[\d一二两三四五六七八九十百千-])",

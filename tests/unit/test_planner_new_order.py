@@ -129,9 +129,7 @@ async def test_a_new_order_ruled_out_makes_nothing(world: PlannerWorld, text: st
     assert world.fingerprint() == before
 
 
-async def _last_line(
-    world: PlannerWorld, supplier_id: int, part_id: int
-) -> tuple[str, int] | None:
+async def _last_line(world: PlannerWorld, supplier_id: int, part_id: int) -> tuple[str, int] | None:
     """The newest order of the supplier holding the part: its number and that line's quantity."""
     found = await world.erp(
         "/orders/search-details", supplier_id=supplier_id, part_id=part_id, size=1
@@ -169,7 +167,7 @@ async def test_same_quantity_as_last_time_is_read_from_the_last_order(
 
 async def test_same_quantity_without_an_earlier_order_is_asked(world: PlannerWorld) -> None:
     # A supplier and one of its parts that were never ordered together.
-    suppliers = (await world.erp("/suppliers/search", name="", status="active", size=100))
+    suppliers = await world.erp("/suppliers/search", name="", status="active", size=100)
     for supplier in suppliers["items"]:
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=100))["items"]
         for part in parts:
