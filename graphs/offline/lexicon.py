@@ -126,6 +126,15 @@ GROUPS: dict[str, str] = {
         "who is", "who are", "what country", "which country", "where is", "where are",
         "based", "currency", "website", "background",
     ),
+    # What a supplier sells us ("NGK 供应哪些零件", "what does Bosch sell us?"): its parts
+    # and prices from the ERP.
+    "supplier_parts": _zh(
+        r"(?:供应|供|卖|提供|做)(?:哪些|什么|啥)", r"有(?:哪些|什么|啥)(?:零件|件|产品|货)",
+        r"的(?:零件|产品)(?:有哪些|都有什么|清单|目录)", "产品目录", "产品线",
+    ) + "|" + _en(
+        "what does", "what do", "sell us", "sells us", "sell", "sells", "carry", "carries",
+        "catalog*", "catalogue*", "product range", "product line*", "range of parts",
+    ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
                  "要价") + "|" + _en(
@@ -204,6 +213,8 @@ GROUPS: dict[str, str] = {
         "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
         "running low", "run low", "run out",
         "running out", "reorder*", "below safety", "warehouse", "on hand", "shortage*",
+        "short on", "short of", "running short", "low stock", "out of stock", "restock*",
+        "replenish*",
         "how many", "have enough", "got enough",
     ),
     "task": _zh("分析", "报告", "比价", "任务", "对比") + "|" + _en(

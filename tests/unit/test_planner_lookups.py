@@ -96,3 +96,28 @@ async def test_a_supplier_is_described_from_its_erp_record(
                   supplier["currency"]):  # fmt: skip
         assert value in run.final, (value, run.final)
     assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    ("text", "code"), [("NGK 供应哪些零件", "NGK"), ("What does Bosch sell us?", "BOSCH")]
+)
+async def test_what_a_supplier_sells_is_listed_from_the_erp(
+    world: PlannerWorld, text: str, code: str
+) -> None:
+    [supplier] = [
+        s for s in (await world.erp("/suppliers/search", name=code, size=20))["items"]
+        if s["code"] == code
+    ]  # fmt: skip
+    parts = await world.erp(f"/parts/supplier/{supplier['id']}", size=50)
+    run = await world.run(text)
+    _answered(run)
+    assert str(parts["total"]) in run.final, run.final
+    assert parts["items"][0]["model"] in run.final, run.final
+
+
+async def test_what_we_are_short_on_is_the_stock_warnings(world: PlannerWorld) -> None:
+    warnings = await world.erp("/inventory/warnings", size=5)
+    run = await world.run("What parts are we short on?")
+    _answered(run)
+    for item in warnings["items"][:3]:
+        assert item["sku"] in run.final, (item["sku"], run.final)

@@ -312,6 +312,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         case _:
             return (
                 _terse_order(view, reading, zh)
+                or lookups.supplier_parts(view, zh)
                 or lookups.supplier_info(view, zh)
                 or unclear(view, zh)
                 or Decision(replies.out_of_scope(zh), note="out-of-scope")

@@ -7,6 +7,8 @@
 - **Who a supplier is** ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about Brembo"):
   its ERP record (kind, status, rating, country, currency, website) and how many parts it
   has prices for.
+- **What a supplier sells us** ("NGK 供应哪些零件", "what does Bosch sell us?"): its parts
+  with their prices, by category, from ``part_by_supplier``.
 
 Read-only: nothing is ordered and no analysis starts; the answer says what can be done next.
 """
@@ -23,10 +25,12 @@ from graphs.orders.words import supplier_status_word
 from graphs.substitution.bom import bom_in_messages
 from graphs.substitution.client import bom_tools
 
-__all__ = ["asks_equivalents", "equivalents", "supplier_info"]
+__all__ = ["asks_equivalents", "equivalents", "supplier_info", "supplier_parts"]
 
 Record = dict[str, Any]
 _SHOWN = 8  # equivalents listed; the rest counted
+_PAGE = 50  # a supplier's parts read at once
+_PER_CATEGORY = 6  # parts named per category; the rest counted
 _TOOL = "part_equivalents"
 
 
@@ -205,3 +209,71 @@ def supplier_info(view: View, zh: bool) -> Decision | None:
     more = say(zh, "\n要查它的订单、报价或给它下单，告诉我。",
                "\nTell me if you want its orders, its prices or to place an order.")  # fmt: skip
     return Decision("\n".join(texts) + more, note="supplier-info")
+
+
+def _one_supplier(view: View, zh: bool, group: str) -> Record | Decision | None:
+    """The one supplier a request about ``group`` names (no part, no category), or the
+    reads that ground it."""
+    if not lexicon.has(view.request, group):
+        return None
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    ids = {m.record.get("id") for m in found.suppliers}
+    if len(ids) != 1 or found.parts or found.categories:
+        return None
+    return found.suppliers[0].record
+
+
+def supplier_parts(view: View, zh: bool) -> Decision | None:
+    """The parts the one supplier named sells us, with prices, by category (None: the
+    request asks no such thing, or names no supplier or several)."""
+    if not view.has_tool("part_by_supplier"):
+        return None
+    supplier = _one_supplier(view, zh, "supplier_parts")
+    if supplier is None or isinstance(supplier, Decision):
+        return supplier
+    query = {"supplier_id": supplier["id"], "size": _PAGE}
+    done = [d for r, d in view.iter_data("part_by_supplier") if r.args == query]
+    if not done:
+        return Decision(
+            say(zh, "查询供应商的零件。", "Looking up the supplier's parts."),
+            [("part_by_supplier", query)],
+            note="supplier-read",
+        )
+    data = done[-1] if isinstance(done[-1], dict) else {}
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    name = _name(supplier, zh)
+    total = int(data.get("total") or len(items))
+    if not items:
+        none = say(zh, f"ERP 中没有{name}的零件报价。", f"The ERP has no prices from {name}.")
+        return Decision(none, note="supplier-parts")
+    groups: dict[str, list[Record]] = {}
+    for item in items:
+        groups.setdefault(str(item.get("category_zh" if zh else "category_en")), []).append(item)
+    lines = []
+    for category, parts in groups.items():
+        named = []
+        for part in parts[:_PER_CATEGORY]:
+            offer = part.get("offer") or {}
+            price = f"{_money(int(offer.get('price_minor') or 0))} {offer.get('currency', '')}"
+            named.append(f"{part.get('model')} {price}".strip())
+        rest = len(parts) - _PER_CATEGORY
+        tail = say(zh, f" 等 {len(parts)} 个", f" and {rest} more") if rest > 0 else ""
+        lines.append(f"- {category}：{'；'.join(named)}{tail}" if zh
+                     else f"- {category}: {'; '.join(named)}{tail}")  # fmt: skip
+    text = say(
+        zh,
+        f"{name}（{supplier.get('code')}）在 ERP 中有 {total} 个零件的报价：",
+        f"{name} ({supplier.get('code')}) has prices in the ERP for {total} parts:",
+    )
+    text += "\n" + "\n".join(lines)
+    if total > len(items):
+        text += say(zh, f"\n（列出了前 {len(items)} 个。）", f"\n(The first {len(items)} listed.)")
+    text += say(
+        zh,
+        "\n要看某个零件各家的报价、比价或下单，告诉我。",
+        "\nTell me if you want one part's prices from every supplier, a comparison or an order.",
+    )
+    return Decision(text, note="supplier-parts")  # fmt: skip
