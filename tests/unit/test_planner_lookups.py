@@ -38,6 +38,12 @@ async def _part(world: PlannerWorld, model: str, brand_code: str) -> dict[str, A
     return part
 
 
+async def _supplier(world: PlannerWorld, code: str) -> dict[str, Any]:
+    found = await world.erp("/suppliers/search", name=code, size=20)
+    [supplier] = [s for s in found["items"] if s["code"] == code]
+    return dict(supplier)
+
+
 def _answered(run: Run) -> None:
     assert run.proposal is None and run.handed_over is None and not run.delegations
     assert run.question is None, run.question
@@ -85,10 +91,7 @@ async def test_the_equivalents_of_one_brand_only(world: PlannerWorld) -> None:
 async def test_a_supplier_is_described_from_its_erp_record(
     world: PlannerWorld, text: str, code: str
 ) -> None:
-    [supplier] = [
-        s for s in (await world.erp("/suppliers/search", name=code, size=20))["items"]
-        if s["code"] == code
-    ]  # fmt: skip
+    supplier = await _supplier(world, code)
     before = world.fingerprint()
     run = await world.run(text)
     _answered(run)
@@ -104,10 +107,7 @@ async def test_a_supplier_is_described_from_its_erp_record(
 async def test_what_a_supplier_sells_is_listed_from_the_erp(
     world: PlannerWorld, text: str, code: str
 ) -> None:
-    [supplier] = [
-        s for s in (await world.erp("/suppliers/search", name=code, size=20))["items"]
-        if s["code"] == code
-    ]  # fmt: skip
+    supplier = await _supplier(world, code)
     parts = await world.erp(f"/parts/supplier/{supplier['id']}", size=50)
     run = await world.run(text)
     _answered(run)
