@@ -75,7 +75,13 @@ def is_chinese(text: str) -> bool:
     if _ZH_STRUCTURE.search(text):
         return True
     runs = re.findall(r"[\u4e00-\u9fff]+", text)
-    return len(runs) >= len(re.findall(r"[A-Za-z][A-Za-z0-9]*", text))
+    # Codes, brands written in capitals and model numbers ("NGK", "IU7", "x 200") are the
+    # same in both languages: only the other words are English sentence structure.
+    words = [
+        w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)
+        if len(w) > 1 and not w.isupper() and not any(c.isdigit() for c in w)
+    ]  # fmt: skip
+    return len(runs) >= len(words)
 
 
 # --- numbers ----------------------------------------------------------------------------

@@ -74,6 +74,12 @@ def test_model_numbers_and_windows_and_language() -> None:
     assert find_window_months("过去三个月链条") == 3 and find_window_months("链条价格") is None
     assert is_chinese("帮我 compare 一下 brake pads 的价格")
     assert not is_chinese("order 500 IU7 from 重庆摩配")
+    # Codes, brands in capitals and model numbers are not English sentence words.
+    assert is_chinese("NGK IU7 x 200，月底前到货")
+    assert is_chinese("Bosch C8HSA 200个")
+    assert is_chinese("KMC 520VX3-110L 链条 50 条")
+    assert not is_chinese("NGK IU7 x 200, deliver to 重庆 warehouse by end of month")
+    assert not is_chinese("Bosch 博世 C8HSA price please")
 
 
 @pytest.mark.parametrize(
