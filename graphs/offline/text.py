@@ -19,6 +19,7 @@ from typing import Literal
 import opencc
 
 from graphs.names import CJK
+from graphs.orders.language import is_chinese
 
 __all__ = [
     "Quantity",
@@ -54,34 +55,6 @@ def to_simplified(text: str) -> str:
 def to_traditional(text: str) -> str:
     """``text`` in Traditional characters (for a buyer who wrote in them)."""
     return _S2T.convert(text) if CJK.search(text) else text
-
-
-# Characters that only Chinese sentence structure uses (particles, measure words, verbs of
-# asking): a message with English words around them is still Chinese.
-_ZH_STRUCTURE = re.compile(
-    r"[的了吗呢吧个给把帮请要是在和一下哪些么从向跟找订买查改删取消比分析看做还有多少]"
-)
-
-
-def is_chinese(text: str) -> bool:
-    """Whether to answer in Chinese: its sentence structure is Chinese.
-
-    Chinese when it has Chinese function words or more Chinese characters than English
-    words; "order 500 IU7 from 重庆摩配" (an English sentence naming a Chinese company)
-    is English, "帮我 compare 一下 brake pads 的价格" Chinese.
-    """
-    if not CJK.search(text):
-        return False
-    if _ZH_STRUCTURE.search(text):
-        return True
-    runs = re.findall(r"[\u4e00-\u9fff]+", text)
-    # Codes, brands written in capitals and model numbers ("NGK", "IU7", "x 200") are the
-    # same in both languages: only the other words are English sentence structure.
-    words = [
-        w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)
-        if len(w) > 1 and not w.isupper() and not any(c.isdigit() for c in w)
-    ]  # fmt: skip
-    return len(runs) >= len(words)
 
 
 # --- numbers ----------------------------------------------------------------------------

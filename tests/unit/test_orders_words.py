@@ -63,6 +63,10 @@ def test_the_buyers_language_comes_from_their_own_words() -> None:
     )
     assert language_of(chinese) == "zh"
     assert language_of("200") is None
+    # The card's language is the planner's: an English sentence naming a Chinese company is
+    # English, an order line with a Chinese phrase is Chinese.
+    assert language_of("order 500 IU7 from 重庆摩配") == "en"
+    assert language_of("NGK IU7 x 200，月底前到货") == "zh"
     notice = HumanMessage("任务完成", additional_kwargs={NOTIFICATION_KEY: {"task": "x"}})
     history = [HumanMessage("Order 200 NGK plugs"), AIMessage("ok"), HumanMessage("300"), notice]
     assert buyer_language(history) == "en"
