@@ -121,3 +121,17 @@ async def test_what_we_are_short_on_is_the_stock_warnings(world: PlannerWorld) -
     _answered(run)
     for item in warnings["items"][:3]:
         assert item["sku"] in run.final, (item["sku"], run.final)
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [("Is IU7 in stock at NGK?", "our own stock"), ("NGK 那边 IU7 有现货吗", "我们自己的库存")],
+)
+async def test_stock_asked_of_a_supplier_says_it_is_ours(
+    world: PlannerWorld, text: str, own: str
+) -> None:
+    part = await _part(world, "IU7", "NGK")
+    stock = (await world.erp(f"/parts/{part['id']}"))["inventory"]
+    run = await world.run(text)
+    _answered(run)
+    assert str(stock["on_hand"]) in run.final and own in run.final, run.final

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graphs.offline.entities import Grounding
@@ -55,6 +56,10 @@ def parts_read(view: View) -> dict[int, Any]:
     return read
 
 
+# A stock question asked of a supplier ("in stock at NGK", "NGK 那边有现货吗").
+_AT_SUPPLIER = re.compile(r"\b(?:at|from)\b|那边|那儿|那里|现货", re.I)
+
+
 def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
     ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:5]
     read = parts_read(view)
@@ -70,7 +75,16 @@ def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
             note="inventory-part",
         )
     lines = [_stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
-    return Decision(say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines), note="inventory-answer")
+    text = say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines)
+    if found.suppliers and _AT_SUPPLIER.search(view.request):
+        # "Is IU7 in stock at NGK?": the ERP holds our stock, not the supplier's.
+        record = found.suppliers[0].record
+        name = record.get("name_zh") if zh else record.get("name_en")
+        text += say(zh, f"\n这是我们自己的库存。{name}那边的现货 ERP 里没有，"
+                        "比价分析会读它官网上的库存。",
+                    f"\nThat is our own stock. The ERP does not hold {name}'s; a price "
+                    "comparison reads the stock on its web shop.")  # fmt: skip
+    return Decision(text, note="inventory-answer")
 
 
 def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> Decision:
