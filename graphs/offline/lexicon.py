@@ -179,10 +179,11 @@ GROUPS: dict[str, str] = {
     "change": _zh(
         "修改", "更改", "改成", "改为", "改到", "改一下", "改", "更新", "调整", "变更", "推迟",
         "延后", "延期", "提前", "加到", "减到", "增加到", "减少到",
+        r"(?:填|写|加|添|补)(?:一下|个|上|一个|一条)?备注", r"备注(?:写|加|填)",
     ) + "|" + _en(
         "chang*", "updat*", "modif*", "amend*", "bump*", "increas*", "reduc*", "decreas*",
         "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
-        "bring forward",
+        "bring forward", "add a note", "add a remark", "put a note",
     ),
     "cancel": _zh(
         "取消", "撤销", "作废", "不要了", "撤单", "撤掉", "撤了", "撤回", "不需要了",

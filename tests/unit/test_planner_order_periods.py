@@ -110,3 +110,24 @@ async def test_a_change_acts_only_on_the_one_order_of_the_period(world: PlannerW
     assert run.proposal is not None and run.proposal[0] == "order_update"
     moved = date.fromisoformat(order["expected_date"]) + timedelta(days=3)
     assert run.proposal[1]["expected_date"] == moved.isoformat()
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("给上次给NGK的订单加个备注：第二批", "第二批"),
+        ("add a note to my last NGK order: urgent", "urgent"),
+        ("put a note on the last NGK order: second batch", "second batch"),
+    ],
+)
+async def test_a_note_added_to_the_last_order_is_the_change(
+    world: PlannerWorld, text: str, note: str
+) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="NGK", size=20))["items"]
+    [ngk] = [s for s in suppliers if s["code"] == "NGK"]
+    newest = (await _orders(world, ngk["id"]))[0]
+    run = await world.run(text)
+    assert run.proposal is not None, (run.notes, run.last_text)
+    name, args = run.proposal
+    assert name == "order_update" and args["order_id"] == newest["order_no"]
+    assert args["note"] == note and "lines" not in args and "expected_date" not in args

@@ -30,6 +30,8 @@ _RECENT = 5
 _IN_PERIOD = 20  # the orders of a named period listed (a look-up) or chosen from
 _NEW_NOTE = re.compile(
     r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|[:：])"
+    # "add a note to my last NGK order: urgent": the note is what follows the colon
+    r"|\b(?:note|remark)\b[^:：\n]{0,60}[:：]"
     r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
     re.I | re.S,
 )
