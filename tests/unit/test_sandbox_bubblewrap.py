@@ -7,9 +7,11 @@ loopback listener that proves the network is cut off).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -301,16 +303,60 @@ async def test_aexecute_does_not_block_the_event_loop(sandbox: BubblewrapSandbox
     assert ticks >= 1
 
 
+def _running(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker`` (bwrap, the shell, the command)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+    return found
+
+
+async def _gone(marker: str, within_s: float = 5.0) -> list[int]:
+    """The processes holding ``marker`` still there after ``within_s`` (reaping takes a
+    moment); an empty list when they all went."""
+    deadline = time.monotonic() + within_s
+    while (left := _running(marker)) and time.monotonic() < deadline:  # noqa: ASYNC110 - /proc
+        await asyncio.sleep(0.05)
+    return left
+
+
 async def test_cancelling_aexecute_kills_the_command(sandbox: BubblewrapSandbox) -> None:
-    task = asyncio.create_task(sandbox.aexecute("sleep 1; touch /data/after-cancel"))
-    await asyncio.sleep(0.3)
+    # A long command, so that however late the cancel lands on a busy machine, the command
+    # is still running then: what is checked is that it is killed, not that it was slow.
+    marker = f"cancel-me-{uuid.uuid4().hex}"
+    task = asyncio.create_task(sandbox.aexecute(f"sleep 30; touch /data/{marker}"))
+    deadline = time.monotonic() + 10
+    while not _running(marker) and time.monotonic() < deadline:  # noqa: ASYNC110 - /proc
+        await asyncio.sleep(0.02)
+    assert _running(marker), "the command never started"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    await asyncio.sleep(1.2)
-    assert not (sandbox.root / "data" / "after-cancel").exists()
+    assert await _gone(marker) == []
+    assert not (sandbox.root / "data" / marker).exists()
     # The lock was released: the sandbox still works.
+    assert (await sandbox.aexecute("echo again")).output.strip() == "again"
+
+
+async def test_a_command_cancelled_at_any_moment_of_its_start_never_runs_on(
+    sandbox: BubblewrapSandbox,
+) -> None:
+    # A run cancelled while its command is still being started (preparing the mounts and
+    # limits, spawning bwrap, waiting for the namespaces) must not leave the command going.
+    markers = []
+    for delay in (0.0, 0.001, 0.003, 0.006, 0.01, 0.02, 0.04, 0.08, 0.15):
+        marker = f"cancel-early-{uuid.uuid4().hex}"
+        markers.append(marker)
+        task = asyncio.create_task(sandbox.aexecute(f"sleep 30; touch /data/{marker}"))
+        await asyncio.sleep(delay)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    assert [m for m in markers if await _gone(m)] == []
     assert (await sandbox.aexecute("echo again")).output.strip() == "again"
 
 
