@@ -36,6 +36,10 @@ def _zh(*words: str) -> str:
     return "(?:" + "|".join(words) + ")"
 
 
+# "reorder IU7 from NGK" (an imperative at the start): an order, in both "order_verb" and
+# "placing"; "what needs reordering?" stays a stock question.
+_REORDER = r"|^\s*(?:please\s+|pls\s+|can you\s+|could you\s+)?re-?order(?![a-z])"
+
 # Each group: a regular expression (matched case-insensitively on the text).
 # fmt: off
 GROUPS: dict[str, str] = {
@@ -70,12 +74,12 @@ GROUPS: dict[str, str] = {
         "order", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
         "purchase", "purchasing", "get me", "we need", "i need", "i'd like",
     ) + r"|(?<![a-z])(?:get|grab|send us|need)(?=\s+(?:us\s+|me\s+)?\d)"
-    + r"|^\s*(?:please\s+|pls\s+|can you\s+|could you\s+)?re-?order(?![a-z])",
+    + _REORDER,
     # Saying "place an order" outright orders even before a number is given: "VM22 要补货，
     # 帮忙下个单" wants an order, not a stock report ("下了单" / "下的单" is a past order).
     "placing": _zh(
         r"下(?![的了过])[^，,。的了]{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
-    ) + r"|^\s*(?:please\s+|pls\s+|can you\s+|could you\s+)?re-?order(?![a-z])" + "|" + _en(
+    ) + _REORDER + "|" + _en(
         "place an order", "place a new order", "raise a po", "put in an order",
     ),
     # Making a new order document, in the words purchasing teams use for it ("开一张采购单",

@@ -38,7 +38,7 @@ def is_chinese(text: str) -> bool:
         return False
     if _ZH_STRUCTURE.search(text):
         return True
-    runs = re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", text)
+    runs = re.findall(_CJK.pattern + "+", text)
     words = [
         w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)
         if len(w) > 1 and not w.isupper() and not any(c.isdigit() for c in w)

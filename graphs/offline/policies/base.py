@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Decision", "say", "section"]
+__all__ = ["Decision", "local_name", "say", "section"]
 
 
 @dataclass
@@ -21,6 +21,11 @@ class Decision:
 def say(zh: bool, chinese: str, english: str) -> str:
     """The sentence in the request's language."""
     return chinese if zh else english
+
+
+def local_name(record: dict[str, Any], zh: bool) -> str:
+    """A supplier's, part's or category's name in the request's language (else its code)."""
+    return str(record.get("name_zh" if zh else "name_en") or record.get("code") or "")
 
 
 def section(text: str, name: str) -> str | None:

@@ -19,9 +19,9 @@ from typing import Any
 
 from graphs.offline import lexicon
 from graphs.offline.history import View
-from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
-from graphs.orders.words import supplier_status_word
+from graphs.orders.words import money, supplier_status_word
 from graphs.substitution.bom import bom_in_messages
 from graphs.substitution.client import bom_tools
 
@@ -41,14 +41,6 @@ def asks_equivalents(text: str) -> bool:
     )
 
 
-def _name(record: Record, zh: bool) -> str:
-    return str(record.get("name_zh" if zh else "name_en") or record.get("code") or "")
-
-
-def _money(minor: int) -> str:
-    return f"{minor / 100:,.2f}"
-
-
 def _difference(item: Record, names: dict[str, Any], zh: bool) -> str:
     if item.get("match") == "exact":
         return say(zh, "完全等效", "exact match")
@@ -65,9 +57,9 @@ def _difference(item: Record, names: dict[str, Any], zh: bool) -> str:
 
 def _equivalent_line(item: Record, names: dict[str, Any], zh: bool) -> str:
     part = item.get("part") or {}
-    line = f"- {part.get('sku')} {_name(part, zh)}：" if zh else f"- {part.get('sku')} "
+    line = f"- {part.get('sku')} {local_name(part, zh)}：" if zh else f"- {part.get('sku')} "
     if not zh:
-        line += f"{_name(part, zh)}: "
+        line += f"{local_name(part, zh)}: "
     line += _difference(item, names, zh)
     stock = item.get("stock") or {}
     line += say(zh, f"；可用库存 {stock.get('available', 0)}",
@@ -76,7 +68,7 @@ def _equivalent_line(item: Record, names: dict[str, Any], zh: bool) -> str:
     if offers:
         best = offers[0]
         supplier = best.get("supplier_name_zh") if zh else best.get("supplier_name_en")
-        price = f"{_money(int(best.get('price_minor') or 0))} {best.get('currency')}"
+        price = money(int(best.get("price_minor") or 0), best.get("currency"))
         days = best.get("lead_time_days")
         line += say(zh, f"；最低报价 {supplier} {price}，交期 {days} 天",
                     f"; best offer {supplier} {price}, {days} days")  # fmt: skip
@@ -117,7 +109,7 @@ def equivalents(view: View, zh: bool) -> Decision | None:
         )  # fmt: skip
     result = done[-1]
     data = result.data() if result.ok else None
-    head = f"{part.get('sku')} {_name(part, zh)}"
+    head = f"{part.get('sku')} {local_name(part, zh)}"
     if not isinstance(data, dict):
         return Decision(
             say(zh, f"查不到 {head} 的等效件：{result.body}",
@@ -244,7 +236,7 @@ def supplier_parts(view: View, zh: bool) -> Decision | None:
         )
     data = done[-1] if isinstance(done[-1], dict) else {}
     items = [i for i in data.get("items") or [] if isinstance(i, dict)]
-    name = _name(supplier, zh)
+    name = local_name(supplier, zh)
     total = int(data.get("total") or len(items))
     if not items:
         none = say(zh, f"ERP 中没有{name}的零件报价。", f"The ERP has no prices from {name}.")
@@ -257,8 +249,8 @@ def supplier_parts(view: View, zh: bool) -> Decision | None:
         named = []
         for part in parts[:_PER_CATEGORY]:
             offer = part.get("offer") or {}
-            price = f"{_money(int(offer.get('price_minor') or 0))} {offer.get('currency', '')}"
-            named.append(f"{part.get('model')} {price}".strip())
+            price = money(int(offer.get("price_minor") or 0), offer.get("currency"))
+            named.append(f"{part.get('model')} {price}")
         rest = len(parts) - _PER_CATEGORY
         tail = say(zh, f" 等 {len(parts)} 个", f" and {rest} more") if rest > 0 else ""
         lines.append(f"- {category}：{'；'.join(named)}{tail}" if zh

@@ -17,7 +17,7 @@ from typing import Any
 from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.history import View
-from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
 
 __all__ = ["ASK_INTENT", "unclear"]
@@ -43,25 +43,21 @@ def _acknowledged(text: str, zh: bool) -> str:
     return ""
 
 
-def _name(record: Record, zh: bool) -> str:
-    return str(record.get("name_zh" if zh else "name_en") or record.get("code") or "")
-
-
 def _options(found: Grounding, zh: bool) -> list[str]:
     """What can be done for the first thing named: a part, a category, or a supplier."""
     if found.parts:
         part = found.parts[0].record
-        p = f"{part.get('sku')} {_name(part, zh)}"
+        p = f"{part.get('sku')} {local_name(part, zh)}"
         return [
             say(zh, f"看 {p} 各供应商的报价", f"show every supplier's price for {p}"),
             say(zh, f"查 {p} 的库存", f"check the stock of {p}"),
-            say(zh, f"做一次 {_name(part, zh)} 所在类别的供应商比价分析",
+            say(zh, f"做一次 {local_name(part, zh)} 所在类别的供应商比价分析",
                 "run a supplier price comparison for its category"),
             say(zh, "下单（告诉我供应商和数量）",
                 "place an order (tell me the supplier and quantity)"),
         ]  # fmt: skip
     if found.categories:
-        c = _name(found.categories[0].record, zh)
+        c = local_name(found.categories[0].record, zh)
         return [
             say(zh, f"对{c}做供应商比价分析", f"run a supplier price comparison for {c}"),
             say(zh, f"查{c}哪些低于安全库存", f"check which {c} parts are below safety stock"),
@@ -69,7 +65,7 @@ def _options(found: Grounding, zh: bool) -> list[str]:
             say(zh, "下单（告诉我型号、供应商和数量）",
                 "place an order (tell me the part, supplier and quantity)"),
         ]  # fmt: skip
-    s = _name(found.suppliers[0].record, zh)
+    s = local_name(found.suppliers[0].record, zh)
     return [
         say(zh, f"查{s}最近的订单和到货情况", f"look up recent orders with {s} and their delivery"),
         say(zh, f"查{s}供应的零件哪些低于安全库存",
@@ -84,8 +80,8 @@ def _named(found: Grounding, zh: bool) -> str:
     names: list[str] = []
     for m in (*found.parts, *found.categories, *found.suppliers):
         record = m.record
-        name = (f"{record.get('sku')} {_name(record, zh)}" if m in found.parts
-                else _name(record, zh))  # fmt: skip
+        name = (f"{record.get('sku')} {local_name(record, zh)}" if m in found.parts
+                else local_name(record, zh))  # fmt: skip
         if name not in names:
             names.append(name)
     return ("、" if zh else ", ").join(names[:3])
