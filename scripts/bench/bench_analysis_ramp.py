@@ -54,6 +54,45 @@ def machine_cpu_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+_SERVICES = {
+    "sim.erp": "ERP",
+    "mcp_erp": "ERP MCP server",
+    "viz_gateway": "chart gateway",
+    "sim.suppliers": "shops",
+}
+
+
+def cpu_by_process(server: int) -> dict[str, float]:
+    """CPU seconds used so far, summed by what each process is: the Agent Server, the
+    children it has reaped (the sandbox's commands, retired PDF workers), its PDF workers
+    and other live children, each service, this client."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            argv = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile
+            continue
+        pid, ppid = int(proc.name), int(fields[1])
+        own = (int(fields[11]) + int(fields[12])) / tick
+        if pid == server:
+            label = "Agent Server"
+            reaped = (int(fields[13]) + int(fields[14])) / tick
+            out["its finished children"] = out.get("its finished children", 0.0) + reaped
+        elif pid == os.getpid():
+            label = "this client"
+        elif ppid == server:
+            label = "PDF workers" if "multiprocessing" in argv else "its live children"
+        else:
+            label = next((v for k, v in _SERVICES.items() if f"-m {k}" in argv), "")
+        if label:
+            out[label] = out.get(label, 0.0) + own
+    return out
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of the process in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -81,14 +120,17 @@ class Step:
     server_cpu: float
     machine_cpu: float
     each: list[float]
+    by_process: dict[str, float]
 
 
 async def step(url: str, pid: int, n: int, tag: str) -> Step:
     """``n`` analyses at once."""
     cpu0, all0, t0 = cpu_seconds(pid), machine_cpu_seconds(), time.perf_counter()
+    parts0 = cpu_by_process(pid)
     each = await asyncio.gather(*(one_analysis(url, f"ramp-{tag}-{i}") for i in range(n)))
     wall = time.perf_counter() - t0
-    return Step(wall, cpu_seconds(pid) - cpu0, machine_cpu_seconds() - all0, list(each))
+    parts = {k: v - parts0.get(k, 0.0) for k, v in cpu_by_process(pid).items()}
+    return Step(wall, cpu_seconds(pid) - cpu0, machine_cpu_seconds() - all0, list(each), parts)
 
 
 @contextlib.contextmanager
@@ -147,15 +189,18 @@ async def ramp(url: str, pid: int, sizes: list[int], profile: Path | None) -> No
     print(header + "\n" + "-" * len(header))
     base: float | None = None
     ratios: dict[int, float] = {}
+    steps: dict[int, Step] = {}
     for n in sizes:
         with py_spy(pid, profile) if n == max(sizes) else contextlib.nullcontext():
             got = await step(url, pid, n, str(n))
         base = base or got.wall
         ratios[n] = got.wall / base
+        steps[n] = got
         print(
             f"{n:>10} {got.wall:8.1f} {ratios[n]:5.2f}x {got.server_cpu / n:11.2f} "
             f"{got.machine_cpu / n:12.2f} {max(got.each):8.1f}"
         )
+    print_by_process(steps)
     top = max(sizes)
     verdict = "met" if ratios[top] <= RATIO_TARGET else "MISSED"
     print(
@@ -163,6 +208,22 @@ async def ramp(url: str, pid: int, sizes: list[int], profile: Path | None) -> No
         f"(target <= {RATIO_TARGET}x: {verdict}); Agent Server RSS now {rss_mb(pid):.0f} MB; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+
+
+def print_by_process(steps: dict[int, Step]) -> None:
+    """Each step's CPU seconds per analysis by process; what no live process accounts for
+    (processes that ended unreaped, the kernel, anything else on the machine) last."""
+    labels = sorted({k for s in steps.values() for k in s.by_process}, key=lambda k: -max(
+        s.by_process.get(k, 0.0) / n for n, s in steps.items()))  # fmt: skip
+    print("\nCPU s per analysis by process")
+    print(f"{'':24}" + "".join(f"{n:>8}" for n in steps))
+    for label in [*labels, "rest of the machine"]:
+        cells = []
+        for n, s in steps.items():
+            rest = s.machine_cpu - sum(s.by_process.values())
+            v = rest if label == "rest of the machine" else s.by_process.get(label, 0.0)
+            cells.append(f"{v / n:8.2f}")
+        print(f"{label:24}" + "".join(cells))
 
 
 def main() -> None:
