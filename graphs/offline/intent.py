@@ -4,7 +4,8 @@ One intent per message, decided in an order that reflects how buyers talk:
 
 1. skills, and a question about a background task ("分析做完了吗", "cancel the analysis"):
    a status or stop word with a task word outranks any order word;
-2. an order number: cancel, change or look it up;
+2. an order number: cancel, change or look it up (a question about a cancellation or a
+   change, "PO… 能取消吗" / "was PO… cancelled?", is a look-up: nothing is proposed);
 3. part substitution ("把 BOM 里的博世火花塞换成 NGK 的", "replace every Brembo pad"):
    before stock and analysis words ("the cheapest equivalent" is still a substitution);
 4. stock questions ("哪些零件低于安全库存", "how many IU7 do we have");
@@ -84,6 +85,8 @@ def _about_order_fields(text: str) -> bool:
 
 
 def _by_order_no(masked: str) -> Intent:
+    if lexicon.has(masked, "asked_about"):
+        return "order_lookup"  # "PO… 能取消吗", "was PO… cancelled?": shown, not acted on
     if lexicon.has(masked, "cancel"):
         return "order_cancel"
     if lexicon.has(masked, "change") or _about_order_fields(masked):
@@ -96,6 +99,9 @@ def _order_operation(masked: str) -> Intent | None:
     noun = lexicon.has(masked, "order_noun")
     verb = lexicon.has(masked, "order_verb")
     latest = lexicon.has(masked, "latest") and (noun or verb)
+    acting = lexicon.has(masked, "cancel", "change")
+    if acting and (noun or latest) and lexicon.has(masked, "asked_about"):
+        return "order_lookup"  # "did we cancel the Mann order?", "要不要取消上次的单"
     if lexicon.has(masked, "cancel") and (noun or latest):
         return "order_cancel"
     if lexicon.has(masked, "change") and (noun or latest or _about_order_fields(masked)):

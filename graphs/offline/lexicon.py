@@ -351,6 +351,62 @@ GROUPS["my_reports"] = _zh(
 GROUPS["task"] += "|" + GROUPS["my_reports"]
 GROUPS["status"] += "|" + GROUPS["my_reports"]
 
+# A question about a cancellation or a change, not a request for one: whether it happened
+# ("PO… 取消了吗", "was PO… cancelled?", "did we change the NGK order"), why ("为什么取消了"),
+# whether it still can ("还能改交期吗", "can we still cancel it?", "is it too late to…"),
+# whether it should ("要不要取消", "should I cancel…"), what if ("如果取消会怎么样"). The
+# order is shown, nothing is proposed. "你能取消吗" / "能帮我取消吗" / "can you cancel" are
+# requests, not questions.
+_ACTS_ZH = r"(?:取消|撤销|作废|撤单|撤回|修改|更改|改|调整|变更|推迟|延后|延期|提前)"
+_ACTS_EN = (r"(?:cancel|void|withdraw|chang|modif|amend|updat|postpon|mov|delay|resched"
+            r"|push)")  # fmt: skip
+GROUPS["asked_about"] = (
+    _ACTS_ZH + r"[^，,。？?！!]{0,4}?(?:了|过)\s*(?:吗|么|嘛|没有?|没)"
+    r"|(?:是不是|是否|有没有)\s*(?:被|已经|已)?\s*"
+    + _ACTS_ZH
+    + r"|被\s*"
+    + _ACTS_ZH
+    + r"|(?:为什么|为何|为啥|怎么会|咋)[^，,。？?]{0,16}?"
+    + _ACTS_ZH
+    + r"|"
+    + _ACTS_ZH
+    + r"的(?:原因|理由)"
+    + r"|(?<![你您帮请])(?:还能|是否能|是否可以|还可以|可以|能)\s*"
+    + _ACTS_ZH
+    + r"[^，,。]{0,16}?(?:吗|么|嘛|[?？])"
+    + r"|(?<![你您])(?:能不能|可不可以|能否)(?![^，,。]{0,3}(?:帮|请|给我|把))[^，,。]{0,16}?"
+    + _ACTS_ZH
+    + r"|(?:要不要|该不该|应不应该|需不需要|是否(?:应该|需要|要))[^，,。]{0,16}?"
+    + _ACTS_ZH
+    + r"|(?:如果|假如|要是|假设|万一|倘若)[^，,。]{0,12}?"
+    + _ACTS_ZH
+    + r"|(?<![a-z])(?:was|were|is|has|have|had)\b(?:\s+[\w#-]+){0,6}?\s+"
+    r"(?:cancel+ed|changed|modified|amended|updated|postponed|moved|rescheduled|voided|delayed)\b"
+    r"|(?<![a-z])did\s+(?:we|you|they|i|anyone|someone|somebody)\s+(?:\w+\s+)?"
+    + _ACTS_EN
+    + r"|(?<![a-z])why\b[^.?!]{0,40}?"
+    + _ACTS_EN
+    + r"|(?<![a-z])(?:can|could)\s+(?:we|i)\s+(?:still\s+)?"
+    + _ACTS_EN
+    + r"|(?<![a-z])is\s+it\s+(?:still\s+)?(?:possible|too\s+late)\s+to\b"
+    r"|(?<![a-z])should\s+(?:we|i)\s+(?:\w+\s+)?"
+    + _ACTS_EN
+    + r"|(?<![a-z])what\s+(?:happens|would\s+happen|will\s+happen|if)\b"
+    r"|(?<![a-z])when\s+(?:was|were|did)\b[^.?!]{0,40}?"
+    + _ACTS_EN
+    + r"|(?<![a-z])who\s+"
+    + _ACTS_EN
+)
+
+# Every order at once ("取消所有订单", "cancel all orders"): never one chosen for the buyer.
+GROUPS["every_order"] = (
+    r"(?:所有|全部|一切|每张|每一张|每个)\s*(?:的)?\s*(?:未完成的?|在途的?)?\s*(?:采购)?(?:订单|单子|单)"
+    r"|(?<![a-z])all\s+(?:of\s+)?(?:the\s+|our\s+|my\s+|these\s+|those\s+)?"
+    r"(?:open\s+|pending\s+|outstanding\s+|current\s+|recent\s+)?"
+    r"(?:orders|pos|p\.o\.s|purchase\s+orders)(?![a-z])"
+    r"|(?<![a-z])every\s+(?:single\s+)?(?:order|po|purchase\s+order)(?![a-z])"
+)
+
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4

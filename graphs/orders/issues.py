@@ -204,7 +204,8 @@ _RULES: dict[str, Rule] = {
     "LINES_LOCKED": _simple(
         "订单 {order_no} 现在是“{status}”，只有草稿才能改明细。",
         "Order {order_no} is {status}; only a draft's lines can change.",
-        "可以取消后重新下单。", "Cancel it and place a new order instead.",
+        "还没有到货的订单可以取消后重新下单。",
+        "An order with nothing received yet can be cancelled and placed again.",
     ),
     "NOTHING_TO_CHANGE": _simple(
         "没有需要修改的内容。", "There is nothing to change.",

@@ -37,6 +37,9 @@ _NEW_NOTE = re.compile(
 )
 # The statuses of an order still under way (docs/erp_api.md "Order states").
 _OPEN = ("draft", "pending_approval", "approved", "partially_received")
+# What the ERP still allows in each (docs/erp_api.md): a cancellation before any goods
+# arrived; a new delivery date or note until the goods are in; new lines on a draft.
+_CANCELLABLE = ("draft", "pending_approval", "approved")
 
 
 def _by_number(facts: Facts, order_no: str) -> Record | Decision:
@@ -235,7 +238,46 @@ def lookup(facts: Facts) -> Decision:
     order = _target(facts, asking=False)
     if isinstance(order, Decision):
         return order
-    return Decision(order_summary(order, facts.zh), note="looked-up")
+    return Decision(order_summary(order, facts.zh) + _still_possible(facts, order),
+                    note="looked-up")  # fmt: skip
+
+
+def _still_possible(facts: Facts, order: Record) -> str:
+    """For a question about cancelling or changing the order ("PO… 还能取消吗", "was it
+    cancelled?", "should I push it back?"): whether the ERP still allows it, and how to ask
+    for it; nothing is proposed. Empty for a plain look-up."""
+    if not lexicon.has(facts.body, "asked_about"):
+        return ""
+    status, no = str(order.get("status") or ""), order.get("order_no")
+    word = status_word(status, facts.lang)
+    if lexicon.has(facts.body, "cancel"):
+        if status == "cancelled":
+            return facts.say("\n这张订单已经取消。", "\nThis order is cancelled.")
+        if status in _CANCELLABLE:
+            return facts.say(
+                f"\n它现在是“{word}”，还可以取消。要取消的话请直接说“取消 {no}”，"
+                "我让 ERP 核对后提交审批；现在什么都没有改。",
+                f"\nIt is {word}, so it can still be cancelled. To cancel it, say "
+                f'"cancel {no}": I have the ERP check it and put it up for approval. '
+                "Nothing has been changed.",
+            )
+        return facts.say(
+            f"\n它现在是“{word}”，不能再取消（只有草稿、待审批和已批准、还没到货的订单可以取消）。",
+            f"\nIt is {word}, so it can no longer be cancelled (only draft, pending and "
+            "approved orders with nothing received can be).",
+        )
+    if status in ("closed", "cancelled", "received"):
+        return facts.say(
+            f"\n它现在是“{word}”，不能再修改。",
+            f"\nIt is {word}, so it can no longer be changed.",
+        )
+    return facts.say(
+        f"\n它现在是“{word}”，还可以修改（到货日期、备注；草稿还能改数量）。要改的话请直接说，"
+        f"比如“把 {no} 的到货日期改到 …”；现在什么都没有改。",
+        f"\nIt is {word}, so it can still be changed (delivery date, note; quantities while "
+        f'it is a draft). Tell me what to change, e.g. "move {no} to <date>". Nothing has been '
+        "changed.",
+    )
 
 
 def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> Decision | None:
@@ -304,6 +346,12 @@ def change(facts: Facts, cancel: bool) -> Decision:
     done = after_commit(facts, "order_update")
     if done is not None:
         return done
+    if cancel and not find_order_no(facts.text) and lexicon.has(facts.body, "every_order"):
+        # "取消所有订单", "cancel all orders": one order per approval, never one picked
+        return _ask_order(facts, [], facts.say(
+            "我一次只取消一张订单，每张都要单独审批，不会替你挑。",
+            "I cancel one order at a time, each with its own approval, and never pick one "
+            "for you. "))  # fmt: skip
     order = _target(facts)
     if isinstance(order, Decision):
         return order
@@ -343,8 +391,15 @@ def _propose(facts: Facts, order: Record, args: dict[str, Any], action: str, not
         return check.refusal(facts, "order_update", args, validation)
     status = status_word(order.get("status"), facts.lang)
     version = order.get("version")
+    heads_up = ""
+    if order.get("status") == "received" and "expected_date" in args:
+        # The ERP allows it, but the approver should know it changes only the record.
+        heads_up = facts.say(
+            "注意：这张单已经全部到货，改到货日期只改记录，不会影响任何送货。",
+            "Note: this order has been received in full; a new delivery date changes only the "
+            "record, no delivery. ")  # fmt: skip
     return Decision(
-        order_summary(order, facts.zh) + "\n\n" + facts.say(
+        order_summary(order, facts.zh) + "\n\n" + heads_up + facts.say(
             f"{action}（当前状态 {status}，版本 {version}）。提交前需要你批准。",
             f"{action} (now {status}, version {version}). Needs your approval first."),
         [("order_update", args)],
