@@ -70,7 +70,7 @@ _EN_SMALL = {
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
     "seventy": 70, "eighty": 80, "ninety": 90, "a couple": 2, "a dozen": 12, "dozen": 12,
 }  # fmt: skip
-_EN_SCALE = {"hundred": 100, "thousand": 1000}
+_EN_SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _EN_NUMBER = re.compile(
     r"(?<![a-z])((?:" + "|".join(sorted(_EN_SMALL, key=len, reverse=True)) + "|"
     + "|".join(_EN_SCALE) + r")(?:[\s-]+(?:and\s+)?(?:"
@@ -80,8 +80,13 @@ _EN_NUMBER = re.compile(
 )  # fmt: skip
 
 
+# The financial (大写) numerals, as on invoices and contracts: 贰佰 is 两百.
+_FORMAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬", "一二二三三四五六六七八九十百千万")
+
+
 def zh_number(text: str) -> int | None:
-    """A Chinese numeral (两百, 一千五百, 三十) as an int, or None."""
+    """A Chinese numeral (两百, 一千五百, 三十, 贰佰) as an int, or None."""
+    text = text.translate(_FORMAL)
     if not text or not _ZH_NUMBER.fullmatch(text):
         return None
     total, section, digit = 0, 0, None
@@ -114,8 +119,8 @@ def en_number(text: str) -> int | None:
             current += _EN_SMALL[word]
         elif word == "hundred":
             current = max(current, 1) * 100
-        elif word == "thousand":
-            total += max(current, 1) * 1000
+        elif word in ("thousand", "million"):
+            total += max(current, 1) * _EN_SCALE[word]
             current = 0
         elif word:
             return None
@@ -128,10 +133,15 @@ def en_number(text: str) -> int | None:
 
 _ORDER_NO = re.compile(r"(?<![A-Za-z0-9])(PO[-_]?\d{6,}[-\d]*)(?![A-Za-z0-9])", re.I)
 _UNITS = (
-    r"个|件|只|套|条|片|副|支|盒|箱|根|台|对|pcs|pc|pieces|piece|units|unit|sets|set|pairs|pair"
+    r"个|件|只|套|条|片|副|支|盒|箱|包|袋|桶|卷|根|台|对|pcs|pc|pieces|piece|units|unit|sets|set"
+    r"|pairs|pair|boxes|box|cases|case|cartons|carton|packs|pack|pallets|pallet"
 )
+# Units that count packages, not items: "5 箱", "3 boxes" say how many items only with the
+# package's size (unless the part itself is sold by the box).
+PACK_UNITS = frozenset({"盒", "箱", "包", "袋", "桶", "卷", "box", "boxes", "case", "cases",
+                        "carton", "cartons", "pack", "packs", "pallet", "pallets"})  # fmt: skip
 _NUM = r"-?\d[\d,]*(?:\.\d+)?"
-_UNIT_AFTER = rf"(?:\s*(?:{_UNITS})(?![a-z]))"
+_UNIT_AFTER = rf"(?:\s*(?P<unit>{_UNITS})(?![a-z]))"
 _QTY_PATTERNS = (
     re.compile(rf"(?:数量|qty|quantity)\s*(?:[:：=为是]|of|to)?\s*({_NUM})", re.I),
     re.compile(
@@ -162,25 +172,32 @@ class Quantity:
     value: int | None
     raw: str
     problem: Problem | None = None
+    unit: str | None = None  # the unit written after it ("个", "箱", "boxes"), lower case
+
+    @property
+    def packs(self) -> bool:
+        """Whether it counts packages ("5 箱", "3 boxes") rather than items."""
+        return self.unit in PACK_UNITS
 
 
-def _judge(raw: str) -> Quantity:
+def _judge(raw: str, unit: str | None = None) -> Quantity:
     number = raw.replace(",", "")
+    unit = unit.lower() if unit else None
     try:
         value = float(number)
     except ValueError:
-        return Quantity(None, raw)
+        return Quantity(None, raw, unit=unit)
     if value < 0:
-        return Quantity(None, raw, "negative")
+        return Quantity(None, raw, "negative", unit)
     if value == 0:
-        return Quantity(None, raw, "zero")
+        return Quantity(None, raw, "zero", unit)
     if value != int(value):
-        return Quantity(None, raw, "fraction")
-    return Quantity(int(value), raw)
+        return Quantity(None, raw, "fraction", unit)
+    return Quantity(int(value), raw, unit=unit)
 
 
 def _cleaned(text: str, exclude: Iterable[str]) -> str:
-    cleaned = _ORDER_NO.sub(" ", text)
+    cleaned = _MONEY.sub(" ", _ORDER_NO.sub(" ", text))
     for token in sorted((t for t in exclude if t), key=len, reverse=True):
         cleaned = re.sub(
             r"(?<![A-Za-z0-9])" + re.escape(token) + r"(?![A-Za-z0-9])", " ", cleaned, flags=re.I
@@ -205,14 +222,48 @@ def _dozens(text: str) -> str:
     return _DOZENS.sub(items, text)
 
 
+# Digits with a scale word: "1万", "1.5万", "3千", "2k", "1.5k", "10 million", "2 thousand".
+_SCALED = re.compile(
+    r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(万|千|k(?![a-z])|thousand(?![a-z])|million(?![a-z])|mn(?![a-z]))",
+    re.I,
+)
+_SCALES = {"万": 10_000, "千": 1000, "k": 1000, "thousand": 1000, "million": 1_000_000,
+           "mn": 1_000_000}  # fmt: skip
+
+
+def _scaled(text: str) -> str:
+    """Digits with a scale word as one number ("1万" → 10000, "2k" → 2000)."""
+
+    def value(m: re.Match[str]) -> str:
+        number = float(m.group(1)) * _SCALES[m.group(2).lower()]
+        return str(int(number)) if number == int(number) else m.group(0)
+
+    return _SCALED.sub(value, text)
+
+
+# A price, not a count: a number with a currency ("20 元", "¥20", "at 20 CNY each", "$3.5"),
+# and "多少钱一个" / "一个多少钱" / "单价…每支" (the price of one, not an order of one).
+_MONEY = re.compile(
+    r"(?:[¥￥$€£]|\b(?:usd|cny|rmb|eur|jpy|hkd)\b)\s*-?\d[\d,]*(?:\.\d+)?"
+    r"|-?\d[\d,]*(?:\.\d+)?\s*(?:元|块钱|块|美元|欧元|日元|港币|人民币"
+    r"|(?:usd|cny|rmb|eur|jpy|hkd|dollars?|bucks|yuan|euros?)(?![a-z]))",
+    re.I,
+)
+_PRICE_OF_ONE = re.compile(
+    r"(?:多少钱|什么价|啥价|几块钱?|价格|价钱|单价)\s*(?:一|每|1)\s*(?:个|件|只|套|条|片|副|支|盒|根|台|对)"
+    r"|(?:一|每|1)\s*(?:个|件|只|套|条|片|副|支|盒|根|台|对)\s*(?:多少钱|什么价|啥价|几块钱?)"
+)
+
+
 def _words_to_digits(text: str) -> str:
-    """Chinese and English number words before a unit written as digits (两百条 → 200条)."""
+    """Chinese and English number words before a unit written as digits (两百条 → 200条),
+    digits with a scale as one number (1万 → 10000)."""
 
     def zh(m: re.Match[str]) -> str:
         value = zh_number(m.group(1))
         return f"{value}{m.group(2)}" if value is not None else m.group(0)
 
-    text = _dozens(text)
+    text = _scaled(_dozens(text.translate(_FORMAL)))
     text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
     text = re.sub(
         r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
@@ -239,11 +290,11 @@ def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
     of a date, an order number or a model number (``exclude``). Negative, zero and
     fractional quantities come back with their problem, never as a positive number.
     """
-    cleaned = _cleaned(_words_to_digits(text), exclude)
+    cleaned = _cleaned(_words_to_digits(_PRICE_OF_ONE.sub(" ", text)), exclude)
     for pattern in _QTY_PATTERNS:
         m = pattern.search(cleaned)
         if m:
-            return _judge(m.group(1))
+            return _judge(m.group(1), m.groupdict().get("unit"))
     lone = [
         m.group(0) for m in re.finditer(r"(?<![\w.\-/])-?\d[\d,]*(?:\.\d+)?(?![\w.\-/])", cleaned)
     ]
@@ -264,7 +315,7 @@ _STATED_QTY = re.compile(r"(?:数量|qty|quantity)\s*[:：=]?\s*\d", re.I)
 def has_quantity(text: str) -> bool:
     """Whether the text states a number of items (with a unit, after an ordering verb, or
     as a field: "数量 300")."""
-    cleaned = _cleaned(_words_to_digits(text), ())
+    cleaned = _cleaned(_words_to_digits(_PRICE_OF_ONE.sub(" ", text)), ())
     return bool(_STATED_QTY.search(cleaned)) or any(p.search(cleaned) for p in _QTY_PATTERNS[2:])
 
 

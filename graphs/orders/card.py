@@ -15,7 +15,15 @@ from typing import Any
 
 from graphs.orders.issues import Facts, issue_text
 from graphs.orders.review import OrderReview
-from graphs.orders.words import Lang, explain_refusal, money, pick, status_word, unit_word
+from graphs.orders.words import (
+    ERROR_SENTENCES,
+    Lang,
+    explain_refusal,
+    money,
+    pick,
+    status_word,
+    unit_word,
+)
 
 __all__ = ["blocked_text", "card_text", "duplicate_text", "names_of"]
 
@@ -201,6 +209,18 @@ def blocked_text(review: OrderReview) -> str:
     lang = review["lang"]
     if review.get("problem"):
         sentence, code = explain_refusal(str(review["problem"]), lang)
+        if code == "VALIDATION" and sentence != pick(lang, *ERROR_SENTENCES["VALIDATION"]):
+            # The ERP read the order and named what it does not take ("数量不能超过 1000000"):
+            # that, with what was asked for, not "could not be checked".
+            asked = [f"{ln['quantity']:,}" for ln in review["args"].get("lines") or []
+                     if isinstance(ln, dict) and isinstance(ln.get("quantity"), int)]  # fmt: skip
+            zh_asked = f"这张单的数量：{'、'.join(asked)}；" if asked else ""
+            en_asked = f"quantity asked for: {', '.join(asked)}; " if asked else ""
+            return pick(
+                lang,
+                f"没有提交审批：{sentence}（{zh_asked}代码 {code}）",
+                f"Not put up for approval: {sentence} ({en_asked}code {code})",
+            )
         return pick(
             lang,
             f"没有提交审批：无法向 ERP 核对这张订单。{sentence}（代码 {code}）"

@@ -186,4 +186,38 @@ def explain_refusal(text: str, lang: Lang, *, issue_sentence: Any = None) -> tup
     words = ERROR_SENTENCES.get(code)
     if words is None:
         return pick(lang, "ERP 没有执行这个操作。", "The ERP did not carry this out."), code or "?"
+    fields = _field_problems(details, lang)
+    if code == "VALIDATION" and fields:
+        return pick(lang, f"ERP 不接受：{fields}。", f"The ERP does not accept it: {fields}."), code
     return pick(lang, *words), code
+
+
+_FIELD_WORDS = {"quantity": ("数量", "quantity"), "expected_date": ("到货日期", "delivery date"),
+                "note": ("备注", "note"), "supplier_id": ("供应商", "supplier"),
+                "part_id": ("零件", "part"), "lines": ("订单明细", "order lines")}  # fmt: skip
+_PROBLEMS_ZH = ((re.compile(r"must be at most (\S+)"), "不能超过 {}"),
+                (re.compile(r"must be at least (\S+)"), "不能少于 {}"),
+                (re.compile(r"must be (?:greater|more) than (\S+)"), "必须大于 {}"))  # fmt: skip
+
+
+def _field_problems(details: dict[str, Any], lang: Lang) -> str:
+    """The fields a VALIDATION error names, in the buyer's words ("数量不能超过 1000000";
+    "quantity must be at most 1000000"); empty when it names none."""
+    out: list[str] = []
+    for error in details.get("errors") or []:
+        if not isinstance(error, dict) or not error.get("problem"):
+            continue
+        field = str(error.get("field") or "").rsplit(".", 1)[-1]
+        field = re.sub(r"\[\d+\]$", "", field)
+        name = _FIELD_WORDS.get(field, (field, field))[0 if lang == "zh" else 1]
+        problem = str(error["problem"])
+        if lang == "zh":
+            for pattern, words in _PROBLEMS_ZH:
+                m = pattern.search(problem)
+                if m:
+                    problem = words.format(m.group(1))
+                    break
+            out.append(f"{name}{problem}")
+        else:
+            out.append(f"{name} {problem}")
+    return ("；" if lang == "zh" else "; ").join(out)

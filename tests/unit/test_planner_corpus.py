@@ -15,7 +15,14 @@ import opencc
 import pytest
 import yaml
 
-from tests.unit.planner_harness import CORPUS, PlannerWorld, Script, planner_world, task_history
+from tests.unit.planner_harness import (
+    CORPUS,
+    PlannerWorld,
+    Run,
+    Script,
+    planner_world,
+    task_history,
+)
 from tests.unit.planner_judge import judge
 
 PASS_RATE = 0.95
@@ -125,7 +132,7 @@ async def test_a_traditional_chinese_order_is_placed_and_confirmed_in_kind(
         "向NGK訂購300個IU7，兩個月內到貨", script=Script(decisions=[{"type": "approve"}])
     )
     assert run.proposal is not None and run.proposal[0] == "order_create"
-    [order] = await _orders_noted(seeded, run.proposal[1]["note"])
+    [order] = await _created(seeded, run)
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 300)]
     assert order["order_no"] in run.final
     assert "訂單" in run.final or "創建" in run.final, run.final
@@ -134,9 +141,11 @@ async def test_a_traditional_chinese_order_is_placed_and_confirmed_in_kind(
 # --- conversations -------------------------------------------------------------------------
 
 
-async def _orders_noted(world: PlannerWorld, note: str) -> list[dict[str, Any]]:
+async def _created(world: PlannerWorld, run: Run) -> list[dict[str, Any]]:
+    """The orders the run's final answer says it created, as the ERP has them."""
+    numbers = set(re.findall(r"PO\d{11}", run.final))
     found = (await world.erp("/orders/search-details", size=50))["items"]
-    return [o for o in found if o.get("note") == note]
+    return [o for o in found if o["order_no"] in numbers]
 
 
 async def test_a_missing_quantity_is_asked_then_the_approved_order_is_created(
@@ -149,7 +158,7 @@ async def test_a_missing_quantity_is_asked_then_the_approved_order_is_created(
     script = Script(answers=[{"quantity": 300}], decisions=[{"type": "approve"}])
     run = await seeded.run(text, script=script)
     assert run.proposal is not None and run.proposal[0] == "order_create"
-    [order] = await _orders_noted(seeded, run.proposal[1]["note"])
+    [order] = await _created(seeded, run)
     assert order["supplier_code"] == "NGK" and order["expected_date"] == "2027-01-20"
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 300)]
     assert order["order_no"] in run.final
@@ -161,7 +170,7 @@ async def test_a_free_text_answer_is_read_whole(seeded: PlannerWorld) -> None:
     answer = "要 240 个，2月1日前到，备注：补安全库存"
     run = await seeded.run(text, script=Script(answers=[answer], decisions=[{"type": "approve"}]))
     assert run.proposal is not None and run.proposal[0] == "order_create"
-    [order] = await _orders_noted(seeded, run.proposal[1]["note"])
+    [order] = await _created(seeded, run)
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 240)]
     assert order["expected_date"] == "2027-02-01"
     assert "补安全库存" in order["note"]

@@ -30,6 +30,7 @@ from graphs.offline.policies.order.outcome import after_commit
 from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity
 from graphs.orders.issues import Facts as IssueFacts
 from graphs.orders.issues import issue_text
+from graphs.orders.words import unit_word
 
 __all__ = ["create"]
 
@@ -402,17 +403,33 @@ def _ask_missing(facts: Facts, choice: _Choice, quantity_missing: bool, lead: st
     return ask(facts, missing, lead + head + facts.say("。", "."), choice.options or None)
 
 
+# A note the buyer wrote for the order itself: "备注：加急", "备注写 第二批", "注明：送二号仓",
+# "note: urgent", "please mention on the PO that it's for the Q1 campaign".
+_BODY_NOTE = re.compile(
+    r"(?:备注|附言)\s*(?:写上?|为|是|[:：])\s*(?P<zh>[^\n。]+)"
+    r"|(?:注明|写明|标明)\s*[:：]?\s*(?P<zh2>[^\n。]+)"
+    r"|\b(?:note|remark|comment)s?\s*[:：]\s*(?P<en>[^\n]+)"
+    r"|\b(?:mention|note|write|put|state|say)\s+(?:it\s+)?on\s+the\s+(?:po|p\.o\.|order)\s+"
+    r"that\s+(?P<en2>[^.!\n]+)",
+    re.I,
+)
+
+
 def _note(facts: Facts) -> str:
-    """The request, and a note the buyer added in an answer (备注 / note)."""
-    note = (
-        facts.say("采购助理代下单：", "Placed by the procurement assistant: ") + facts.body.strip()
-    )
+    """Who placed the order, and the note the buyer asked for (in the request or an answer).
+
+    Only that: the order's note is printed on the purchase order the supplier receives, so
+    the rest of the chat ("不过先别提交，我再看看") never goes into it."""
+    note = facts.say("采购助理代下单", "Placed by the procurement assistant")
     added = facts.answer("note", "备注", "remark")
     if added is None:
         m = _NOTE.search(facts.answer_text)
         added = m.group(1).strip() if m else None
+    if added is None:
+        m = _BODY_NOTE.search(facts.body)
+        added = next((g for g in m.groups() if g), None) if m else None
     if added:
-        note += facts.say("；备注：", "; note: ") + str(added).strip()
+        note += facts.say("；备注：", "; note: ") + str(added).strip().rstrip("，,;；")
     return note[:500]
 
 
@@ -428,17 +445,53 @@ def _expected_date(facts: Facts) -> str | None:
     return None
 
 
-def _quantity(facts: Facts, choice: _Choice) -> int | None:
+# The size of a package: "每箱 24 个", "一箱100支", "24支/箱", "24 per box", "boxes of 24".
+_PACK_SIZE = re.compile(
+    r"(?:每|一)\s*(?:箱|盒|包|袋|桶|卷)\s*(?:是|有|装|=|:|：)?\s*(\d+)"
+    r"|(\d+)\s*(?:个|件|只|套|条|片|副|支|根|pcs|pieces|units)?\s*(?:/|每|一)\s*(?:箱|盒|包|袋)"
+    r"|(\d+)\s*(?:pcs|pieces|units|items)?\s*(?:per|a|each|/)\s*(?:box|case|carton|pack)"
+    r"|(?:boxes|cases|cartons|packs) of (\d+)",
+    re.I,
+)
+
+
+def _quantity(facts: Facts, choice: _Choice) -> int | Quantity | None:
+    """The number of items to order; a count of packages whose size nobody gave ("5 箱" of a
+    part sold by the piece) comes back as it was written, to be asked about."""
     answered = facts.answer("quantity", "qty", "数量")
     exclude = [str(v) for v in ((choice.part or {}).get("model"), (choice.part or {}).get("sku"),
                                 (choice.supplier or {}).get("code")) if v]  # fmt: skip
     exclude += model_tokens(facts.text)
+    own_unit = str((choice.part or {}).get("unit") or "")
     for text in (str(answered) if answered is not None else None, facts.answer_text, facts.body):
         if text:
-            found = read_quantity(text, exclude=exclude)
-            if found is not None and found.value is not None:
+            found = read_quantity(_PACK_SIZE.sub(" ", text), exclude=exclude)
+            if found is None or found.value is None:
+                continue
+            if not found.packs or found.unit == own_unit:
                 return found.value
+            size = next((_PACK_SIZE.search(t) for t in (facts.answer_text, facts.body)
+                         if t and _PACK_SIZE.search(t)), None)  # fmt: skip
+            if size is None:
+                return found
+            return found.value * int(next(g for g in size.groups() if g))
     return None
+
+
+def _ask_pack_size(facts: Facts, choice: _Choice, packs: Quantity) -> Decision:
+    """ "5 箱" of a part ordered by the piece: how many pieces that is."""
+    part = choice.part or {}
+    unit = unit_word(str(part.get("unit") or ""), facts.lang)
+    return ask(
+        facts,
+        ["quantity"],
+        facts.say(
+            f"你说的是 {packs.value} {packs.unit}，但 {_pname(facts, part)} 按“{unit}”下单。"
+            f"一{packs.unit}有多少{unit}？请直接告诉我要多少{unit}（比如“500 {unit}”）。",
+            f"You said {packs.value} {packs.unit}, but {_pname(facts, part)} is ordered by the "
+            f'{unit}. How many is that? Tell me the number of {unit}s (e.g. "500").',
+        ),
+    )
 
 
 def _last_quantity(
@@ -517,6 +570,10 @@ def create(facts: Facts) -> Decision:
         return chosen
     supplier = chosen.supplier
     quantity = _quantity(facts, chosen)
+    if isinstance(quantity, Quantity):
+        if chosen.part is not None:
+            return _ask_pack_size(facts, chosen, quantity)
+        quantity = None
     if supplier is not None and chosen.not_supplied is not None:
         if quantity is None or not facts.view.has_tool(check.TOOL):
             return _not_supplied(facts, supplier, chosen.not_supplied)
