@@ -35,6 +35,7 @@ __all__ = [
     "to_simplified",
     "to_traditional",
     "today_in",
+    "unread_date",
 ]
 
 # --- language ---------------------------------------------------------------------------
@@ -466,10 +467,147 @@ def _relative(text: str, today: date) -> date | None:
     return None
 
 
+def _month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _named_month(text: str, today: date) -> tuple[int, int] | None:
+    """The month a phrase names: 下个月 / next month, 本月 / this month, 12月 / December
+    (the next one to come); None when it names none."""
+    if re.search(r"下个?月|next month", text, re.I):
+        d = _next_month(date(today.year, today.month, 1))
+        return d.year, d.month
+    if re.search(r"本月|这个?月|this month", text, re.I):
+        return today.year, today.month
+    m = re.search(r"(?<!\d)(\d{1,2})\s*月", text)
+    month = int(m.group(1)) if m and 1 <= int(m.group(1)) <= 12 else None
+    if month is None:
+        m = re.search(r"\b(" + "|".join(_MONTHS_EN) + r")[a-z]*\b", text, re.I)
+        month = _MONTHS_EN[m.group(1).lower()[:3]] if m else None
+    if month is None:
+        return None
+    year = today.year if month >= today.month else today.year + 1
+    return year, month
+
+
+# Part of a month: 上旬 / early (by the 10th), 中旬 / mid (the 20th), 下旬 / late / 月底 (the end).
+_PART_OF_MONTH = re.compile(
+    r"(上旬|月初|中旬|月中(?!旬)|下旬)|\b(early|mid|middle of|late|end of)[\s-]+"
+    r"(?=next month|this month|(?:" + "|".join(_MONTHS_EN) + r")[a-z]*\b)",
+    re.I,
+)
+_HOLIDAYS = (
+    # Not the lunar one ("Chinese New Year", 春节): that date moves, and is asked about.
+    (re.compile(r"元旦|(?<!chinese )(?<!lunar )new year(?:'s)?(?: day)?|\bnye\b", re.I), 1, 1),
+    (re.compile(r"圣诞|christmas|xmas", re.I), 12, 25),
+)
+_BEFORE = re.compile(r"^\s*(?:前|之前|以前)|\bbefore\s*$", re.I)
+
+
+def _calendar_words(text: str, today: date) -> date | None:
+    """Dates buyers name without a day number: the 20th, 下个月15号, 下个月中旬, 元旦前,
+    "before Christmas", EOM, year end, this / next week, yesterday."""
+    low = text.lower()
+    m = re.search(r"(?:下个?月|本月|这个?月)\s*(\d{1,2})\s*[号日]", text)
+    if m:
+        named = _named_month(m.group(0), today)
+        if named:
+            return date(named[0], named[1], int(m.group(1)))
+    m = _PART_OF_MONTH.search(text)
+    if m:
+        named = _named_month(text[max(0, m.start() - 6) : m.end() + 16], today)
+        year, month = named or (today.year, today.month)
+        part = (m.group(1) or m.group(2)).lower()
+        day = {"上旬": 10, "月初": 10, "early": 10, "中旬": 20, "月中": 15, "mid": 15,
+               "middle of": 15}.get(part)  # fmt: skip
+        d = date(year, month, day) if day else _month_end(year, month)
+        return d if named or d >= today else _next_month(d)
+    for pattern, month, day in _HOLIDAYS:
+        h = pattern.search(text)
+        if h:
+            year = today.year if (month, day) >= (today.month, today.day) else today.year + 1
+            d = date(year, month, day)
+            before = _BEFORE.search(text[h.end() : h.end() + 3]) or _BEFORE.search(
+                text[max(0, h.start() - 8) : h.start()]
+            )
+            return d - timedelta(days=1) if before else d
+    if re.search(r"\beom\b|end of (?:the )?month", low):
+        return _month_end(today.year, today.month)
+    if re.search(r"年底|年末|\beoy\b|end of (?:the |this )?year|year[- ]end", low):
+        return date(today.year, 12, 31)
+    friday = today + timedelta(days=(4 - today.weekday()) % 7)
+    if re.search(
+        r"下周内|下周之内|下个?(?:周|星期|礼拜)(?:内|前|到)|\bnext week\b|end of next week", low
+    ):
+        return friday + timedelta(days=7)
+    this_week = (
+        r"本周内|这周内|本周之内|这(?:周|星期|礼拜)(?:内|前)|\beow\b|end of (?:the |this )?week"
+    )
+    if re.search(this_week + r"|\bthis week\b", low):
+        return friday if friday >= today else friday + timedelta(days=7)
+    if "昨天" in text or re.search(r"\byesterday\b", low):
+        return today - timedelta(days=1)
+    m = re.search(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:"
+                  + "|".join(_MONTHS_EN) + r"))", low)  # fmt: skip
+    if m:
+        d = date(today.year, today.month, int(m.group(1)))
+        return d if d >= today else _next_month(d)
+    # "12.20到货", "12.20前": month.day with a delivery word after it (12.20 alone is a price).
+    m = re.search(
+        r"(?<![\d.])(\d{1,2})\.(\d{1,2})(?![\d.])\s*(?:前|之前|以前|到|号|日|交|送)", text
+    )
+    if m and 1 <= int(m.group(1)) <= 12:
+        return _on_or_after(date(today.year, int(m.group(1)), int(m.group(2))), today)
+    m = re.search(r"(?<![\d月.\-/])(\d{1,2})\s*[号日](?!\s*(?:内|后|之内|以内|起))", text)
+    if m:
+        d = date(today.year, today.month, int(m.group(1)))
+        return d if d >= today else _next_month(d)
+    return None
+
+
+# A delivery date the buyer asked for in words this reader does not know ("春节前到货",
+# "by Easter", "before Chinese New Year"): asked about, never dropped. "尽快" / "ASAP" /
+# "按交期" ask for no particular date.
+_DATE_ASKED = (
+    re.compile(r"([^\s，,。：:；;]{1,8}?)(?:前|之前|以前)\s*(?:到货|到|交货|交|送到|送达|发货)"),
+    re.compile(
+        r"(?:到货|交货|交期|到货日期|交货日期|到货时间)\s*(?:是|为|要|定在|[:：])\s*"
+        r"([^\s，,。；;]{1,10})"
+    ),
+    re.compile(
+        r"\b(?:by|before|until|no later than|due)\s+(?:the\s+)?"
+        r"([A-Z0-9][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
+    ),
+)
+_NO_DATE = re.compile(
+    r"尽快|越快越好|最快|按交期|正常交期|标准交期|不急|随时|\basap\b|as soon as|standard lead|"
+    r"normal lead|lead time|no rush|whenever",
+    re.I,
+)
+
+
+def unread_date(text: str, today: date) -> str | None:
+    """The words of a delivery date the buyer asked for that :func:`find_date` cannot read
+    ("春节前", "Easter"), or None (no date asked, one that reads, or "as soon as possible")."""
+    if _NO_DATE.search(text) or find_date(text, today) is not None:
+        return None
+    for pattern in _DATE_ASKED:
+        for m in pattern.finditer(text):
+            words = m.group(1).strip()
+            if words and not re.fullmatch(r"PO[\w-]*|\d+(?:\s*(?:pcs|units|sets))?", words, re.I):
+                return words
+    return None
+
+
 def find_date(text: str, today: date) -> date | None:
     """A delivery date in the text (absolute or relative to ``today``), or ``None``."""
     try:
-        return _absolute(text, today) or _weekday(text, today) or _relative(text, today)
+        return (
+            _absolute(text, today)
+            or _weekday(text, today)
+            or _relative(text, today)
+            or _calendar_words(text, today)
+        )
     except ValueError:  # 2月30日: no such day
         return None
 

@@ -27,7 +27,7 @@ from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit
-from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity
+from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity, unread_date
 from graphs.orders.issues import Facts as IssueFacts
 from graphs.orders.issues import issue_text
 from graphs.orders.words import unit_word
@@ -598,4 +598,18 @@ def create(facts: Facts) -> Decision:
             lead = facts.say("没有找到上次的订单。", "I found no earlier order of it. ") + lead
         return _ask_missing(facts, chosen, quantity is None, lead)
     assert supplier is not None and chosen.part is not None
+    unread = unread_date(facts.text, facts.today) if _expected_date(facts) is None else None
+    if unread is not None:
+        # A date asked for in words not understood is asked about, never dropped: the card
+        # would otherwise show the standard lead time as if that were what was asked.
+        return ask(
+            facts,
+            ["expected_date"],
+            facts.say(
+                f"到货日期“{unread}”我没法换算成具体日期。请告诉我哪天之前到（比如“1月20日前”），"
+                "或者说“按交期”。",
+                f'I cannot turn "{unread}" into a delivery date. Tell me the date it must arrive '
+                'by (e.g. "by Jan 20"), or say "standard lead time".',
+            ),
+        )
     return _create_call(facts, supplier, chosen.part, quantity, source)
