@@ -27,8 +27,8 @@ from pydantic import Field
 
 from graphs.offline.history import View
 from graphs.offline.policies import Decision, decide
-from graphs.offline.policies.base import request_body
 from graphs.offline.text import is_chinese, to_traditional
+from graphs.orders.language import buyer_language
 
 __all__ = ["LABEL", "MARKS", "OfflinePlanner", "PolicyName", "offline_label"]
 
@@ -135,7 +135,7 @@ class OfflinePlanner(BaseChatModel):
             {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:20]}", "type": "tool_call"}
             for name, args in decision.calls
         ]
-        zh = is_chinese(request_body(view.request)) if view.request else True
+        zh = buyer_language(view.messages) == "zh"
         text = offline_label(decision.text, zh=zh)
         if view.traditional:
             # A buyer who wrote in Traditional characters reads the answer in them; the

@@ -51,20 +51,46 @@ _BODY = re.compile(r"【(?:分析)?需求正文】(.*?)(?=【[^】]+】|\Z)", re
 _HEADER = re.compile(r"【[^】]+】")
 
 
+# An English word: lower-case letters ("order", "from", "ok"). Codes, model numbers, order
+# numbers and capitalised names ("NGK", "C8HSA", "PO2026…", "Bosch") are the same in both
+# languages: a message of only those ("NGK 200", "C8HSA") says nothing of its language.
+_ENGLISH_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z']+(?![A-Za-z])")
+
+
+def _signal(words: str) -> Lang | None:
+    if _CJK.search(words):
+        return "zh" if is_chinese(words) else "en"
+    return "en" if _ENGLISH_WORD.search(words) else None
+
+
 def language_of(text: str) -> Lang | None:
-    """``zh`` / ``en`` for a text with letters in it, None for one without (``"200"``)."""
+    """``zh`` / ``en`` for a text written in a language, None for one that only names things
+    or counts them (``"200"``, ``"NGK 200"``, ``"PO20261100598"``).
+
+    In a delegation message the buyer's words (【需求正文】) decide; when they say nothing of
+    their language, the orchestrator's own words around them (written in the buyer's
+    language of the conversation) do."""
     body = _BODY.search(text)
-    words = body.group(1) if body else _HEADER.sub(" ", text)
-    if not _LETTER.search(words):
-        return None
-    return "zh" if is_chinese(words) else "en"
+    found = _signal(body.group(1) if body else _HEADER.sub(" ", text))
+    if found is None and body:
+        around = _HEADER.sub(" ", text[: body.start()] + " " + text[body.end() :])
+        found = _signal(re.sub(r"\{.*?\}", " ", around, flags=re.S))
+    return found
 
 
 def buyer_language(messages: Sequence[BaseMessage], default: Lang = "zh") -> Lang:
-    """The language of the newest human message that has words (not a task notification)."""
+    """The language of the newest human message written in one (not a task notification):
+    a message that only names things ("NGK 200") is answered in the conversation's. A
+    conversation with no such message: English for one without Chinese characters ("C8HSA"),
+    else ``default``."""
+    newest: str | None = None
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and not is_notification(message):
-            found = language_of(message_text(message))
+            text = message_text(message)
+            newest = text if newest is None else newest
+            found = language_of(text)
             if found is not None:
                 return found
+    if newest is not None and _LETTER.search(newest) and not _CJK.search(newest):
+        return "en"
     return default

@@ -301,7 +301,7 @@ async def test_a_background_analysis_can_be_cancelled(
     stop: Any = {"messages": [{"role": "user", "content": "不用了，停止这个分析"}]}
     await client.runs.wait(thread_id, "orchestrator", input=stop, context=user)
     answer = message_text((await thread_messages(client, thread_id))[-1])
-    assert f"Cancelled async subagent task: {task_id}" in answer, answer
+    assert f"已取消后台分析（task_id: {task_id}）" in answer, answer
     state: Any = await client.threads.get_state(thread_id)
     assert state["values"]["async_tasks"][task_id]["status"] == "cancelled"
 

@@ -11,7 +11,8 @@ from typing import Any
 from graphs.offline.history import ToolResult, View
 from graphs.offline.policies.base import request_body, say
 from graphs.offline.scope import Scope, read_scope
-from graphs.offline.text import is_chinese, today_in
+from graphs.offline.text import today_in
+from graphs.orders.language import language_of
 
 __all__ = [
     "DETAILS_BATCH", "FX_TO_CNY", "INPUT", "MAX_DETAILS", "MAX_PARTS", "PAGE", "RESULT",
@@ -85,7 +86,7 @@ class Run:
     def __init__(self, view: View) -> None:
         self.view = view
         self.body = request_body(view.request)
-        self.zh = is_chinese(self.body)
+        self.zh = (language_of(view.request) or "zh") == "zh"
         self.today: date = today_in(view.system)
         # What the orchestrator resolved (categories, brands, window, part), if it said.
         self.scope: Scope = read_scope(view.request)

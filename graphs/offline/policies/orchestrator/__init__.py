@@ -43,10 +43,10 @@ from graphs.offline.text import (
     find_date,
     find_window_months,
     has_quantity,
-    is_chinese,
     to_simplified,
     today_in,
 )
+from graphs.orders.language import buyer_language
 
 __all__ = ["decide"]
 
@@ -321,7 +321,9 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
 
 def decide(view: View) -> Decision:
     """Next step of the orchestrator."""
-    zh = is_chinese(view.request) if view.request else True
+    # The buyer's language: a message that only names things ("NGK 200") is answered in
+    # the conversation's.
+    zh = buyer_language(view.messages) == "zh"
     event = view.notification()
     if event is not None:
         return tasks.on_notification(view, event, zh)

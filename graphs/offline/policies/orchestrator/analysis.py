@@ -19,7 +19,8 @@ from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator import replies
 from graphs.offline.policies.orchestrator.erp import ErpData, read_erp
 from graphs.offline.scope import Scope
-from graphs.offline.text import find_window_months, is_chinese
+from graphs.offline.text import find_window_months
+from graphs.orders.language import buyer_language
 from graphs.prompts import DELEGATION_TEMPLATE
 
 __all__ = ["analysis", "delegation"]
@@ -30,7 +31,7 @@ Record = dict[str, Any]
 
 def delegation(view: View, *, analysis: bool, scope: str, body: str | None = None) -> str:
     """The delegation message (DESIGN section 4's sections) for the analyst or order agent."""
-    zh = is_chinese(view.request)
+    zh = buyer_language(view.messages) == "zh"
     goal = (
         say(zh, "按 5 个阶段完成供应商比价 / 采购分析并写报告",
             "Run the 5-stage procurement analysis and write the report")

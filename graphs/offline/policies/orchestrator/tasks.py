@@ -261,15 +261,51 @@ def task_question(view: View, intent: Intent, zh: bool) -> Decision:
 
 
 def after_task_tool(last: ToolResult, zh: bool) -> Decision:
-    """The answer once a cancel or status call came back."""
+    """The answer once a cancel or status call came back, in the buyer's words (the tools
+    answer in English and JSON, for a model)."""
+    task_id = str(last.args.get("task_id") or "")
     if last.name == "cancel_async_task":
+        if last.ok:
+            return Decision(
+                say(zh, f"已取消后台分析（task_id: {task_id}）。它不会再写报告。",
+                    f"Cancelled the background analysis (task_id: {task_id}); it will not "
+                    "write a report."),
+                note="task-cancelled",
+            )  # fmt: skip
         return Decision(
-            say(zh, f"后台任务：{last.content}", f"Background task: {last.content}")
-            if last.ok
-            else say(zh, f"没能取消后台任务：{last.content}", f"Could not cancel: {last.content}"),
-            note="task-cancelled" if last.ok else "task-cancel-failed",
+            say(zh, f"没能取消后台分析（task_id: {task_id}）：{last.content}",
+                f"Could not cancel the background analysis (task_id: {task_id}): {last.content}"),
+            note="task-cancel-failed",
+        )  # fmt: skip
+    data = last.data()
+    if not isinstance(data, dict) or "status" not in data:
+        return Decision(
+            say(
+                zh,
+                f"后台分析状态：\n{last.content}",
+                f"Background analysis status:\n{last.content}",
+            ),
+            note="task-status",
         )
-    return Decision(
-        say(zh, f"后台分析状态：\n{last.content}", f"Background analysis status:\n{last.content}"),
-        note="task-status",
+    return Decision(_status_text(data, task_id, zh), note="task-status")
+
+
+def _status_text(data: dict[str, Any], task_id: str, zh: bool) -> str:
+    """A task's status as ``check_async_task`` reports it, said to the buyer."""
+    status = str(data.get("status"))
+    ref = f"（task_id: {task_id}）" if zh else f" (task_id: {task_id})"
+    if status == "success":
+        result = str(data.get("result") or "").strip()
+        return say(zh, f"分析已经完成{ref}：\n{result}", f"The analysis is done{ref}:\n{result}")
+    if status == "error":
+        error = str(data.get("error") or "")
+        return say(zh, f"分析出错了{ref}：{error}", f"The analysis failed{ref}: {error}")
+    if status == "cancelled":
+        return say(zh, f"这项分析已经取消{ref}。", f"That analysis was cancelled{ref}.")
+    if data.get("interrupts"):
+        return say(zh, f"分析在等你回复{ref}。", f"The analysis is waiting for your answer{ref}.")
+    return say(
+        zh,
+        f"分析还在进行{ref}。完成后我会告诉你报告在哪里。",
+        f"The analysis is still running{ref}. I will tell you where the report is when it is done.",
     )

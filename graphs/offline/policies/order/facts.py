@@ -11,7 +11,8 @@ from graphs.offline.entities import Grounding, ground
 from graphs.offline.history import View
 from graphs.offline.intent import Intent, read
 from graphs.offline.policies.base import Decision, blocked, request_body, say
-from graphs.offline.text import is_chinese, model_tokens, today_in
+from graphs.offline.text import model_tokens, today_in
+from graphs.orders.language import language_of
 from graphs.orders.words import Lang
 
 __all__ = ["Facts", "ask", "paged"]
@@ -45,7 +46,7 @@ class Facts:
     def of(cls, view: View) -> Facts:
         """Read the conversation: the delegated request, then every answer given since."""
         body = request_body(view.request)
-        facts = cls(view=view, body=body, zh=is_chinese(body))
+        facts = cls(view=view, body=body, zh=(language_of(view.request) or "zh") == "zh")
         texts: list[str] = []
         for result in view.called("request_order_info"):
             data = result.data()
