@@ -342,7 +342,7 @@ def unknown_words(text: str, spans: Iterable[tuple[int, int]]) -> list[str]:
     for a, b in spans:
         chars[a:b] = " " * (b - a)
     rest = "".join(chars)
-    rest = re.sub(r"\bPO[-_]?\d+\b|[-+]?\d[\d,.:/-]*", " ", rest, flags=re.I)
+    rest = re.sub(r"\bP\.?O\.?\s*#?\s*[-_]?\d+\b|[-+]?\d[\d,.:/-]*", " ", rest, flags=re.I)
     rest = lexicon.strip_words(rest, lexicon.GROUPS)
     words = [w for w in _CJK_RUN.findall(rest) if len(w) >= 2]
     words += [w for w in _LATIN_WORD.findall(rest) if len(w) >= 3 and not lexicon.known_word(w)]

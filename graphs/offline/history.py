@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graphs.messages import NOTIFICATION_KEY, is_notification, message_text, parse_json
-from graphs.offline.text import to_simplified
+from graphs.offline.text import fold_width, to_simplified
 
 __all__ = ["ToolResult", "View", "strip_line_numbers"]
 
@@ -85,8 +85,9 @@ class View:
             m = messages[i]
             if isinstance(m, HumanMessage) and not is_notification(m):
                 view.written = message_text(m)
-                view.request = to_simplified(view.written)
-                view.traditional = view.request != view.written  # one conversion, not two
+                simplified = to_simplified(view.written)
+                view.traditional = simplified != view.written  # one conversion, not two
+                view.request = fold_width(simplified)
                 view.request_index = i
                 break
         calls: dict[str, tuple[str, dict[str, Any]]] = {}

@@ -28,6 +28,7 @@ __all__ = [
     "find_quantity",
     "find_shift",
     "find_window_months",
+    "fold_width",
     "has_quantity",
     "is_chinese",
     "model_tokens",
@@ -46,6 +47,18 @@ __all__ = [
 # it changes only what was written in Traditional characters.
 _T2S = opencc.OpenCC("t2s")
 _S2T = opencc.OpenCC("s2tw")  # Taiwan standard characters (核對, not 覈對)
+
+
+# Full-width letters, digits and hyphens (ＩＵ７, ＫＮ－１８９, ２００), as some input methods
+# type them, read as the ASCII they stand for; full-width punctuation (，：？) is kept.
+_WIDE = {c: c - 0xFEE0 for c in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B),
+                                 *range(0xFF41, 0xFF5B), 0xFF0D, 0xFF0E, 0xFF0F)}  # fmt: skip
+_WIDE[0x3000] = 0x20
+
+
+def fold_width(text: str) -> str:
+    """``text`` with full-width letters, digits and ``－．／`` as ASCII."""
+    return text.translate(_WIDE)
 
 
 def to_simplified(text: str) -> str:
@@ -132,7 +145,15 @@ def en_number(text: str) -> int | None:
 
 # --- quantities -------------------------------------------------------------------------
 
-_ORDER_NO = re.compile(r"(?<![A-Za-z0-9])(PO[-_]?\d{6,}[-\d]*)(?![A-Za-z0-9])", re.I)
+# An order number as buyers write it: PO20261100598, PO-2026…, "PO 2026…", "po#2026…",
+# "P.O. No. 2026…", "订单号 2026…", or its 11 digits alone (20261100598: the ERP's year,
+# month and sequence).
+_ORDER_NO = re.compile(
+    r"(?<![A-Za-z0-9])(?:P\.?O\.?\s*(?:#|no\.?|number)?\s*[-_:：#]?\s*(?P<po>\d{6,}[-\d]*)"
+    r"|(?:订单号|单号|采购单号|order\s*(?:#|no\.?|number)\s*[:：]?)\s*(?P<no>\d{6,}[-\d]*)"
+    r"|(?P<bare>20\d{9}))(?![A-Za-z0-9])",
+    re.I,
+)
 _UNITS = (
     r"个|件|只|套|条|片|副|支|盒|箱|包|袋|桶|卷|根|台|对|pcs|pc|pieces|piece|units|unit|sets|set"
     r"|pairs|pair|boxes|box|cases|case|cartons|carton|packs|pack|pallets|pallet"
@@ -323,7 +344,7 @@ def has_quantity(text: str) -> bool:
 def find_order_no(text: str) -> str | None:
     """An order number such as ``PO20251100001`` in the text."""
     m = _ORDER_NO.search(text)
-    return m.group(1).upper() if m else None
+    return "PO" + (m.group("po") or m.group("no") or m.group("bare")) if m else None
 
 
 _MODEL_TOKEN = re.compile(

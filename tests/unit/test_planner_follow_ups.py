@@ -74,3 +74,32 @@ async def test_stopping_an_analysis_is_said_in_words(world: PlannerWorld) -> Non
     [cancel] = run.called("cancel_async_task")
     assert f"已取消后台分析（task_id: {cancel['task_id']}）" in run.last_text, run.last_text
     assert "async subagent" not in run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["status of PO {digits}", "po#{digits} details pls", "查一下{digits}",
+     "订单号：{digits} 到了吗", "P.O. No. {digits}?"],
+)  # fmt: skip
+async def test_an_order_number_as_buyers_write_it(world: PlannerWorld, template: str) -> None:
+    newest = (await world.erp("/orders/search-details", size=1))["items"][0]
+    digits = newest["order_no"].removeprefix("PO")
+    run = await world.run(template.format(digits=digits))
+    assert run.proposal is None
+    assert newest["order_no"] in run.last_text, run.last_text
+    assert newest["lines"][0]["sku"] in run.last_text, run.last_text
+
+
+async def test_a_number_a_digit_short_is_not_another_order(world: PlannerWorld) -> None:
+    newest = (await world.erp("/orders/search-details", size=1))["items"][0]
+    short = newest["order_no"][:-1]
+    run = await world.run(f"{short} 查一下")
+    assert "找不到" in run.last_text and short in run.last_text, run.last_text
+    assert not re.search(r"状态：", run.last_text), run.last_text  # no order shown as that one
+
+
+async def test_full_width_letters_and_digits_are_read(world: PlannerWorld) -> None:
+    parts = (await world.erp("/parts/search", name="IU7", limit=5))["items"]
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in parts[0]["model"])
+    run = await world.run(f"查下库存 {wide}")
+    assert parts[0]["sku"] in run.last_text, run.last_text

@@ -19,7 +19,7 @@ from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import category_history, named_period, without_period
-from graphs.offline.policies.order.outcome import after_commit, first_order, order_summary
+from graphs.offline.policies.order.outcome import after_commit, order_summary
 from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
 from graphs.orders.words import status_word
 
@@ -45,15 +45,28 @@ _CANCELLABLE = ("draft", "pending_approval", "approved")
 def _by_number(facts: Facts, order_no: str) -> Record | Decision:
     for result in facts.view.called("order_search_details"):
         if result.args.get("order_no") == order_no:
-            order = first_order(result)
-            if order is None:
-                return Decision(
-                    facts.say(f"ERP 中找不到订单 {order_no}，请核对订单号。",
-                              f"Order {order_no} was not found in the ERP; please check the "
-                              "number."),
-                    note="order-not-found",
-                )  # fmt: skip
-            return order
+            data = result.data() if result.ok else None
+            items = [o for o in (data or {}).get("items") or [] if isinstance(o, dict)]
+            exact = [o for o in items if str(o.get("order_no", "")).upper() == order_no.upper()]
+            if exact:
+                return exact[0]
+            # The ERP's search also finds numbers that start with it ("PO2026110059", a digit
+            # short, finds PO20261100590-599): never one of those as if it were the one asked.
+            near = sorted(str(o.get("order_no")) for o in items)[:5]
+            hint = (
+                facts.say(
+                    f"（以它开头的有：{'、'.join(near)}）",
+                    f" (numbers starting with it: {', '.join(near)})",
+                )
+                if near
+                else ""
+            )
+            return Decision(
+                facts.say(f"ERP 中找不到订单 {order_no}{hint}，请核对订单号。",
+                          f"Order {order_no} was not found in the ERP{hint}; please check the "
+                          "number."),
+                note="order-not-found",
+            )  # fmt: skip
     return Decision(
         facts.say(f"查询订单 {order_no}。", f"Looking up order {order_no}."),
         [("order_search_details", {"order_no": order_no})],
