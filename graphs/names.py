@@ -104,6 +104,10 @@ def _variants(name: str) -> tuple[str, ...]:
             if CJK.search(run):
                 if any(run.endswith(s) for s in _ZH_SUFFIXES):
                     variants |= _zh_stems(run)
+                elif len(run) >= 4 and re.search(re.escape(run) + r"\s|\s" + re.escape(run), name):
+                    # "日本特殊陶业 NGK": a Chinese name set apart from its Latin code is a name
+                    # of its own ("EBC刹车", written together, ends in a word for the goods).
+                    variants.add(run)
             elif len(run) >= 2:
                 variants |= _en_stems(run)
     elif CJK.search(name):

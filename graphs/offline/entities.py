@@ -263,6 +263,15 @@ def find_suppliers(
             for m in _exact(text, supplier, term, plural=False, case=case):
                 if not _covered(skip, m.start, m.end):
                     found.append(m)
+    # A short code in lower case where a supplier is named ("order 100 IU9 from ngk",
+    # "给kyb下单"): "did" alone is a verb, "from did" names the supplier.
+    for supplier in suppliers:
+        for term, case in _supplier_terms(supplier):
+            if not case or CJK.search(term):
+                continue
+            for m in _exact(text, supplier, term, plural=False, case=False):
+                if not _covered(skip, m.start, m.end) and _SUPPLIER_MARK.search(text[: m.start]):
+                    found.append(m)
     # A typo in a one-word name ("Brmebo", "Pirreli"): long names only, where no name is.
     taken = [*skip, *((m.start, m.end) for m in found)]
     for supplier in suppliers:

@@ -23,6 +23,12 @@ from tests.unit.planner_harness import PlannerWorld, planner_world
 TODAY = date(2026, 12, 3)  # a Thursday
 
 
+def _priced_today(part: dict[str, Any]) -> bool:
+    """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
+    offer, now = part.get("offer"), date.today().isoformat()
+    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]
+
+
 @pytest.fixture
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
@@ -36,7 +42,7 @@ async def _quick_offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, A
     suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=50))["items"]
-        for part in (p for p in parts if p.get("offer")):
+        for part in (p for p in parts if _priced_today(p)):
             lead = part["offer"]["lead_time_days"]
             if best is None or lead < best[0]:
                 same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]

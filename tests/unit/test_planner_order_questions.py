@@ -23,6 +23,12 @@ from tests.unit.planner_harness import PlannerWorld, Script, planner_world
 TODAY = date(2026, 12, 3)
 
 
+def _priced_today(part: dict[str, Any]) -> bool:
+    """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
+    offer, now = part.get("offer"), date.today().isoformat()
+    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]
+
+
 @pytest.fixture
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
@@ -35,7 +41,7 @@ async def _open_order(world: PlannerWorld) -> dict[str, Any]:
     suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=5))["items"]
-        for part in (p for p in parts if p.get("offer")):
+        for part in (p for p in parts if _priced_today(p)):
             qty = part["offer"]["min_order_qty"]
             text = f"给{supplier['name_zh']}下单 {part['sku']} {qty}个"
             await world.run(text, script=Script(decisions=[{"type": "approve"}]))
