@@ -98,7 +98,7 @@ def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> D
     tail = say(zh, f"\n……另有 {more} 个。", f"\n... and {more} more.") if more > 0 else ""
     return Decision(
         say(zh, f"{where}低于安全库存的零件（{total} 个）：\n",
-            f"Below safety stock{where} ({total} parts):\n")
+            f"Below safety stock{where} ({total} part{'' if total == 1 else 's'}):\n")
         + "\n".join(lines) + tail,
         note="inventory-answer",
     )  # fmt: skip
@@ -140,6 +140,29 @@ def inventory(view: View, zh: bool) -> Decision:
     return _by_category(view, erp, found, zh)
 
 
+# A question about shortage, not about every part's stock.
+_SHORTAGE = re.compile(
+    r"缺货|补货|低于安全|预警|断货|快没|不够|短缺|紧张|告急|要补|需要补|"
+    r"\b(?:low|short|shortage|below|restock\w*|replenish\w*|reorder\w*|run(?:ning)? out|"
+    r"out of stock|alerts?|warnings?)\b",
+    re.I,
+)
+
+
+def _brand_of(item: Record, supplier: Record) -> bool:
+    """Whether the part is of the brand the supplier is (NGK's plugs, Bosch's filters)."""
+    brand = str(item.get("brand") or "").casefold()
+    names = {str(supplier.get(k) or "").casefold() for k in ("code", "name_en", "name_zh")}
+    return bool(brand) and (
+        brand in names
+        or any(n.startswith(brand + " ") or n.endswith(" " + brand) for n in names)
+        or (
+            str(item.get("brand_zh") or "")
+            and str(item.get("brand_zh")) in str(supplier.get("name_zh"))
+        )
+    )
+
+
 def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decision:
     named = categories_named(found, erp)
     codes: list[str | None] = [str(c["code"]) for c in named] or [None]
@@ -153,10 +176,27 @@ def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decisi
     if calls:
         return Decision(say(zh, "查询库存预警。", "Reading stock warnings."), calls,
                         note="inventory-warnings")  # fmt: skip
+    brands = [m.record for m in found.suppliers]
     parts: list[str] = []
     for code, items in results:
         cat = erp.category(code) if code else None
         where = (say(zh, f"{cat.get('name_zh')}中", f" among {cat.get('name_en')}") if cat
                  else "")  # fmt: skip
+        if brands:  # "NGK 的火花塞", "all Bosch spark plugs": that brand's parts only
+            items = [i for i in items if any(_brand_of(i, b) for b in brands)]
+            label = "、".join(
+                next((str(i.get("brand_zh" if zh else "brand")) for i in items
+                      if _brand_of(i, b)), str(b.get("name_zh" if zh else "name_en")))
+                for b in brands
+            )  # fmt: skip
+            where = say(zh, f"{label} 的{cat.get('name_zh') if cat else '零件'}中",
+                        f" among {label}'s {cat.get('name_en') if cat else 'parts'}")  # fmt: skip
         parts.append(_warnings_answer(items, len(items), zh, where).text)
-    return Decision("\n\n".join(parts), note="inventory-answer")
+    text = "\n\n".join(parts)
+    if not _SHORTAGE.search(view.request):
+        # "电瓶还剩多少", "stock of all NGK spark plugs": the list is the short ones; say so.
+        text += say(zh, "\n\n（这里只列出低于安全库存的零件；要看某个零件的全部库存，"
+                        "请告诉我型号。）",
+                    "\n\n(Only the parts below safety stock are listed; for any other part's "
+                    "stock, tell me its model.)")  # fmt: skip
+    return Decision(text, note="inventory-answer")
