@@ -131,3 +131,29 @@ async def test_a_note_added_to_the_last_order_is_the_change(
     name, args = run.proposal
     assert name == "order_update" and args["order_id"] == newest["order_no"]
     assert args["note"] == note and "lines" not in args and "expected_date" not in args
+
+
+MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August",
+             "September", "October", "November", "December")  # fmt: skip
+
+
+@pytest.mark.parametrize("template", ["{month}月份给{zh}的单", "orders from {code} in {month_en}"])
+async def test_a_month_named_lists_that_months_orders(world: PlannerWorld, template: str) -> None:
+    month = date(2026, 10, 1)
+    span = (month, date(2026, 10, 31))
+    supplier, inside = await _supplier_with(world, span, range(1, 20))
+    text = template.format(month=month.month, zh=supplier["name_zh"], code=supplier["code"],
+                           month_en=MONTHS_EN[month.month - 1])  # fmt: skip
+    run = await world.run(text)
+    assert run.proposal is None and not run.delegations
+    shown = _named(run.last_text)
+    assert shown == {o["order_no"] for o in inside}, (text, inside, run.last_text)
+
+
+async def test_a_month_without_a_supplier_counts_that_months_orders(world: PlannerWorld) -> None:
+    every = (await world.erp("/orders/search-details", date_from="2026-11-01",
+                             date_to="2026-11-30", size=1))["total"]  # fmt: skip
+    for text in ("11月份的采购订单有哪些", "show me all orders we placed in November"):
+        run = await world.run(text)
+        assert run.question is None and run.proposal is None, run.last_text
+        assert str(every) in run.last_text, (text, run.last_text)

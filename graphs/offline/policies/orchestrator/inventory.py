@@ -152,15 +152,13 @@ _SHORTAGE = re.compile(
 def _brand_of(item: Record, supplier: Record) -> bool:
     """Whether the part is of the brand the supplier is (NGK's plugs, Bosch's filters)."""
     brand = str(item.get("brand") or "").casefold()
+    brand_zh = str(item.get("brand_zh") or "")
     names = {str(supplier.get(k) or "").casefold() for k in ("code", "name_en", "name_zh")}
-    return bool(brand) and (
-        brand in names
-        or any(n.startswith(brand + " ") or n.endswith(" " + brand) for n in names)
-        or (
-            str(item.get("brand_zh") or "")
-            and str(item.get("brand_zh")) in str(supplier.get("name_zh"))
-        )
-    )
+    if not brand:
+        return False
+    if brand in names or any(n.startswith(brand + " ") or n.endswith(" " + brand) for n in names):
+        return True
+    return bool(brand_zh) and brand_zh in str(supplier.get("name_zh") or "")
 
 
 def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decision:

@@ -109,6 +109,22 @@ def _searches(
     return items[:limit]
 
 
+# Where a change's new value starts ("改到1月20日", "push it to January 20"): the words
+# after it are the new date, not the period the order was placed in.
+_NEW_VALUE = re.compile(
+    r"(?:改到|改成|改为|调到|调整到|推迟到|延后到|延期到|延到|提前到)"
+    r"|\b(?:to|until)\s+(?=(?:the\s+)?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+    r"|next|end|mid|early|late))",
+    re.I,
+)
+
+
+def _naming_words(body: str) -> str:
+    """The words that name the order: the request up to the new value of a change."""
+    m = _NEW_VALUE.search(body)
+    return body[: m.start()] if m else body
+
+
 def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     """The order the buyer describes (their supplier's newest), or the step that finds it.
     A question about orders (``asking=False``) that names none lists the recent ones, or
@@ -118,7 +134,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     found, _suppliers, step = facts.master_data()
     if step is not None:
         return step
-    window = named_period(facts.body, facts.today)
+    window = named_period(_naming_words(facts.body), facts.today)
     latest = read(without_period(facts.body) if window else facts.body).latest
     still_open = not latest and lexicon.has(facts.body, "open")
     if not (found.suppliers or found.parts or latest or still_open or window):

@@ -18,7 +18,7 @@ from typing import Any
 from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, paged
-from graphs.offline.text import find_window_months
+from graphs.offline.text import find_window_months, zh_number
 from graphs.orders.words import status_word
 
 __all__ = ["MAX_ORDERS", "category_history", "named_period", "period", "without_period"]
@@ -67,11 +67,49 @@ _WINDOW = (
 )
 
 
+# A month named alone ("10月份的单", "十一月", "orders in October"), not a day of it
+# ("12月20日"): the latest such month up to today.
+_ZH_MONTH = (
+    r"(?<![\d年-])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?"
+    r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))"
+)
+_EN_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+              "september", "october", "november", "december")  # fmt: skip
+_EN_MONTH = (
+    r"\b(?:in|during|for|of|from|since|over)\s+(?:the\s+month\s+of\s+)?("
+    + "|".join(_EN_MONTHS)
+    + "|sept|"
+    + "|".join(m[:3] for m in _EN_MONTHS if m != "may")
+    + r")\b\.?(?!\s*\d)"
+)
+
+
+def _month_period(text: str, today: date) -> tuple[date, date] | None:
+    m = re.search(_ZH_MONTH, text)
+    month: int | None = None
+    if m:
+        raw = m.group(1)
+        month = int(raw) if raw.isdigit() else zh_number(raw)
+    else:
+        e = re.search(_EN_MONTH, text, re.I)
+        if e:
+            word = e.group(1).lower()
+            month = next(i for i, n in enumerate(_EN_MONTHS, 1) if n.startswith(word[:3]))
+    if not month or not 1 <= month <= 12:
+        return None
+    year = today.year if month <= today.month else today.year - 1
+    end = date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
+    return date(year, month, 1), min(end, today)
+
+
 def named_period(text: str, today: date) -> tuple[date, date] | None:
     """The dates (inclusive) of the period ``text`` names, or None when it names none."""
     for pattern, dates in _PERIODS:
         if re.search(pattern, text, re.I):
             return dates(today)
+    month = _month_period(text, today)
+    if month is not None:
+        return month
     months = find_window_months(text)
     if months:
         return _months_back(today, months) + timedelta(days=1), today
@@ -83,6 +121,7 @@ def without_period(text: str) -> str:
     order"): what is left says whether the newest order is meant."""
     for pattern, _dates in _PERIODS:
         text = re.sub(pattern, " ", text, flags=re.I)
+    text = re.sub(_EN_MONTH, " ", re.sub(_ZH_MONTH, " ", text), flags=re.I)
     return re.sub(_WINDOW, " ", text, flags=re.I)
 
 
