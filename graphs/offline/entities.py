@@ -378,9 +378,12 @@ def not_negated(text: str, mentions: list[Mention]) -> list[Mention]:
     negators = lexicon.find(text, "negator")
     kept = []
     for m in mentions:
+        # A clause break between them ends the negation: "no, NGK" names NGK ("not NGK"
+        # rules it out).
         ruled_out = any(
             n.end <= m.start and len(text[n.end : m.start].strip().split()) <= 1
             and len(text[n.end : m.start].strip()) <= 4
+            and not re.search(r"[,，;；:：。.!！?？]", text[n.end : m.start])
             for n in negators
         )  # fmt: skip
         if not ruled_out:

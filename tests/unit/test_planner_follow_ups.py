@@ -4,7 +4,10 @@ calls and results).
 
 Written from the buyer's side: a message that only names something ("NGK 200", "C8HSA",
 an order number) is answered in the language the buyer has been writing in; the answer
-about a background analysis is said in words, not the task tool's JSON or English.
+about a background analysis is said in words, not the task tool's JSON or English. Right
+after an order card, a question or a refusal, a message about that order ("改成500个",
+"不对，是博世的", "no, NGK", "算了", "yes go ahead", "那就50个") acts on that order; a whole
+new order is its own.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import re
 from collections.abc import AsyncIterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
-from langchain_core.messages import BaseMessage, SystemMessage
+from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
+from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
 
 from tests.unit.planner_harness import PlannerWorld, Run, planner_world
 
@@ -103,3 +108,127 @@ async def test_full_width_letters_and_digits_are_read(world: PlannerWorld) -> No
     wide = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in parts[0]["model"])
     run = await world.run(f"查下库存 {wide}")
     assert parts[0]["sku"] in run.last_text, run.last_text
+
+
+# --- an order being made, then a word about it ------------------------------------------
+
+
+def _resumed_thread(world: PlannerWorld) -> list[BaseMessage]:
+    """The thread as the next run sees it when the buyer writes a new message instead of
+    answering the card or the question: deepagents' own middleware closes the open call."""
+    messages = _thread(world)
+    patched = PatchToolCallsMiddleware().before_agent({"messages": messages}, None)  # type: ignore[arg-type]
+    if patched is None:
+        return messages
+    return [m for m in patched["messages"] if not isinstance(m, RemoveMessage)]
+
+
+async def _two_sellers(
+    world: PlannerWorld,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A part (its model naming it alone) that two active suppliers price today, with their
+    offers: the cheaper first."""
+    now = date.today().isoformat()
+    suppliers = {
+        s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    }
+    for category in (await world.erp("/categories"))["items"]:
+        parts = (await world.erp("/parts", category=category["code"], size=20))["items"]
+        for listed in parts:
+            part = await world.erp(f"/parts/{listed['id']}")
+            offers = [o for o in part["offers"] if o["valid_from"] <= now <= o["valid_to"]
+                      and suppliers[o["supplier_id"]]["status"] == "active"]  # fmt: skip
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            if len(offers) >= 2 and len(same) == 1:
+                return part, offers[0], offers[1]
+    pytest.fail("the seed has no part two active suppliers sell")  # pragma: no cover
+
+
+def _ordered(run: Run) -> tuple[int, int, int] | None:
+    """(supplier, part, quantity) of the order card, None without one."""
+    if run.proposal is None or run.proposal[0] != "order_create":
+        return None
+    args = run.proposal[1]
+    [line] = args["lines"]
+    return args["supplier_id"], line["part_id"], line["quantity"]
+
+
+async def _card_then(world: PlannerWorld, first: str, second: str) -> Run:
+    card = await world.run(first)
+    assert card.proposal is not None, card.last_text
+    return await world.run(second, history=_resumed_thread(world))
+
+
+async def test_a_new_quantity_after_the_card_makes_a_new_card(world: PlannerWorld) -> None:
+    part, offer, _ = await _two_sellers(world)
+    q, step = offer["min_order_qty"], offer["order_step"]
+    first = f"给{offer['supplier_name_zh']}下单{part['model']} {q}个"
+    run = await _card_then(world, first, f"改成{q + 4 * step}个")
+    assert _ordered(run) == (offer["supplier_id"], part["id"], q + 4 * step), run.last_text
+    english = f"order {q} {part['model']} from {offer['supplier_code']}"
+    run = await _card_then(world, english, f"make it {q + 2 * step}")
+    assert _ordered(run) == (offer["supplier_id"], part["id"], q + 2 * step), run.last_text
+
+
+async def test_another_supplier_after_the_card_makes_a_card_for_it(world: PlannerWorld) -> None:
+    part, offer, other = await _two_sellers(world)
+    q = max(offer["min_order_qty"], other["min_order_qty"]) * offer["order_step"] * other[
+        "order_step"]  # fmt: skip
+    first = f"给{offer['supplier_name_zh']}下单{part['model']} {q}个"
+    run = await _card_then(world, first, f"不对，是{other['supplier_name_zh']}的")
+    assert _ordered(run) == (other["supplier_id"], part["id"], q), run.last_text
+    english = f"order {q} {part['model']} from {offer['supplier_code']}"
+    run = await _card_then(world, english, f"no, {other['supplier_code']}")
+    assert _ordered(run) == (other["supplier_id"], part["id"], q), run.last_text
+
+
+@pytest.mark.parametrize("second", ["算了不要了", "never mind", "cancel that"])
+async def test_dropping_it_after_the_card_orders_nothing(world: PlannerWorld, second: str) -> None:
+    part, offer, _ = await _two_sellers(world)
+    before = world.fingerprint()
+    first = f"order {offer['min_order_qty']} {part['model']} from {offer['supplier_code']}"
+    run = await _card_then(world, first, second)
+    assert run.proposal is None and not run.called("task"), run.calls
+    assert "不下了" in run.last_text or "dropped" in run.last_text, run.last_text
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize("second", ["好的，就这样", "yes go ahead"])
+async def test_confirming_after_the_card_shows_the_card_again(
+    world: PlannerWorld, second: str
+) -> None:
+    part, offer, _ = await _two_sellers(world)
+    q = offer["min_order_qty"]
+    run = await _card_then(
+        world, f"order {q} {part['model']} from {offer['supplier_code']}", second
+    )
+    assert _ordered(run) == (offer["supplier_id"], part["id"], q), run.last_text
+
+
+async def test_the_answer_typed_as_a_new_message_completes_the_order(world: PlannerWorld) -> None:
+    part, offer, _ = await _two_sellers(world)
+    asked = await world.run(f"{part['model']}下单")
+    assert asked.question is not None, asked.last_text
+    q = offer["min_order_qty"]
+    run = await world.run(f"{offer['supplier_code']} {q}个", history=_resumed_thread(world))
+    assert _ordered(run) == (offer["supplier_id"], part["id"], q), run.last_text
+
+
+async def test_after_a_refusal_the_fix_makes_the_card(world: PlannerWorld) -> None:
+    part, offer, _ = await _two_sellers(world)
+    q, step = offer["min_order_qty"], offer["order_step"]
+    if q <= step:
+        pytest.fail("the chosen offer has no quantity below its minimum")  # pragma: no cover
+    refused = await world.run(f"给{offer['supplier_name_zh']}下单{part['model']} {q - step}个")
+    assert refused.proposal is None, refused.last_text
+    run = await world.run(f"那就{q}个", history=_thread(world))
+    assert _ordered(run) == (offer["supplier_id"], part["id"], q), run.last_text
+
+
+async def test_a_whole_new_order_after_the_card_is_its_own(world: PlannerWorld) -> None:
+    part, offer, other = await _two_sellers(world)
+    first = f"order {offer['min_order_qty']} {part['model']} from {offer['supplier_code']}"
+    q = other["min_order_qty"] * other["order_step"]
+    second = f"order {q} {part['model']} from {other['supplier_code']}"
+    run = await _card_then(world, first, second)
+    assert _ordered(run) == (other["supplier_id"], part["id"], q), run.last_text

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Decision", "local_name", "say", "section"]
+__all__ = ["ADDED_SECTION", "Decision", "local_name", "say", "section"]
 
 
 @dataclass
@@ -52,6 +52,11 @@ def blocked(results: list[Any], zh: bool) -> Decision | None:
         ),
         note="blocked",
     )
+
+
+ADDED_SECTION = "【补充】"
+"""The delegation section with what the buyer said about an order after asking for it
+(newest first): the order agent reads it as the buyer's latest answer."""
 
 
 def request_body(text: str) -> str:

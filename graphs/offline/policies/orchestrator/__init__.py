@@ -24,7 +24,7 @@ import json
 import re
 from dataclasses import replace
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.messages import is_notification, message_text
 from graphs.offline.client_tools import build_arguments, match_client_tool
@@ -32,7 +32,7 @@ from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.intent import Reading, is_substitution, read
 from graphs.offline.policies import skills
-from graphs.offline.policies.base import Decision, say
+from graphs.offline.policies.base import ADDED_SECTION, Decision, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
@@ -43,6 +43,7 @@ from graphs.offline.text import (
     find_date,
     find_window_months,
     has_quantity,
+    read_quantity,
     to_simplified,
     today_in,
 )
@@ -118,13 +119,18 @@ def _file_read(last: ToolResult, zh: bool) -> Decision:
     return Decision(strip_line_numbers(last.content), note="relayed-file")
 
 
-def _to_order_agent(view: View, reading: Reading, zh: bool) -> Decision:
+def _to_order_agent(
+    view: View, reading: Reading, zh: bool, *, body: str | None = None, added: str = ""
+) -> Decision:
     if not view.has_tool("task"):
         return Decision(replies.out_of_scope(zh), note="no-order-agent")
     scope = json.dumps({"intent": reading.intent}, ensure_ascii=False)
     # The buyer's own words (Traditional characters kept): the order agent answers in them.
-    args = {"description": delegation(view, analysis=False, scope=scope, body=view.written),
-            "subagent_type": ORDER_AGENT}  # fmt: skip
+    # ``added``: what the buyer said since about the same order, newest first (it wins).
+    description = delegation(view, analysis=False, scope=scope, body=body or view.written)
+    if added:
+        description += f"\n{ADDED_SECTION}{added}"
+    args = {"description": description, "subagent_type": ORDER_AGENT}
     return Decision(
         say(
             zh, "这是订单操作，交给订单代理。", "An order operation: handing it to the order agent."
@@ -275,8 +281,93 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
     return analysis(view, Reading("analysis", None, False, True), zh, text=text)
 
 
+# The order's request and what the buyer added to it since ("改成500个", "no, NGK"), in the
+# order agent's delegation.
+_BODY = re.compile(r"【(?:分析)?需求正文】(.*?)(?=【[^】]+】|\Z)", re.S)
+_ADDED = re.compile(re.escape(ADDED_SECTION) + r"(.*?)(?=【[^】]+】|\Z)", re.S)
+# "算了", "不要了", "never mind", "cancel that": the order being made is dropped.
+_DROP = re.compile(
+    r"^\s*(?:算了|不要了|不用了|不下了|先不下了?|别下了|不订了|取消吧|取消这张|那就不要了"
+    r"|(?:never\s*mind|forget (?:it|that|about it)|cancel (?:that|it|this)|drop it"
+    r"|scratch that|no,? (?:thanks|thank you)|don'?t bother)(?![a-z]))",
+    re.I,
+)
+# "好的", "就这样", "yes, go ahead": the same order, put up for approval again.
+_CONFIRM = re.compile(
+    r"^(?:\s*(?:好的?|好吧|可以|行|确认|没问题|就这样|就这么办|对|是的|嗯|提交吧|下吧|吧|的|了|啊"
+    r"|ok(?:ay)?|yes|yep|yeah|sure|go ahead|confirm(?:ed)?|sounds good|do it|please do"
+    r"|place it|submit it|please|thanks?|thank you)[\s,.!。！，~]*)+$",
+    re.I,
+)
+
+
+def _pending_order(view: View) -> tuple[str, str] | None:
+    """The new order the turn before this one handed to the order agent and that was not
+    created (a question left unanswered, a card not decided, a refusal): its request and
+    what was added to it since, as the delegation says. None: no such order."""
+    before = view.messages[: view.request_index]
+    for i in range(len(before) - 1, -1, -1):
+        m = before[i]
+        if isinstance(m, HumanMessage) and not is_notification(m):
+            return None
+        if not isinstance(m, AIMessage):
+            continue
+        for call in m.tool_calls:
+            args = call.get("args") or {}
+            text = str(args.get("description") or "")
+            if call["name"] != "task" or args.get("subagent_type") != ORDER_AGENT:
+                continue
+            if '"order_create"' not in text:
+                return None
+            answered = [t for t in before[i + 1 :] if isinstance(t, ToolMessage)
+                        and t.tool_call_id == call.get("id")]  # fmt: skip
+            if answered and re.search(r"已创建|Created", message_text(answered[0])):
+                return None  # committed: a change now is a change of that order
+            body, added = _BODY.search(text), _ADDED.search(text)
+            return ((body.group(1).strip() if body else ""),
+                    (added.group(1).strip() if added else ""))  # fmt: skip
+    return None
+
+
+def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """Right after a new order went to the order agent and was not created, a message that
+    only drops it ("算了"), confirms it ("好的，就这样") or changes a detail of it ("改成500个",
+    "不对，是博世的", "make it 500", "no, NGK", "下周五前到"): the same order with that, or
+    an acknowledgement. None: not that (the message is a request of its own)."""
+    pending = _pending_order(view)
+    if pending is None:
+        return None
+    earlier, added = pending
+    text = view.request
+    if _DROP.search(text):
+        return Decision(
+            say(zh, "好的，这张订单不下了，没有提交任何东西。",
+                "OK, that order is dropped; nothing was placed."),
+            note="order-dropped",
+        )  # fmt: skip
+    if _CONFIRM.search(text):
+        return _to_order_agent(view, Reading("order_create"), zh, body=earlier, added=added)
+    if reading.intent not in ("order_create", "order_change", "out_of_scope", "small_talk"):
+        return None
+    erp = read_erp(view, text, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(text)
+    today = today_in(view.system)
+    detail = (read_quantity(text) is not None or find_date(text, today) is not None
+              or found.suppliers
+              or found.parts or bool(re.search(r"备注|note|remark", text, re.I)))  # fmt: skip
+    if not detail or (found.suppliers and found.parts and has_quantity(text)):
+        return None  # nothing of an order, or a whole order of its own
+    newest_first = f"{view.written}\n{added}".strip()
+    return _to_order_agent(view, Reading("order_create"), zh, body=earlier, added=newest_first)
+
+
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
     if follow_up:
+        corrected = _order_correction(view, reading, zh)
+        if corrected is not None:
+            return corrected
         narrower = _narrowing(view, zh)
         if narrower is not None:
             return narrower

@@ -11,7 +11,7 @@ at the supplier (``part_query`` by category), or one page of the supplier's cata
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphs.offline import lexicon
@@ -105,6 +105,10 @@ def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> 
         hits = find_suppliers(str(named), suppliers)
         if hits:
             return hits
+    if facts.answer_text:  # named since the request ("不对，是博世的", "no, NGK"): that one
+        newest = find_suppliers(facts.answer_text, suppliers)
+        if len(newest) == 1:
+            return newest
     mentions = found.suppliers
     if len(mentions) > 1:
         marked = supplier_marked(facts.text, mentions)
@@ -343,6 +347,17 @@ def _without_supplier(
     return choice
 
 
+def _newest_parts(facts: Facts, found: Grounding) -> Grounding:
+    """The parts named since the request ("不对，是 C8HSA", "make it the CR5HSA"), when the
+    buyer named any: they replace the ones of the request."""
+    if not facts.answer_text or len({id(m.record) for m in found.parts}) < 2:
+        return found
+    newest = {id(m.record) for m in find_parts(facts.answer_text, [m.record for m in found.parts])}
+    if not newest:
+        return found
+    return replace(found, parts=[m for m in found.parts if id(m.record) in newest])
+
+
 def _choose(facts: Facts, found: Grounding, suppliers: list[Record]) -> _Choice | Decision:
     supplier = _supplier(facts, found, suppliers)
     if isinstance(supplier, Decision):
@@ -559,6 +574,7 @@ def create(facts: Facts) -> Decision:
     found, suppliers, step = facts.master_data()
     if step is not None:
         return step
+    found = _newest_parts(facts, found)
     bad = _bad_quantity(facts, found)
     chosen = _choose(facts, found, suppliers)
     if bad is not None:

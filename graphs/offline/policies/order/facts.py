@@ -10,7 +10,14 @@ from typing import Any
 from graphs.offline.entities import Grounding, ground
 from graphs.offline.history import View
 from graphs.offline.intent import Intent, read
-from graphs.offline.policies.base import Decision, blocked, request_body, say
+from graphs.offline.policies.base import (
+    ADDED_SECTION,
+    Decision,
+    blocked,
+    request_body,
+    say,
+    section,
+)
 from graphs.offline.text import model_tokens, today_in
 from graphs.orders.language import language_of
 from graphs.orders.words import Lang
@@ -48,7 +55,7 @@ class Facts:
         body = request_body(view.request)
         facts = cls(view=view, body=body, zh=(language_of(view.request) or "zh") == "zh")
         texts: list[str] = []
-        for result in view.called("request_order_info"):
+        for result in reversed(view.called("request_order_info")):  # the newest answer first
             data = result.data()
             if isinstance(data, dict) and isinstance(data.get("answers"), dict):
                 facts.answers.update({str(k).lower(): v for k, v in data["answers"].items()})
@@ -56,7 +63,8 @@ class Facts:
                 texts.append(str(data["answer"]))
             else:
                 texts.append(result.content)
-        facts.answer_text = "\n".join(texts)
+        added = section(view.request, ADDED_SECTION.strip("【】"))
+        facts.answer_text = "\n".join([*texts, added] if added else texts)
         facts.intent = _delegated_intent(view.request) or read(body).intent
         return facts
 
