@@ -40,6 +40,7 @@ __all__ = [
     "find_suppliers",
     "ground",
     "not_negated",
+    "ruled_out",
     "supplier_marked",
     "unknown_words",
 ]
@@ -391,6 +392,24 @@ def not_negated(text: str, mentions: list[Mention]) -> list[Mention]:
     return kept
 
 
+def ruled_out(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """The mentions the buyer leaves out: after an exclusion word in the same clause ("除了
+    博世和NGK", "except Bosch", "exclude GZMT"), or right after a negator ("不要冠军的",
+    "not Bosch")."""
+    out = []
+    excluding = lexicon.find(text, "exclusion")
+    for m in mentions:
+        if m not in not_negated(text, [m]):
+            out.append(m)
+            continue
+        for hit in excluding:
+            gap = text[hit.end : m.start]
+            if hit.end <= m.start and len(gap) <= 24 and not re.search(r"[，。;；!！?？\n]", gap):
+                out.append(m)
+                break
+    return out
+
+
 def ground(
     text: str,
     *,
@@ -401,9 +420,11 @@ def ground(
     """Categories, suppliers and parts ``text`` names, and the words the ERP does not know."""
     part_hits = not_negated(text, find_parts(text, parts))
     models = token_spans(text)
+    named = find_suppliers(text, suppliers, skip=models)
+    out = ruled_out(text, named)
     found = Grounding(
         categories=find_categories(text, categories),
-        suppliers=not_negated(text, find_suppliers(text, suppliers, skip=models)),
+        suppliers=[m for m in named if m not in out],
         parts=part_hits,
     )
     spans = [(m.start, m.end) for m in (*found.categories, *found.suppliers, *part_hits)]

@@ -407,6 +407,25 @@ GROUPS["every_order"] = (
     r"|(?<![a-z])every\s+(?:single\s+)?(?:order|po|purchase\s+order)(?![a-z])"
 )
 
+# What an analysis leaves out ("除了博世", "不含冠军", "except Bosch", "exclude GZMT"): the
+# names after these are ruled out, never the ones the analysis is limited to.
+GROUPS["exclusion"] = _zh(
+    "除了", "除去", "排除", "不含", "不包括", "去掉", "剔除", "不算", "不看", "不考虑", "刨除",
+) + "|" + _en(
+    "except", "excluding", "exclude", "excludes", "other than", "apart from", "but not",
+    "leave out", "leaving out", "not including", "minus", "ignore", "ignoring", "skip",
+)  # fmt: skip
+# Suppliers by where they are: the team's own country, or abroad ("只看国产的", "imported").
+GROUPS["domestic"] = _zh(
+    "国产", "国内", "本土", "本地", "中国的供应商", "中国供应商", "中国品牌",
+) + "|" + _en(
+    "domestic", "local suppliers", "local vendors", "chinese suppliers", "chinese vendors",
+    "made in china", "china-made",
+)  # fmt: skip
+GROUPS["imported"] = _zh("进口", "国外", "海外", "外资", "外国") + "|" + _en(
+    "imported", "foreign", "overseas", "international suppliers", "non-chinese",
+)  # fmt: skip
+
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4

@@ -1,6 +1,7 @@
 """The scope of an analysis, as the orchestrator resolved it against the ERP and the analyst
 reads it back: which categories, which brands (supplier codes and the names their parts
-carry), which history window, which part.
+carry), which history window, which parts, which suppliers or brands are ruled out, and
+whether only domestic or only imported suppliers count.
 
 It travels in the delegation's 【分析范围】 section as one JSON object, so a model-driven
 orchestrator can write it too and the offline analyst never re-reads the buyer's words
@@ -28,6 +29,10 @@ class Scope:
     brand_names: list[str] = field(default_factory=list)  # how those brands' parts name them
     window_months: int | None = None
     part: str | None = None  # one SKU
+    parts: list[str] = field(default_factory=list)  # several SKUs named together
+    excluded: list[str] = field(default_factory=list)  # supplier codes ruled out ("except Bosch")
+    excluded_names: list[str] = field(default_factory=list)  # how ruled-out brands' parts name them
+    origin: str | None = None  # "domestic" / "imported": suppliers by their country
 
     def to_text(self) -> str:
         """The JSON written into the delegation."""
@@ -64,4 +69,8 @@ def read_scope(text: str) -> Scope:
         brand_names=_strings(data.get("brand_names")),
         window_months=int(window) if isinstance(window, int) and window > 0 else None,
         part=str(part) if isinstance(part, str) and part.strip() else None,
+        parts=_strings(data.get("parts")),
+        excluded=_strings(data.get("excluded")),
+        excluded_names=_strings(data.get("excluded_names")),
+        origin=origin if (origin := data.get("origin")) in ("domestic", "imported") else None,
     )

@@ -564,3 +564,34 @@ def test_with_the_chart_server_down_the_report_is_still_written_and_filed() -> N
     assert f"{stem[:-3]}.pdf" in sandbox.files
     assert sandbox.files["/reports/alice/index.md"].count("c2d1e0f9.md)") == 1
     assert "No charts (chart server unavailable)." in str(messages[-1].content)
+
+
+def _scoped(scope: dict[str, Any]) -> tuple[World, Sandbox, dict[str, Any], str]:
+    body = "【分析需求正文】帮我做链轮的供应商比价分析\n【分析范围】" + json.dumps(scope)
+    world, sandbox, _ = run(body)
+    result = json.loads(sandbox.files["/data/analysis_input.json"])  # what was compared
+    [report] = [t for p, t in sandbox.files.items() if re.fullmatch(r"/analysis/report_\w+\.md", p)]
+    return world, sandbox, result, report
+
+
+def test_a_supplier_left_out_is_not_compared_or_fetched() -> None:
+    world, _, result, report = _scoped({"categories": ["SK"], "excluded": ["ZENITH"]})
+    codes = {o["supplier_code"] for p in result["parts"] for o in p["offers"]}
+    assert codes == {"ACME"}, result["parts"]
+    fetched = [a["url"] for n, a in world.calls if n == "fetch_url"]
+    assert URLS["ACME"] in fetched and URLS["ZENITH"] not in fetched
+    assert "不含 ZENITH" in report, report
+
+
+def test_domestic_suppliers_only() -> None:
+    _, _, result, report = _scoped({"categories": ["SK"], "origin": "domestic"})
+    codes = {o["supplier_code"] for p in result["parts"] for o in p["offers"]}
+    assert codes == {"ZENITH"}, result["parts"]  # the one in CN
+    assert "只看国内供应商" in report, report
+
+
+def test_several_parts_named_are_the_ones_analysed() -> None:
+    result = _scoped({"categories": ["SK"], "parts": ["SK-ACME-520"]})[2]
+    assert [p["sku"] for p in result["parts"]] == ["SK-ACME-520"]
+    two = _scoped({"categories": ["SK"], "parts": ["SK-ACME-428", "SK-ACME-520"]})[2]
+    assert sorted(p["sku"] for p in two["parts"]) == ["SK-ACME-428", "SK-ACME-520"]

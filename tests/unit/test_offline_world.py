@@ -20,9 +20,9 @@ from graphs.offline import OfflinePlanner
 
 SUPPLIERS: list[dict[str, Any]] = [
     {"id": 7, "code": "ACME", "name_zh": "艾克米工业", "name_en": "Acme Industrial",
-     "status": "active", "rating": 4.1},
+     "status": "active", "rating": 4.1, "country": "US"},
     {"id": 8, "code": "ZENITH", "name_zh": "天顶贸易有限公司", "name_en": "Zenith Trading",
-     "status": "active", "rating": 3.8},
+     "status": "active", "rating": 3.8, "country": "CN"},
     {"id": 9, "code": "OLDCO", "name_zh": "旧厂", "name_en": "Old Co", "status": "blocked",
      "rating": 2.0},
 ]  # fmt: skip

@@ -82,10 +82,19 @@ def _focus_candidates(
     """Narrow a category to the part or brands of the scope, else to the models, SKUs or
     brands the request names, if any; with the rule that chose them (``part``,
     ``brands``, ``named`` or ``category``)."""
+    if run.scope.excluded_names:  # "除了博世": that brand's parts are not compared
+        left_out = {n.casefold() for n in run.scope.excluded_names}
+        in_category = [p for p in in_category
+                       if str(p.get("brand", "")).casefold() not in left_out
+                       and str(p.get("brand_zh", "")).casefold() not in left_out]  # fmt: skip
     if run.scope.part:
         chosen = [p for p in in_category if p.get("sku") == run.scope.part]
         if chosen:
             return chosen, "part"
+    if run.scope.parts:
+        chosen = [p for p in in_category if p.get("sku") in run.scope.parts]
+        if chosen:
+            return chosen, "named"
     if run.scope.brand_names:
         wanted = {n.lower() for n in run.scope.brand_names}
         branded = [
@@ -363,9 +372,28 @@ def _url_lookups(run: Run, focus: list[dict[str, Any]]) -> Decision | None:
     return None
 
 
+# The team's own country (its ERP keeps CNY): "国产" / "domestic" suppliers are there.
+HOME_COUNTRY = "CN"
+
+
+def _offered(run: Run, part: dict[str, Any], suppliers: list[dict[str, Any]] | None = None
+             ) -> list[dict[str, Any]]:  # fmt: skip
+    """The part's offers the scope keeps: not from a supplier it leaves out, and (with
+    ``suppliers`` read) from domestic or imported suppliers when it says so."""
+    offers = [o for o in part.get("offers") or []
+              if str(o.get("supplier_code")) not in run.scope.excluded]  # fmt: skip
+    if run.scope.origin and suppliers is not None:
+        country = {str(s.get("code")): str(s.get("country") or "") for s in suppliers}
+        home = run.scope.origin == "domestic"
+        offers = [o for o in offers
+                  if (country.get(str(o.get("supplier_code"))) == HOME_COUNTRY)
+                  == home]  # fmt: skip
+    return offers
+
+
 def _quotes(run: Run, part: dict[str, Any], fetches: Calls) -> list[dict[str, Any]]:
     """The part's fetched quote pages; the fetches still to make are added to ``fetches``."""
-    codes = {str(o.get("supplier_code")) for o in part.get("offers") or []}
+    codes = {str(o.get("supplier_code")) for o in _offered(run, part)}
     quotes = []
     for code, mapped in sorted((_quote_urls(run, part["sku"]) or {}).items()):
         if code not in codes:
@@ -443,6 +471,11 @@ def stage_data(run: Run) -> Decision | dict[str, Any]:
             [*fetches, *pages],
             note="fetch",
         )
+    if run.scope.origin or run.scope.excluded:
+        for item in collected:
+            item["offers"] = _offered(run, item, suppliers)
+            kept = {str(o.get("supplier_code")) for o in item["offers"]}
+            item["quotes"] = [q for q in item["quotes"] if q["supplier_code"] in kept]
     return {
         "request": run.body.strip(),
         "today": run.today.isoformat(),

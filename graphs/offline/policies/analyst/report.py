@@ -124,6 +124,16 @@ def _scope(w: Words, result: dict[str, Any]) -> list[str]:
         limits.append(w.say(f"近 {months} 个月", f"the last {months} months"))
     if scope.get("part"):
         limits.append(w.say(f"零件 {scope['part']}", f"part {scope['part']}"))
+    if scope.get("parts"):
+        named = [str(n) for n in scope["parts"]]
+        limits.append(w.say(f"零件 {'、'.join(named)}", f"parts {', '.join(named)}"))
+    if scope.get("excluded"):
+        out = [str(n) for n in scope["excluded"]]
+        limits.append(w.say(f"不含 {'、'.join(out)}", f"leaving out {', '.join(out)}"))
+    if scope.get("origin") == "domestic":
+        limits.append(w.say("只看国内供应商", "domestic suppliers only"))
+    elif scope.get("origin") == "imported":
+        limits.append(w.say("只看国外供应商", "suppliers abroad only"))
     limited = ("；" if w.zh else "; ").join(limits) or w.say(
         "无（整个类别）", "none (whole category)"
     )

@@ -27,6 +27,7 @@ from dataclasses import replace
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.messages import is_notification, message_text
+from graphs.offline import lexicon
 from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
@@ -275,7 +276,8 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
     now = erp.ground(view.request)
     if now.categories or now.parts or read(view.request).intent not in ("analysis", "out_of_scope"):
         return None
-    if not (now.suppliers or find_window_months(view.request)):
+    limits = lexicon.has(view.request, "exclusion", "domestic", "imported")
+    if not (now.suppliers or find_window_months(view.request) or limits):
         return None
     text = f"{to_simplified(earlier)}\n{view.request}"
     return analysis(view, Reading("analysis", None, False, True), zh, text=text)

@@ -1,5 +1,6 @@
 """An analysis request: ground it in the ERP, then start one background analysis per category
-with its scope (brands, window, part), or ask which category when none is known.
+with its scope (brands, window, parts, suppliers left out, domestic or imported), or ask
+which category when none is known.
 
 Never on nothing: a request that names no category the ERP knows gets a question (with
 the candidates when its words fit several), and one that is not about purchasing at all
@@ -12,7 +13,15 @@ import re
 from typing import Any
 
 from graphs.names import CJK, name_variants
-from graphs.offline.entities import Grounding, by_head_noun, category_terms
+from graphs.offline import lexicon
+from graphs.offline.entities import (
+    Grounding,
+    by_head_noun,
+    category_terms,
+    find_suppliers,
+    ruled_out,
+    token_spans,
+)
 from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, say
@@ -96,14 +105,43 @@ def categories_named(found: Grounding, erp: ErpData) -> list[Record]:
     return cats
 
 
-def _start(view: View, zh: bool, cats: list[Record], found: Grounding, text: str) -> Decision:
+def _origin(text: str) -> str | None:
+    """ "domestic" ("只看国产的"), "imported" ("only imported brands"), or None."""
+    masked = lexicon.mask(text, ("domestic", "imported"))
+    if lexicon.has(masked, "domestic") and not lexicon.has(masked, "imported"):
+        return "domestic"
+    if lexicon.has(masked, "imported") and not lexicon.has(masked, "domestic"):
+        return "imported"
+    return None
+
+
+def _ruled_out(erp: ErpData, text: str) -> tuple[list[str], list[str]]:
+    """The suppliers the request leaves out ("除了博世", "exclude GZMT"): their codes, and the
+    names the ruled-out makers' parts carry."""
+    named = find_suppliers(text, erp.suppliers, skip=token_spans(text))
+    out = Grounding(suppliers=ruled_out(text, named))
+    codes = list(dict.fromkeys(str(m.record.get("code")) for m in out.suppliers))
+    return codes, _brands(out)[1]
+
+
+def _start(
+    view: View, zh: bool, cats: list[Record], found: Grounding, text: str, erp: ErpData
+) -> Decision:
     brands, brand_names = _brands(found)
     window = find_window_months(text)
     part = found.parts[0].code if len(found.parts) == 1 else None
+    excluded, excluded_names = _ruled_out(erp, text)
+    origin = _origin(text)
     calls = []
     for c in cats:
         in_cat = part if part and found.parts[0].record.get("category_code") == c["code"] else None
-        scope = Scope([str(c["code"])], brands, brand_names, window, in_cat)
+        here = [m.code for m in found.parts if m.record.get("category_code") == c["code"]]
+        several = list(dict.fromkeys(here))
+        scope = Scope(
+            categories=[str(c["code"])], brands=brands, brand_names=brand_names,
+            window_months=window, part=in_cat, parts=several if len(several) > 1 else [],
+            excluded=excluded, excluded_names=excluded_names, origin=origin,
+        )  # fmt: skip
         description = delegation(view, analysis=True, scope=scope.to_text(), body=text)
         calls.append(("start_async_task", {"description": description, "subagent_type": ANALYST}))
     names = ("、" if zh else ", ").join(str(c.get("name_zh" if zh else "name_en")) for c in cats)
@@ -125,7 +163,7 @@ def analysis(view: View, reading: Reading, zh: bool, text: str | None = None) ->
     if cats:
         if not view.has_tool("start_async_task"):
             return Decision(replies.out_of_scope(zh), note="no-analyst")
-        return _start(view, zh, cats, found, text)
+        return _start(view, zh, cats, found, text, erp)
     options = candidates(found, erp.categories)
     if not (reading.domain or found.anything or options):
         return Decision(replies.out_of_scope(zh), note="out-of-scope")

@@ -165,6 +165,22 @@ def _understood(view: View, started: list[ToolResult], zh: bool) -> list[str]:
             limits.append(say(zh, "品牌：" + "、".join(brands), "brands: " + ", ".join(brands)))
         if scope.part:
             limits.append(say(zh, f"零件：{scope.part}", f"part: {scope.part}"))
+        if scope.parts:
+            limits.append(
+                say(zh, "零件：" + "、".join(scope.parts), "parts: " + ", ".join(scope.parts))
+            )
+        if scope.excluded:
+            out = [str(suppliers.get(b, {}).get(key) or b) for b in scope.excluded]
+            limits.append(say(zh, "不含：" + "、".join(out), "leaving out: " + ", ".join(out)))
+        if scope.origin:
+            home = scope.origin == "domestic"
+            limits.append(
+                say(
+                    zh,
+                    "只看国内供应商" if home else "只看国外供应商",
+                    "domestic suppliers only" if home else "suppliers abroad only",
+                )
+            )
         if scope.window_months:
             n = scope.window_months
             limits.append(say(zh, f"近 {n} 个月", f"last {n} months"))

@@ -6,7 +6,8 @@ Input (written by the analyst after data collection)::
 
     {"request": str, "today": "YYYY-MM-DD", "window_months": int (default 12),
      "category": {"code", "name_zh", "name_en"},
-     "scope": {what the request constrained: categories, brands, window_months, part},
+     "scope": {what the request constrained: categories, brands, window_months, part(s),
+               suppliers left out, origin},
      "selection": {"rule": "all" | "most_offered", "cap": int, "in_category": int,
                    "not_analysed": [{"sku", "name_zh", "name_en", "offers"}]},
      "suppliers": {code: {"status", "rating"}},

@@ -1,0 +1,106 @@
+"""What a comparison leaves out or limits, through the planner's real decision path against
+the real seeded ERP, as the analyst will read it from the delegation's scope.
+
+Written from the buyer's side: "except Bosch", "除了博世", "不要冠军的", "exclude GZMT" leave
+those out (they were read as "only Bosch": the opposite); "只看国产的" / "imported
+suppliers only" limit the suppliers by country, also said after the analysis started; two
+parts named ("IU7和IU9哪家便宜") are the parts compared. The launch reply says each limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import SystemMessage
+
+from graphs.offline.scope import Scope, read_scope
+from tests.unit.planner_harness import PlannerWorld, Run, planner_world
+
+TODAY = date(2026, 12, 3)
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+def _scope(run: Run) -> Scope:
+    [delegation] = run.delegations
+    return read_scope(delegation)
+
+
+async def _category_of_makers(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A category and the makers (active suppliers whose code is a brand of its parts)."""
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for category in (await world.erp("/categories"))["items"]:
+        parts = (await world.erp("/parts", category=category["code"], size=100))["items"]
+        brands = {p["brand"].casefold() for p in parts}
+        makers = [s for s in suppliers if s["kind"] == "maker" and s["code"].casefold() in brands]
+        if len(makers) >= 2:
+            return category, makers
+    pytest.fail("the seed has no category with two makers")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["compare {cat_en} suppliers except {en}", "{cat_zh}比价，除了{zh}",
+     "做一个{cat_zh}比价，不要{zh}的", "{cat_en} price comparison excluding {code}"],
+)  # fmt: skip
+async def test_a_maker_left_out_is_excluded_not_the_only_one(
+    world: PlannerWorld, template: str
+) -> None:
+    category, makers = await _category_of_makers(world)
+    maker = makers[0]
+    names = {"en": maker["name_en"], "zh": maker["name_zh"], "code": maker["code"]}
+    text = template.format(cat_en=category["name_en"].lower(), cat_zh=category["name_zh"], **names)
+    run = await world.run(text)
+    scope = _scope(run)
+    assert scope.categories == [category["code"]], (text, scope)
+    assert maker["code"] not in scope.brands and maker["code"] in scope.excluded, (text, scope)
+    assert "不含" in run.last_text or "leaving out" in run.last_text, run.last_text
+
+
+async def test_a_distributor_left_out(world: PlannerWorld) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    distributor = next(
+        s for s in suppliers if s["kind"] == "distributor" and s["status"] == "active"
+    )
+    category, _ = await _category_of_makers(world)
+    run = await world.run(f"I need a report comparing {category['name_en'].lower()} suppliers, "
+                          f"please exclude {distributor['code']}")  # fmt: skip
+    assert _scope(run).excluded == [distributor["code"]], run.delegations
+
+
+async def test_domestic_only_after_the_start_restarts_it_so(world: PlannerWorld) -> None:
+    category, _ = await _category_of_makers(world)
+    first = await world.run(f"{category['name_zh']}比价")
+    assert first.delegations and _scope(first).origin is None
+    thread = [m for m in world._messages if not isinstance(m, SystemMessage)]
+    run = await world.run("只看国产的", history=thread)
+    scope = _scope(run)
+    assert scope.origin == "domestic" and scope.categories == [category["code"]], scope
+    assert "只看国内供应商" in run.last_text, run.last_text
+    abroad = await world.run(
+        f"compare {category['name_en'].lower()} prices, imported suppliers only"
+    )
+    assert _scope(abroad).origin == "imported", abroad.delegations
+
+
+async def test_two_parts_named_are_the_parts_compared(world: PlannerWorld) -> None:
+    category, _ = await _category_of_makers(world)
+    parts = (await world.erp("/parts", category=category["code"], size=100))["items"]
+    unique = []
+    for part in parts:
+        if len((await world.erp("/parts/search", name=part["model"], limit=5))["items"]) == 1:
+            unique.append(part)
+        if len(unique) == 2:
+            break
+    a, b = unique
+    run = await world.run(f"{a['model']}和{b['model']}哪家便宜，帮我比一下")
+    assert sorted(_scope(run).parts) == sorted([a["sku"], b["sku"]]), run.delegations
+    assert a["sku"] in run.last_text and b["sku"] in run.last_text, run.last_text
