@@ -26,12 +26,13 @@ purchasing question ("头盔哪家便宜" → which category?) rather than out o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from graphs.offline import lexicon
 from graphs.offline.entities import unknown_words
-from graphs.offline.text import find_order_no, has_quantity
+from graphs.offline.text import find_order_no, has_quantity, model_tokens
 
 __all__ = ["Intent", "Reading", "is_substitution", "read"]
 
@@ -137,6 +138,8 @@ def is_substitution(text: str) -> bool:
 
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
+    if not re.search(r"\w", text):  # "?", "...": nothing asked yet
+        return Reading("small_talk")
     # "数量跟上次一样" asks for the last order's quantity, not about the last order.
     masked = lexicon.mask(text, _NEGATABLE)
     for hit in lexicon.find(masked, "same_as_last"):  # blanked, so positions stay valid
@@ -165,11 +168,18 @@ def read(text: str) -> Reading:
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))
     )
+    if ordering and has_quantity(masked):
+        # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
+        masked = lexicon.strip_words(masked, ("cheapest",))
+    priced = lexicon.has(masked, "price", "lead_time")
     if lexicon.has(masked, "inventory") and not ordering and not lexicon.has(masked, "past_order"):
-        # "how many did we order" asks about orders, "how many do we have" about stock.
+        # "how many did we order" asks about orders, "how many do we have" about stock;
+        # "MH292 的库存和价格" both: the quote says the stock too.
+        if priced and model_tokens(masked) and not lexicon.has(masked, "analysis"):
+            return Reading("quote", None, False, True)
         return reading("inventory")
     if (
-        lexicon.has(masked, "price")
+        priced
         and not lexicon.has(masked, "analysis", "paid", "order_noun", "past_order")
         and (not ordering or lexicon.has(masked, "hypothetical"))
     ):

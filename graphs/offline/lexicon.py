@@ -69,6 +69,7 @@ GROUPS: dict[str, str] = {
         r"(?<![还只需])要(?=\s*[\d一二两三四五六七八九十百千])", "订购", "订货", r"订(?!单)",
         r"采购(?![单员部])",
         r"(?<![出起回过本原近未后])来(?=\s*[\d一二两三四五六七八九十百千])",
+        r"(?<![一以])下(?=\s*[A-Za-z][A-Za-z0-9\-]*\s*[\d一二两三四五六七八九十百千])",
         "购买", "买", "进货", "要货",
     ) + "|" + _en(
         "order", "ordered", "ordering", "place an order", "raise a po", "buy", "buying",
@@ -424,6 +425,36 @@ GROUPS["domestic"] = _zh(
 )  # fmt: skip
 GROUPS["imported"] = _zh("进口", "国外", "海外", "外资", "外国") + "|" + _en(
     "imported", "foreign", "overseas", "international suppliers", "non-chinese",
+)  # fmt: skip
+
+# "The cheapest" as a choice inside an order ("order 100 of the cheapest BKR6E", "从最便宜的
+# 那家订 200 个 IU7"): the order goes to the lowest offer, no comparison report is made.
+GROUPS["cheapest"] = _zh("最便宜", "最低价", "价格最低", "报价最低", "最划算") + "|" + _en(
+    "cheapest", "lowest price", "lowest-priced", "lowest priced", "least expensive",
+)  # fmt: skip
+# Small talk about the assistant itself ("你是谁？能干嘛", "what can you do for me").
+GROUPS["small_talk"] += (
+    "|"
+    + _zh(
+        "能干嘛",
+        "能干啥",
+        "能干什么",
+        "会干嘛",
+        "会做什么",
+        "可以做什么",
+        "能帮我什么",
+        "能帮我做什么",
+        "怎么用",
+        "有什么功能",
+    )
+    + "|"
+    + _en("what can you help with", "what do you do", "how do i use you", "what are you")
+)
+
+# How long a supplier takes ("IU7 的交期多久", "what's the lead time on IU7 from NGK"):
+# answered from the price lists, as a price is.
+GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到") + (
+    "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time")
 )  # fmt: skip
 
 # How far a negator reaches: the verb right after it, a few characters or words away.

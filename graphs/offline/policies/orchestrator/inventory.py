@@ -18,7 +18,7 @@ from graphs.offline.policies.orchestrator.analysis import categories_named
 from graphs.offline.policies.orchestrator.erp import ErpData, paged, read_erp
 from graphs.offline.text import model_tokens
 
-__all__ = ["inventory", "parts_read"]
+__all__ = ["inventory", "parts_read", "stock_line"]
 
 Record = dict[str, Any]
 _SHOWN = 12
@@ -28,7 +28,7 @@ def _name(part: Record, zh: bool) -> str:
     return f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
 
 
-def _stock_line(part: Record, zh: bool) -> str:
+def stock_line(part: Record, zh: bool) -> str:
     inv = part.get("inventory") or part
     on_hand, reserved = int(inv.get("on_hand") or 0), int(inv.get("reserved") or 0)
     safety = int(inv.get("safety_stock") or 0)
@@ -74,7 +74,7 @@ def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
             [("part_query", args)],
             note="inventory-part",
         )
-    lines = [_stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
+    lines = [stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
     text = say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines)
     if found.suppliers and _AT_SUPPLIER.search(view.request):
         # "Is IU7 in stock at NGK?": the ERP holds our stock, not the supplier's.
@@ -93,7 +93,7 @@ def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> D
             say(zh, f"{where}没有低于安全库存的零件。", f"Nothing{where} is below safety stock."),
             note="inventory-answer",
         )
-    lines = [_stock_line(p, zh) for p in items[:_SHOWN]]
+    lines = [stock_line(p, zh) for p in items[:_SHOWN]]
     more = len(items) - _SHOWN if total <= len(items) else total - _SHOWN
     tail = say(zh, f"\n……另有 {more} 个。", f"\n... and {more} more.") if more > 0 else ""
     return Decision(

@@ -13,13 +13,14 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.analysis import analysis
 from graphs.offline.policies.orchestrator.erp import read_erp
-from graphs.offline.policies.orchestrator.inventory import parts_read
+from graphs.offline.policies.orchestrator.inventory import parts_read, stock_line
 from graphs.offline.text import find_quantity, model_tokens, today_in
 
 __all__ = ["QUOTED", "quote"]
@@ -133,6 +134,9 @@ def quote(view: View, reading: Reading, zh: bool) -> Decision:
     today = today_in(view.system)
     answers = [_part_answer(read[i], named, quantity, today, zh) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
+    if lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
+        stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]
+        answers.insert(0, say(zh, "库存：\n", "Stock:\n") + "\n".join(stock))
     closing = say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
                   "This is a quote only: no order was placed. To order, tell me the supplier and "
                   "the quantity.")  # fmt: skip

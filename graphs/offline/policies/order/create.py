@@ -56,6 +56,7 @@ class _Choice:
     missing: list[str] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
     not_supplied: Record | None = None  # a named part the supplier does not sell
+    why: str = ""  # how the supplier was chosen for the buyer ("the lowest price"), said first
 
 
 def _sname(facts: Facts, supplier: Record) -> str:
@@ -114,7 +115,22 @@ def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> 
         marked = supplier_marked(facts.text, mentions)
         if len(marked) == 1:
             return marked
-    return mentions
+    return mentions or _maker_by_brand(facts, found, suppliers)
+
+
+def _maker_by_brand(facts: Facts, found: Grounding, suppliers: list[Record]) -> list[Mention]:
+    """The maker the buyer names by its brand ("给火炬下U6FER9 200个": 火炬 is the brand of
+    the part, 株洲湘火炬 the maker whose code is that brand), when no supplier name was."""
+    for m in _SUPPLIER_SLOT.finditer(facts.body):
+        name = (m.group(1) or m.group(2) or "").strip().casefold()
+        for part in (p.record for p in found.parts):
+            if name and name in (str(part.get("brand_zh") or "").casefold(),
+                                 str(part.get("brand") or "").casefold()):  # fmt: skip
+                brand = str(part.get("brand") or "").casefold()
+                maker = [s for s in suppliers if str(s.get("code") or "").casefold() == brand]
+                if len(maker) == 1:
+                    return [Mention(maker[0], m.start(1 if m.group(1) else 2), m.end(), name)]
+    return []
 
 
 def _supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> Record | Decision | None:
@@ -148,11 +164,14 @@ def _not_taking_orders(facts: Facts, supplier: Record, choice: _Choice) -> Decis
     )
 
 
-def _unknown_supplier(facts: Facts) -> str:
-    m = _SUPPLIER_SLOT.search(facts.body)
-    name = (m.group(1) or m.group(2)) if m else None
-    return facts.say(f"ERP 里没有供应商“{name}”。", f"The ERP has no supplier {name!r}. ") if (
-        name) else ""  # fmt: skip
+def _unknown_supplier(facts: Facts, suppliers: list[Record]) -> str:
+    """The supplier the buyer named that the ERP does not know ("给 ABC 摩配下单"), said;
+    a known one ruled out ("不要给冠军下单，给火炬下…") is not claimed unknown."""
+    for m in _SUPPLIER_SLOT.finditer(facts.body):
+        name = m.group(1) or m.group(2)
+        if name and not find_suppliers(name, suppliers):
+            return facts.say(f"ERP 里没有供应商“{name}”。", f"The ERP has no supplier {name!r}. ")
+    return ""
 
 
 # --- the part -----------------------------------------------------------------------------
@@ -339,11 +358,22 @@ def _without_supplier(
     name = "supplier_name_zh" if facts.zh else "supplier_name_en"
     # Only suppliers that take orders are offered (one on hold or blocked would be refused).
     taking = {s.get("id") for s in suppliers if s.get("status") == "active"}
+    live = [o for o in offers.get(int(part["id"]), []) if o.get("supplier_id") in taking]
     choice.options = [
         f"{o.get('supplier_code')} {o.get(name)} @ {o.get('price')} {o.get('currency')}"
-        for o in offers.get(int(part["id"]), [])
-        if o.get("supplier_id") in taking
+        for o in live
     ][:_OPTIONS]
+    if live and lexicon.has(facts.body, "cheapest") and len({o.get("currency") for o in live}) == 1:
+        # "order 100 of the cheapest BKR6E": the lowest offer (one currency: comparable).
+        best = min(live, key=lambda o: int(o.get("price_minor") or 0))
+        chosen = next((s for s in suppliers if s.get("id") == best.get("supplier_id")), None)
+        if chosen is not None:
+            choice.supplier, choice.missing = chosen, []
+            price = f"{best.get('price')} {best.get('currency')}"
+            choice.why = facts.say(
+                f"按最低价选了 {_sname(facts, chosen)}（{price}）。",
+                f"Chose {_sname(facts, chosen)}, the lowest price ({price}). ",
+            )
     return choice
 
 
@@ -609,7 +639,9 @@ def create(facts: Facts) -> Decision:
         if last is not None:
             quantity, source = last
     if chosen.missing or quantity is None:
-        lead = (_unknown_supplier(facts) if supplier is None else "") + _known(facts, chosen, found)
+        lead = (_unknown_supplier(facts, suppliers) if supplier is None else "") + _known(
+            facts, chosen, found
+        )
         if lexicon.has(facts.body, "same_as_last") and supplier is not None and chosen.part:
             lead = facts.say("没有找到上次的订单。", "I found no earlier order of it. ") + lead
         return _ask_missing(facts, chosen, quantity is None, lead)
@@ -628,4 +660,4 @@ def create(facts: Facts) -> Decision:
                 'by (e.g. "by Jan 20"), or say "standard lead time".',
             ),
         )
-    return _create_call(facts, supplier, chosen.part, quantity, source)
+    return _create_call(facts, supplier, chosen.part, quantity, chosen.why + source)

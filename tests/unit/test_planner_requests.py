@@ -1,0 +1,117 @@
+"""Single requests buyers wrote that the planner misread, through its real decision path
+against the real seeded ERP (the names come from the ERP's own records).
+
+Written from the buyer's side: "order 100 of the cheapest X" orders from the lowest offer
+(it started a comparison report and ordered nothing); "不要给A下单，给B下 X 200个" orders
+from B, named by its brand (it said "OK, no order"); "X 的库存和价格" answers both; "what's
+the lead time on X" is answered from the price lists (it was out of scope); "你是谁？能干嘛"
+and a bare "?" get the introduction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, planner_world
+
+TODAY = date(2026, 12, 3)
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _offered(
+    world: PlannerWorld, *, sellers: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A part (its model naming it alone) with at least ``sellers`` active offers valid today
+    in one currency, and those offers."""
+    now = date.today().isoformat()
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            offers = [o for o in part["offers"] if o["supplier_id"] in active
+                      and o["valid_from"] <= now <= o["valid_to"]]  # fmt: skip
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            if (
+                len(offers) >= sellers
+                and len({o["currency"] for o in offers}) == 1
+                and len(same) == 1
+            ):
+                return part, offers
+    pytest.fail(f"the seed has no part with {sellers} sellers")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    "template", ["order {q} of the cheapest {model}", "从最便宜的那家订 {q} 个 {model}"]
+)
+async def test_ordering_the_cheapest_orders_from_the_lowest_offer(
+    world: PlannerWorld, template: str
+) -> None:
+    part, offers = await _offered(world, sellers=2)
+    best = min(offers, key=lambda o: o["price_minor"])
+    q = max(o["min_order_qty"] for o in offers) * max(o["order_step"] for o in offers)
+    run = await world.run(template.format(q=q, model=part["model"]))
+    assert not run.delegations, run.delegations
+    assert run.proposal is not None, run.last_text
+    assert run.proposal[1]["supplier_id"] == best["supplier_id"], (best, run.proposal)
+    assert best["price"] in run.last_text, run.last_text
+
+
+async def test_not_from_one_maker_but_from_another_named_by_its_brand(world: PlannerWorld) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    makers = {s["code"].casefold(): s for s in suppliers if s["kind"] == "maker"}
+    for category in (await world.erp("/categories"))["items"]:
+        parts = (await world.erp("/parts", category=category["code"], size=50))["items"]
+        brands = [p for p in parts if p["brand"].casefold() in makers
+                  and makers[p["brand"].casefold()]["status"] == "active"
+                  and p["brand_zh"] not in makers[p["brand"].casefold()]["name_zh"]]  # fmt: skip
+        others = [m for m in makers.values() if m["code"] != (brands[0]["brand"] if brands else "")]
+        if brands and others:
+            break
+    else:
+        pytest.fail("the seed has no maker named apart from its brand")  # pragma: no cover
+    part = brands[0]
+    maker = makers[part["brand"].casefold()]
+    detail = await world.erp(f"/parts/{part['id']}")
+    offer = next(o for o in detail["offers"] if o["supplier_id"] == maker["id"])
+    q = offer["min_order_qty"]
+    text = f"不要给{others[0]['name_zh']}下单，给{part['brand_zh']}下{part['model']} {q}个"
+    run = await world.run(text)
+    assert run.proposal is not None, (text, run.last_text)
+    assert run.proposal[1]["supplier_id"] == maker["id"], (text, run.proposal)
+
+
+async def test_stock_and_price_of_a_part_are_both_answered(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    stock = part["inventory"]
+    run = await world.run(f"{part['model']}的库存和价格")
+    assert run.proposal is None and not run.delegations
+    assert f"在库 {stock['on_hand']}" in run.last_text, run.last_text
+    assert all(o["price"] in run.last_text.replace(",", "") for o in offers), run.last_text
+
+
+async def test_lead_time_is_answered_from_the_price_lists(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    for text in (f"what's the lead time on {part['model']}?", f"{part['model']} 交期多久"):
+        run = await world.run(text)
+        assert run.proposal is None and not run.delegations, text
+        days = {str(o["lead_time_days"]) for o in offers}
+        assert all(f"{d} 天" in run.last_text or f"{d} days" in run.last_text for d in days), (
+            text, run.last_text)  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["你是谁？能干嘛", "?", "……", "what can you help with?"])
+async def test_who_are_you_gets_the_introduction(world: PlannerWorld, text: str) -> None:
+    run = await world.run(text)
+    assert run.final_note == "greeting", (text, run.final_note, run.last_text)
+    assert not run.calls or all(n in ("category_list", "supplier_query") for _, n, _ in run.calls)
