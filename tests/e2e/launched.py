@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +74,22 @@ class Launched:
         msg = f"{name} not {state} after {restarts} restart(s) within {within:g} s: {info}"
         raise AssertionError(msg)
 
-    def erp_orders(self, note: str, sku: str = "SP-NGK-IU7") -> list[dict[str, Any]]:
-        """ERP orders of ``sku`` whose note is ``note`` (read over the ERP's REST API)."""
+    def erp_orders(self, args: Mapping[str, Any], sku: str = "SP-NGK-IU7") -> list[dict[str, Any]]:
+        """ERP orders an order card's ``args`` made (read over the ERP's REST API): placed
+        today with its supplier and lines (part, quantity); each test orders its own
+        quantity."""
         url = self.service("sim-erp")["url"]
         found = httpx.get(
             f"{url}/orders/search-details", params={"sku": sku, "size": 100}, timeout=10
         )
         found.raise_for_status()
-        return [o for o in found.json()["items"] if o.get("note") == note]
+        want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
+        today = date.today().isoformat()
+        return [
+            o for o in found.json()["items"]
+            if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
+            and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
+        ]  # fmt: skip
 
     def workspace(self, thread_id: str) -> Path:
         """The sandbox folder of a thread."""
@@ -117,15 +126,16 @@ async def run(
 
 async def order_waiting_for_approval(
     client: LangGraphClient, request: str, user: Mapping[str, str]
-) -> tuple[str, str]:
-    """A new thread asked ``request`` (an order), up to its approval; ``(thread, note)``."""
+) -> tuple[str, dict[str, Any]]:
+    """A new thread asked ``request`` (an order), up to its approval; ``(thread, the card's
+    arguments)``."""
     thread_id = str((await client.threads.create())["thread_id"])
     message = {"messages": [{"role": "user", "content": request}]}
     thread = await run(client, thread_id, user, input=message)
     [approval] = interrupts(thread)
     action = approval["value"]["action_requests"][0]
     assert action["name"] == "order_create", action
-    return thread_id, str(action["args"]["note"])
+    return thread_id, dict(action["args"])
 
 
 APPROVE: Any = {"resume": {"decisions": [{"type": "approve"}]}}

@@ -44,10 +44,19 @@ async def last_message(client: LangGraphClient, thread_id: str) -> dict[str, Any
     return dict(state["values"]["messages"][-1])
 
 
-def orders_noted(stack: Stack, note: str, sku: str = "SP-NGK-IU7") -> list[dict[str, Any]]:
-    """ERP orders whose note is ``note`` (the order agent copies the request into it)."""
+def orders_from(
+    stack: Stack, args: dict[str, Any], sku: str = "SP-NGK-IU7"
+) -> list[dict[str, Any]]:
+    """ERP orders this card's arguments made: placed today with its supplier and lines (part,
+    quantity). Each test orders its own quantity, so they are its orders."""
     found = stack.erp_get("/orders/search-details", sku=sku, size=100)["items"]
-    return [o for o in found if o.get("note") == note]
+    want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
+    today = date.today().isoformat()
+    return [
+        o for o in found
+        if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
+        and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
+    ]  # fmt: skip
 
 
 def erp_totals(stack: Stack) -> tuple[int, int]:
@@ -131,12 +140,12 @@ async def test_missing_quantity_then_a_readable_card_then_one_row_with_its_peopl
                   "54.30 CNY", "10,860.00 CNY", "订单总额：10,860.00 CNY", "最早可到",
                   "申请人：buyer-card"):  # fmt: skip
         assert words in card, card
-    note = action["args"]["note"]
-    assert orders_noted(stack, note) == []  # nothing committed before approval
+    card_args = action["args"]
+    assert orders_from(stack, card_args) == []  # nothing committed before approval
 
     thread = await run(client, thread_id, who, command=APPROVE)
     assert thread["status"] == "idle"
-    [order] = orders_noted(stack, note)
+    [order] = orders_from(stack, card_args)
     assert order["supplier_code"] == "NGK" and order["status"] == "approved"
     assert (order["requested_by"], order["approved_by"]) == ("buyer-card", "buyer-card")
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 200)]
@@ -153,7 +162,7 @@ async def test_missing_quantity_then_a_readable_card_then_one_row_with_its_peopl
     [again] = interrupts(thread)
     assert order["order_no"] in again["value"]["action_requests"][0]["description"]
     await run(client, thread_id, who, command=APPROVE)
-    assert [o["order_no"] for o in orders_noted(stack, note)] == [order["order_no"]]
+    assert [o["order_no"] for o in orders_from(stack, card_args)] == [order["order_no"]]
 
 
 async def test_reject_leaves_no_row(stack: Stack, client: LangGraphClient) -> None:
@@ -161,13 +170,13 @@ async def test_reject_leaves_no_row(stack: Stack, client: LangGraphClient) -> No
     thread_id, approval = await approval_for(client, "Order 120 NGK spark plugs IU7 from NGK", who)
     card = approval["value"]["action_requests"][0]["description"]
     assert "Supplier: NGK Spark Plug Co. (NGK)" in card  # an English buyer reads English
-    note = approval["value"]["action_requests"][0]["args"]["note"]
+    card_args = approval["value"]["action_requests"][0]["args"]
     thread = await run(
         client, thread_id, who,
         command={"resume": {"decisions": [{"type": "reject", "message": "not now"}]}},
     )  # fmt: skip
     assert thread["status"] == "idle"
-    assert orders_noted(stack, note) == []
+    assert orders_from(stack, card_args) == []
     assert "reject" in str((await last_message(client, thread_id))["content"]).lower()
 
 
@@ -179,7 +188,7 @@ async def test_edit_commits_the_edited_quantity(stack: Stack, client: LangGraphC
     edit = {"type": "edit", "edited_action": {"name": "order_create", "args": args}}
     thread = await run(client, thread_id, who, command={"resume": {"decisions": [edit]}})
     assert thread["status"] == "idle"
-    [order] = orders_noted(stack, args["note"])
+    [order] = orders_from(stack, args)
     assert [ln["quantity"] for ln in order["lines"]] == [350]
     assert order["approved_by"] == "buyer-edit"
 
@@ -190,9 +199,9 @@ async def test_the_same_order_on_a_new_thread_is_flagged_and_rejected_leaves_one
     who = user("buyer-dup")
     request = "给 NGK 下单 160 个火花塞 IU7"
     first, approval = await approval_for(client, request, who)
-    note = approval["value"]["action_requests"][0]["args"]["note"]
+    card_args = approval["value"]["action_requests"][0]["args"]
     await run(client, first, who, command=APPROVE)
-    [placed] = orders_noted(stack, note)
+    [placed] = orders_from(stack, card_args)
 
     # The buyer retries on a new conversation (say the first one seemed to fail).
     second, approval = await approval_for(client, request, who)
@@ -205,4 +214,4 @@ async def test_the_same_order_on_a_new_thread_is_flagged_and_rejected_leaves_one
     )
     thread = await run(client, second, who, command={"resume": {"decisions": [{"type": "reject"}]}})
     assert thread["status"] == "idle"
-    assert [o["order_no"] for o in orders_noted(stack, note)] == [placed["order_no"]]
+    assert [o["order_no"] for o in orders_from(stack, card_args)] == [placed["order_no"]]

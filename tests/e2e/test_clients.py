@@ -22,6 +22,7 @@ import json
 import os
 import sys
 import uuid
+from datetime import date
 from typing import Any
 
 import httpx
@@ -54,10 +55,17 @@ def ws_url(stack: Stack, session_id: str | None = None) -> str:
     return f"ws://127.0.0.1:{stack.agent.port if stack.agent else 0}/v1/ws?session_id={sid}"
 
 
-def orders_noted(stack: Stack, note: str) -> list[dict[str, Any]]:
-    """ERP orders whose note is ``note`` (the order agent copies the request into it)."""
+def orders_from(stack: Stack, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """ERP orders this card's arguments made: placed today with its supplier and lines (part,
+    quantity). Each test orders its own quantity, so they are its orders."""
     found = stack.erp_get("/orders/search-details", sku="SP-NGK-IU7", size=100)["items"]
-    return [o for o in found if o.get("note") == note]
+    want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
+    today = date.today().isoformat()
+    return [
+        o for o in found
+        if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
+        and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
+    ]  # fmt: skip
 
 
 async def test_studio_reads_every_schema_over_http(served: Stack) -> None:
@@ -159,8 +167,7 @@ async def test_approve_over_json_rpc_makes_exactly_one_row(
         card = await _approval_card(rpc, "Order 140 NGK spark plugs IU7 from NGK")
         assert card["kind"] == "approval" and card["action"] == "order_create"
         assert card["allowed"] == ["approve", "edit", "reject"]
-        note = card["args"]["note"]
-        assert orders_noted(served, note) == []  # nothing before the approval
+        assert orders_from(served, card["args"]) == []  # nothing before the approval
         # the card is the approval the thread waits on, with its text
         thread: Any = await client.threads.get(card["thread_id"])
         [waiting] = interrupts(thread)
@@ -170,7 +177,7 @@ async def test_approve_over_json_rpc_makes_exactly_one_row(
             "agent.resume", {"interrupt_id": card["interrupt_id"], "decision": "approve"}, wait=120
         )
         assert done["result"]["status"] == "completed", done
-        [order] = orders_noted(served, note)
+        [order] = orders_from(served, card["args"])
         assert [ln["quantity"] for ln in order["lines"]] == [140]
         assert order["order_no"] in done["result"]["content"]
         response = await rpc.notification("agent.response", wait=10)
@@ -190,7 +197,7 @@ async def test_reject_over_json_rpc_makes_none(served: Stack) -> None:
             wait=120,
         )
         assert done["result"]["status"] == "completed"
-        assert orders_noted(served, card["args"]["note"]) == []
+        assert orders_from(served, card["args"]) == []
     finally:
         await rpc.close()
 
@@ -216,7 +223,7 @@ async def test_a_question_then_the_approval_over_json_rpc(served: Stack) -> None
         done = await rpc.request(
             "agent.resume", {"interrupt_id": card["interrupt_id"], "decision": "approve"}, wait=120
         )
-        [order] = orders_noted(served, card["args"]["note"])
+        [order] = orders_from(served, card["args"])
         assert order["order_no"] in done["result"]["content"]
     finally:
         await rpc.close()
@@ -235,7 +242,6 @@ async def test_an_approval_is_approved_on_another_adapter_and_makes_one_row(
         card = await _approval_card(rpc, "Order 120 NGK spark plugs IU7 from NGK")
     finally:
         await rpc.close()
-    note = card["args"]["note"]
     stored = await session_record(client, sid)
     assert stored is not None
     [agent] = stored["agents"]
@@ -246,14 +252,14 @@ async def test_an_approval_is_approved_on_another_adapter_and_makes_one_row(
             again = (await rpc.notification("agent.interrupt", wait=30))["params"]
             assert again["resent"] is True and again["interrupt_id"] == card["interrupt_id"]
             assert again["description"] == card["description"]
-            assert orders_noted(served, note) == []  # nothing before the approval
+            assert orders_from(served, card["args"]) == []  # nothing before the approval
             done = await rpc.request(
                 "agent.resume",
                 {"interrupt_id": card["interrupt_id"], "decision": "approve"},
                 wait=120,
             )
             assert done["result"]["status"] == "completed", done
-            [order] = orders_noted(served, note)
+            [order] = orders_from(served, card["args"])
             assert [ln["quantity"] for ln in order["lines"]] == [120]
             assert order["order_no"] in done["result"]["content"]
             assert done["result"]["thread_id"] == card["thread_id"]

@@ -20,7 +20,7 @@ from langgraph_sdk.client import LangGraphClient
 
 from runstack.threads import interrupts
 from tests.e2e.agents_stack import Stack
-from tests.e2e.test_agents_orders import APPROVE, new_thread, orders_noted, run, user
+from tests.e2e.test_agents_orders import APPROVE, new_thread, orders_from, run, user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -62,10 +62,10 @@ async def test_a_free_text_answer_keeps_its_quantity_date_and_note(
     args = approval["value"]["action_requests"][0]["args"]
     due = (date.today() + timedelta(weeks=6)).isoformat()
     assert args["lines"][0]["quantity"] == 240 and args["expected_date"] == due, args
-    assert orders_noted(stack, args["note"]) == []  # nothing before approval
+    assert orders_from(stack, args) == []  # nothing before approval
 
     await run(client, thread_id, who, command=APPROVE)
-    [order] = orders_noted(stack, args["note"])
+    [order] = orders_from(stack, args)
     assert [(ln["sku"], ln["quantity"]) for ln in order["lines"]] == [("SP-NGK-IU7", 240)]
     assert order["expected_date"] == due
     assert "补安全库存" in order["note"]

@@ -149,7 +149,7 @@ async def test_restarted_on_request_during_an_analysis_it_resumes(stack: Launche
 async def test_killed_right_after_an_approved_order_it_is_placed_once(stack: Launched) -> None:
     request = "给 NGK 下单 460 个火花塞 IU7"
     async with get_client(url=stack.agent_url, timeout=120) as client:
-        thread_id, note = await order_waiting_for_approval(client, request, USER)
+        thread_id, card_args = await order_waiting_for_approval(client, request, USER)
         moment = time.time()
 
         async def saved() -> bool:
@@ -159,7 +159,7 @@ async def test_killed_right_after_an_approved_order_it_is_placed_once(stack: Lau
         await client.runs.create(thread_id, "orchestrator", command=APPROVE, context=USER)
 
         async def placed() -> list[dict[str, Any]]:
-            return stack.erp_orders(note)
+            return stack.erp_orders(card_args)
 
         [order] = await poll(placed, 120, "the order in the ERP", every=0.1)
     restarts = stack.service("agent-server")["restarts"]
@@ -178,5 +178,5 @@ async def test_killed_right_after_an_approved_order_it_is_placed_once(stack: Lau
 
         await poll(finished, 300, "the approved run to end", every=1)
         answer = message_text((await thread_messages(client, thread_id))[-1])
-    assert [o["order_no"] for o in stack.erp_orders(note)] == [order["order_no"]]
+    assert [o["order_no"] for o in stack.erp_orders(card_args)] == [order["order_no"]]
     assert order["order_no"] in answer

@@ -98,7 +98,7 @@ async def test_a_sidecar_killed_during_an_analysis_and_an_order(stack: Launched,
     restarts = stack.service(name)["restarts"]
     request = f"给 NGK 下单 {QUANTITY[name]} 个火花塞 IU7"
     async with get_client(url=stack.agent_url, timeout=120) as client:
-        order_thread, note = await order_waiting_for_approval(client, request, USER)
+        order_thread, card_args = await order_waiting_for_approval(client, request, USER)
         started = await start_analysis(client, FLAGSHIP_REQUEST, USER)
 
         async def running() -> dict[str, Any] | None:
@@ -125,7 +125,7 @@ async def test_a_sidecar_killed_during_an_analysis_and_an_order(stack: Launched,
             assert not REPORT.search(outcome["final"])  # the analysis could not be made
         else:
             assert [r["status"] for r in outcome["runs"]] == ["success"]
-            [order] = stack.erp_orders(note)  # the order does not need this service
+            [order] = stack.erp_orders(card_args)  # the order does not need this service
             assert order["order_no"] in order_answer
             assert REPORT.search(outcome["final"])  # a report, without what was down
 
@@ -141,7 +141,7 @@ async def test_a_sidecar_killed_during_an_analysis_and_an_order(stack: Launched,
 
         # Back: the same Agent Server uses the service again.
         if name in ("sim-erp", "erp-mcp"):
-            assert stack.erp_orders(note) == []  # the approval during the outage made none
+            assert stack.erp_orders(card_args) == []  # the approval during the outage made none
             again = await run(
                 client,
                 order_thread,
@@ -150,7 +150,7 @@ async def test_a_sidecar_killed_during_an_analysis_and_an_order(stack: Launched,
             )
             assert again["status"] == "interrupted"
             await run(client, order_thread, USER, command=APPROVE)
-            [order] = stack.erp_orders(note)
+            [order] = stack.erp_orders(card_args)
             answer = message_text((await thread_messages(client, order_thread))[-1])
             assert order["order_no"] in answer and ORDER_NO.search(answer)
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graphs.names import CJK
 from graphs.offline.policies.base import say
 
 __all__ = ["ask_category", "greeting", "no_task", "out_of_scope"]
@@ -55,8 +56,11 @@ def ask_category(
     candidates: Sequence[dict[str, Any]],
     every: Sequence[dict[str, Any]],
 ) -> str:
-    """Which category to analyse: the candidates when some fit, else the ERP's list."""
-    thing = ("“" + "、".join(unknown[:2]) + "”") if unknown else ""
+    """Which category to analyse: the candidates when some fit, else the ERP's list. Only
+    words that look like a name are quoted back ("挡风玻璃", "Helmets"), never the rest of
+    the sentence the planner did not need ("did", "month")."""
+    named = [w for w in unknown if CJK.search(w) or any(c.isupper() or c.isdigit() for c in w)]
+    thing = ("“" + "、".join(named[:2]) + "”") if named else ""
     if candidates:
         return say(
             zh,
