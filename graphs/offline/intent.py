@@ -49,6 +49,7 @@ Intent = Literal[
     "substitution",
     "skills",
     "small_talk",
+    "master_data",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
@@ -160,6 +161,13 @@ def read(text: str) -> Reading:
         return reading(task)
     if order_no:
         return reading(_by_order_no(masked))
+    if (
+        lexicon.has(masked, "master_data")
+        and lexicon.has(masked, "set_value")
+        and not (lexicon.has(masked, "order_noun"))
+    ):
+        # "把IU7的安全库存改成100", "set NGK's price for IU7 to 10": the ERP's own records
+        return Reading("master_data", None, False, True)
     if is_substitution(text):
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
@@ -172,7 +180,10 @@ def read(text: str) -> Reading:
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
         masked = lexicon.strip_words(masked, ("cheapest",))
     priced = lexicon.has(masked, "price", "lead_time")
-    if lexicon.has(masked, "inventory") and not ordering and not lexicon.has(masked, "past_order"):
+    stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
+    if lexicon.has(masked, "order_noun") and all(w.startswith("how many") for w in stock):
+        stock = []  # "how many orders did we cancel": a count of orders, not of stock
+    if stock and not ordering and not lexicon.has(masked, "past_order"):
         # "how many did we order" asks about orders, "how many do we have" about stock;
         # "MH292 的库存和价格" both: the quote says the stock too.
         if priced and model_tokens(masked) and not lexicon.has(masked, "analysis"):

@@ -142,7 +142,7 @@ GROUPS: dict[str, str] = {
     ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
-                 "要价") + "|" + _en(
+                 "要价", "什么价", "啥价", "几块钱", "怎么卖", "价位") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
         "spend", "spent", "charge", "charges", "how much is", "how much are",
     ),
@@ -282,8 +282,9 @@ GROUPS: dict[str, str] = {
         "有限公司", "股份公司", "公司", "集团", "摩配", "贸易", "供应链", "进出口", "实业",
     ),
     "negator": _zh(
-        "不要", "不用", "不必", "不想", "不需要", "无需", "先别", "别", "暂时不", "暂不", "先不",
-        "不打算", r"不(?=[买订下采])",
+        # "要不要补货", "用不用下单", "需不需要", "买不买": questions, not negations
+        r"(?<!要)不要", r"(?<!用)不用", "不必", "不想", r"(?<!需)不需要", "无需", "先别", "别",
+        "暂时不", "暂不", "先不", "不打算", r"(?<![买订下采])不(?=[买订下采])",
     ) + "|" + _en(
         "don't", "dont", "do not", "no", "not", "never", "hold off on", "hold off", "without",
     ),
@@ -397,6 +398,9 @@ GROUPS["asked_about"] = (
     + _ACTS_EN
     + r"|(?<![a-z])who\s+"
     + _ACTS_EN
+    # "any cancelled orders with Mann?", "取消了的订单有哪些", "已取消的单": orders by state
+    + r"|(?<![a-z])cancel+ed\s+(?:\w+\s+)?(?:orders|pos|purchase orders)(?![a-z])"
+    r"|(?:取消|作废)了?的(?:采购)?(?:订单|单子|单)|已(?:取消|作废)"
 )
 
 # Every order at once ("取消所有订单", "cancel all orders"): never one chosen for the buyer.
@@ -455,6 +459,51 @@ GROUPS["small_talk"] += (
 # answered from the price lists, as a price is.
 GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到") + (
     "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time")
+)  # fmt: skip
+
+# Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
+GROUPS["several_orders"] = (
+    r"哪些|哪几|几张|多少张|多少单|列出|列一下|所有|全部|(?:最近|近)\s*[\d一二两三四五六七八九十]+\s*张"
+    r"|(?<![a-z])(?:which|all|list|how many)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?"
+    r"(?:\w+\s+){0,2}?(?:orders|pos|purchase orders)(?![a-z])"
+    r"|(?<![a-z])(?:last|latest|recent)\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten"
+    r"|twenty)\s+(?:\w+\s+)?(?:orders|pos|purchase orders)(?![a-z])"
+)
+# Changing the ERP's master data (a price, a safety stock, a minimum order, a supplier's
+# record): not this assistant's to do ("把IU7的安全库存改成100", "set NGK's price to 10").
+GROUPS["master_data"] = (
+    _zh(
+        "安全库存",
+        "起订量",
+        "最小起订",
+        "价格表",
+        "价目表",
+        "合同价",
+        "供应商信息",
+        "供应商资料",
+        "评级",
+        "主数据",
+        "单价",
+        "价格",
+        "价钱",
+        "报价",
+    )
+    + "|"
+    + _en(
+        "safety stock",
+        "reorder point",
+        "minimum order",
+        "moq",
+        "price list",
+        "contract price",
+        "supplier record",
+        "supplier rating",
+        "master data",
+    )
+    + r"|(?:(?<![a-z])(?:set|change|update|lower|raise)\s+[\w' ]{0,30}?\bprices?\b)"
+)
+GROUPS["set_value"] = _zh("改成", "改为", "设为", "设成", "调到", "调成", "调整为", "修改为") + (
+    "|" + _en("set", "change", "update", "lower", "raise", "adjust") + r"|\bto\s+\d"
 )  # fmt: skip
 
 # How far a negator reaches: the verb right after it, a few characters or words away.

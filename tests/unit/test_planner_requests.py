@@ -10,6 +10,7 @@ and a bare "?" get the introduction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import date
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.planner_harness import PlannerWorld, Script, planner_world
 
 TODAY = date(2026, 12, 3)
 
@@ -115,3 +116,70 @@ async def test_who_are_you_gets_the_introduction(world: PlannerWorld, text: str)
     run = await world.run(text)
     assert run.final_note == "greeting", (text, run.final_note, run.last_text)
     assert not run.calls or all(n in ("category_list", "supplier_query") for _, n, _ in run.calls)
+
+
+async def test_what_price_now_is_a_quote(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    run = await world.run(f"{part['model']}现在什么价")
+    assert run.proposal is None and not run.delegations, run.last_text
+    assert part["sku"] in run.last_text and offers[0]["price"] in run.last_text.replace(",", "")
+
+
+async def test_which_orders_lists_them_and_a_count_is_kept(world: PlannerWorld) -> None:
+    newest = (await world.erp("/orders/search-details", size=3))["items"]
+    run = await world.run("show me our last 3 purchase orders")
+    shown = re.findall(r"PO\d{11}", run.last_text)
+    assert shown == [o["order_no"] for o in newest], run.last_text
+    supplier_id = newest[0]["supplier_id"]
+    theirs = (await world.erp("/orders/search-details", supplier_id=supplier_id, size=5))["items"]
+    name = theirs[0]["supplier_name_zh"]
+    listed = await world.run(f"最近给{name}下过哪些单")
+    assert re.findall(r"PO\d{11}", listed.last_text) == [o["order_no"] for o in theirs], (
+        listed.last_text)  # fmt: skip
+
+
+async def test_cancelled_orders_are_counted_as_cancelled(world: PlannerWorld) -> None:
+    year = (await world.erp("/orders/search-details", status="cancelled", size=100,
+                            date_from="2026-01-01", date_to="2026-12-03"))  # fmt: skip
+    run = await world.run("how many orders did we cancel this year")
+    assert f": {year['total']}" in run.last_text, run.last_text
+    assert "below safety" not in run.last_text
+    shown = set(re.findall(r"PO\d{11}", run.last_text))
+    assert shown and shown <= {o["order_no"] for o in year["items"]}, run.last_text
+
+
+async def test_should_i_reorder_gets_a_verdict(world: PlannerWorld) -> None:
+    part, _ = await _offered(world, sellers=1)
+    inv = part["inventory"]
+    run = await world.run(f"{part['model']}要不要补货")
+    assert run.proposal is None and run.final_note == "inventory-answer", run.last_text
+    low = inv["on_hand"] - inv["reserved"] + inv["on_order"] < inv["safety_stock"]
+    assert ("建议补货" if low else "暂时不用补货") in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    "template", ["把{model}的安全库存改成100", "set {code}'s price for {model} to 10 CNY",
+                 "帮我把{code}的{model}单价改成 12 元"],
+)  # fmt: skip
+async def test_master_data_is_not_changed_here(world: PlannerWorld, template: str) -> None:
+    part, offers = await _offered(world, sellers=1)
+    before = world.fingerprint()
+    run = await world.run(template.format(model=part["model"], code=offers[0]["supplier_code"]))
+    assert run.final_note == "master-data", (run.final_note, run.last_text)
+    assert run.proposal is None and world.fingerprint() == before
+
+
+async def test_a_note_added_to_keeps_the_note_there(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    offer = offers[0]
+    q = offer["min_order_qty"]
+    placed = await world.run(
+        f"给{offer['supplier_name_zh']}下单{part['model']} {q}个，备注：第一批",
+        script=Script(decisions=[{"type": "approve"}]),
+    )
+    [order_no] = set(re.findall(r"PO\d{11}", placed.final))
+    order = (await world.erp("/orders/search-details", order_no=order_no))["items"][0]
+    assert order["note"].endswith("第一批"), order["note"]
+    run = await world.run(f"{order_no} 备注加一句：已验收")
+    assert run.proposal is not None, run.last_text
+    assert run.proposal[1]["note"] == order["note"] + "；已验收", run.proposal

@@ -402,6 +402,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return _to_order_agent(view, reading, zh)
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
+        case "master_data":
+            return Decision(replies.master_data(zh), note="master-data")
         case _:
             return (
                 _terse_order(view, reading, zh)

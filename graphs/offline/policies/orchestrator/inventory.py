@@ -44,6 +44,28 @@ def stock_line(part: Record, zh: bool) -> str:
     )
 
 
+_REORDER_ASKED = re.compile(
+    r"补货|补不补|要不要订|需要订|\b(?:reorder|restock|replenish|top up)\w*", re.I
+)
+
+
+def _verdict(part: Record, zh: bool) -> str:
+    """Whether the part needs reordering, by its available stock against its safety stock."""
+    inv = part.get("inventory") or part
+    available = int(inv.get("on_hand") or 0) - int(inv.get("reserved") or 0)
+    safety, on_order = int(inv.get("safety_stock") or 0), int(inv.get("on_order") or 0)
+    if available + on_order < safety:
+        return say(zh, f"{part.get('sku')}：建议补货（可用 {available} + 在途 {on_order} "
+                       f"低于安全库存 {safety}）。要下单就告诉我供应商和数量。",
+                   f"{part.get('sku')}: reorder (available {available} + on order {on_order} is "
+                   f"below the safety stock of {safety}). Tell me the supplier and quantity to "
+                   "order.")  # fmt: skip
+    return say(zh, f"{part.get('sku')}：暂时不用补货（可用 {available} + 在途 {on_order}，"
+                   f"安全库存 {safety}）。",
+               f"{part.get('sku')}: no need to reorder yet (available {available} + on order "
+               f"{on_order}, safety stock {safety}).")  # fmt: skip
+
+
 def parts_read(view: View) -> dict[int, Any]:
     """The parts ``part_query`` has answered by id so far (``None``: no such part)."""
     read: dict[int, Any] = {}
@@ -76,6 +98,8 @@ def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
         )
     lines = [stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
     text = say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines)
+    if _REORDER_ASKED.search(view.request):  # "IU7要不要补货", "do we need to reorder IU7?"
+        text += "\n" + "\n".join(_verdict(read[i], zh) for i in ids if isinstance(read[i], dict))
     if found.suppliers and _AT_SUPPLIER.search(view.request):
         # "Is IU7 in stock at NGK?": the ERP holds our stock, not the supplier's.
         record = found.suppliers[0].record

@@ -79,3 +79,16 @@ def ask_category(
         f"要分析哪一类零件？ERP 的类别有：{_names(every, zh)}。",
         f"Which part category should I analyse? The ERP has: {_names(every, zh)}.",
     )
+
+
+def master_data(zh: bool) -> str:
+    """Why a price, a safety stock or a supplier's record is not changed here."""
+    return say(
+        zh,
+        "这个我改不了：价格、安全库存、起订量和供应商资料是 ERP 的主数据，"
+        "要由 ERP 里负责主数据的同事修改，我这里只读。需要的话我可以查它现在的值"
+        "（比如“IU7 的库存”“IU7 多少钱”），或者帮你下单、改单。",
+        "I can't change that: prices, safety stock, minimum orders and supplier records are "
+        "the ERP's master data, changed in the ERP by whoever owns it; I only read them. I can "
+        'show the current values (e.g. "IU7 stock", "IU7 price"), or place or change an order.',
+    )

@@ -20,7 +20,15 @@ from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import category_history, named_period, without_period
 from graphs.offline.policies.order.outcome import after_commit, order_summary
-from graphs.offline.text import find_date, find_order_no, find_shift, model_tokens, read_quantity
+from graphs.offline.text import (
+    en_number,
+    find_date,
+    find_order_no,
+    find_shift,
+    model_tokens,
+    read_quantity,
+    zh_number,
+)
 from graphs.orders.words import status_word
 
 __all__ = ["change", "lookup"]
@@ -29,12 +37,14 @@ Record = dict[str, Any]
 _RECENT = 5
 _IN_PERIOD = 20  # the orders of a named period listed (a look-up) or chosen from
 _NEW_NOTE = re.compile(
-    r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|[:：])"
+    r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|加一句|加一条|补充|追加|添加|[:：])"
     # "add a note to my last NGK order: urgent": the note is what follows the colon
     r"|\b(?:note|remark)\b[^:：\n]{0,60}[:：]"
     r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
     re.I | re.S,
 )
+# A note added to rather than replaced ("备注加一句：…", "备注补充：…", "add to the note").
+_ADDING = re.compile(r"加|添|补充|追加|\badd\b|\bappend\b", re.I)
 # The statuses of an order still under way (docs/erp_api.md "Order states").
 _OPEN = ("draft", "pending_approval", "approved", "partially_received")
 # What the ERP still allows in each (docs/erp_api.md): a cancellation before any goods
@@ -135,16 +145,24 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     if step is not None:
         return step
     window = named_period(_naming_words(facts.body), facts.today)
-    latest = read(without_period(facts.body) if window else facts.body).latest
+    several = not asking and lexicon.has(facts.body, "several_orders")
+    latest = read(without_period(facts.body) if window else facts.body).latest and not several
     still_open = not latest and lexicon.has(facts.body, "open")
-    if not (found.suppliers or found.parts or latest or still_open or window):
+    # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
+    cancelled = not asking and lexicon.has(facts.body, "cancel")
+    if not (found.suppliers or found.parts or latest or still_open or window or several):
         return _ask_order(facts, [])
     base = _recent_query(found)
+    count = _count(facts.body)
+    if count:
+        base["size"] = count
     if window is not None:
         dates = {"date_from": window[0].isoformat(), "date_to": window[1].isoformat()}
         base = {**base, **dates, "size": _IN_PERIOD}
+    if cancelled and not still_open:
+        base = {**base, "status": "cancelled"}
     queries = [{**base, "status": s} for s in _OPEN] if still_open else [base]
-    items = _searches(facts, queries, _IN_PERIOD if window else _RECENT)
+    items = _searches(facts, queries, _IN_PERIOD if window else (count or _RECENT))
     if isinstance(items, Decision):
         return items
     if not items:
@@ -157,15 +175,17 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
             span, total = _span(window), max(_total(facts, queries), len(items))
             more = total > len(items)
             head = facts.say(
-                f"{span} 的订单共 {total} 张"
+                f"{span} {'已取消的' if cancelled else '的'}订单共 {total} 张"
                 + (f"，以下是最新的 {len(items)} 张" if more else "")
                 + "：\n",
-                f"Orders {span}: {total}"
+                f"{'Cancelled orders' if cancelled else 'Orders'} {span}: {total}"
                 + (f", the newest {len(items)} below" if more else "")
                 + "\n",
             )
         elif still_open:
             head = facts.say("未完成的订单：\n", "Open orders:\n")
+        elif cancelled:
+            head = facts.say("已取消的订单：\n", "Cancelled orders:\n")
         else:
             head = facts.say("最近的订单：\n", "Recent orders:\n")
         return Decision(head + "\n".join(lines), note="listed")
@@ -175,6 +195,24 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         lead = facts.say(f"{span} 有 {len(items)} 张订单。",
                          f"There are {len(items)} orders {span}. ")  # fmt: skip
     return _ask_order(facts, items[:_RECENT], lead)
+
+
+_COUNT = re.compile(
+    r"(?:最近|近|前)\s*(\d+|[一二两三四五六七八九十]+)\s*张"
+    r"|(?<![a-z])(?:last|latest|recent)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten"
+    r"|twenty)(?![a-z])",
+    re.I,
+)
+
+
+def _count(text: str) -> int | None:
+    """How many orders the buyer asks to see ("最近5张", "last 5 POs"), at most 20."""
+    m = _COUNT.search(text)
+    if not m:
+        return None
+    raw = m.group(1) or m.group(2)
+    value = int(raw) if raw.isdigit() else zh_number(raw) or en_number(raw)
+    return min(value, _IN_PERIOD) if value else None
 
 
 def _total(facts: Facts, queries: list[dict[str, Any]]) -> int:
@@ -395,6 +433,10 @@ def change(facts: Facts, cancel: bool) -> Decision:
         body = facts.body[: note.start()] if note else facts.body
         if note:
             args["note"] = note.group(1).strip()
+            old_note = str(order.get("note") or "").strip()
+            if old_note and _ADDING.search(facts.body[: note.start(1)]):
+                # "备注加一句：已验收", "add to the note: …": added to the note, not over it
+                args["note"] = old_note + facts.say("；", "; ") + args["note"]
         step = _new_lines(facts, order, args, body)
         if step is not None:
             return step
