@@ -137,6 +137,32 @@ def is_substitution(text: str) -> bool:
     return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
 
 
+def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
+    """A stock question ("how many IU7 do we have", "should I order more FA352?"), a price or
+    offer terms asked of named parts ("IU7 多少钱", "what does NGK charge for IU7", "如果下单
+    300 个要多少钱", "IU7 交期多久"), or neither (None)."""
+    if lexicon.has(masked, "advice"):
+        return "inventory"  # "should I order more FA352?": its stock, and a verdict
+    priced = lexicon.has(masked, "price", "lead_time")
+    stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
+    if lexicon.has(masked, "order_noun") and all(w.startswith("how many") for w in stock):
+        stock = []  # "how many orders did we cancel": a count of orders, not of stock
+    if stock and not ordering and not lexicon.has(masked, "past_order"):
+        # "how many did we order" asks about orders, "how many do we have" about stock;
+        # "MH292 的库存和价格" both: the quote says the stock too.
+        if priced and model_tokens(masked) and not lexicon.has(masked, "analysis"):
+            return "quote"
+        return "inventory"
+    if (
+        priced
+        and not lexicon.has(masked, "analysis", "paid", "order_noun", "past_order")
+        and (not ordering or lexicon.has(masked, "hypothetical"))
+    ):
+        # The named parts' offers (a price of a whole category is still a comparison).
+        return "quote"
+    return None
+
+
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     if not re.search(r"\w", text):  # "?", "...": nothing asked yet
@@ -179,23 +205,10 @@ def read(text: str) -> Reading:
     if ordering and has_quantity(masked):
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
         masked = lexicon.strip_words(masked, ("cheapest",))
-    priced = lexicon.has(masked, "price", "lead_time")
-    stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
-    if lexicon.has(masked, "order_noun") and all(w.startswith("how many") for w in stock):
-        stock = []  # "how many orders did we cancel": a count of orders, not of stock
-    if stock and not ordering and not lexicon.has(masked, "past_order"):
-        # "how many did we order" asks about orders, "how many do we have" about stock;
-        # "MH292 的库存和价格" both: the quote says the stock too.
-        if priced and model_tokens(masked) and not lexicon.has(masked, "analysis"):
-            return Reading("quote", None, False, True)
+    asked = _stock_or_price(masked, ordering)
+    if asked == "inventory":
         return reading("inventory")
-    if (
-        priced
-        and not lexicon.has(masked, "analysis", "paid", "order_noun", "past_order")
-        and (not ordering or lexicon.has(masked, "hypothetical"))
-    ):
-        # "IU7 多少钱", "what does NGK charge for IU7", "如果下单 300 个要多少钱": the named
-        # parts' offers (a price of a whole category is still a comparison, see quote.py).
+    if asked == "quote":
         return Reading("quote", None, False, True)
     if lexicon.has(masked, "analysis") or (
         lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")

@@ -398,8 +398,11 @@ GROUPS["asked_about"] = (
     + _ACTS_EN
     + r"|(?<![a-z])who\s+"
     + _ACTS_EN
+    # "can PO… still be cancelled?", "could the NGK order be moved?"
+    + r"|(?<![a-z])(?:can|could|may)\b[^.?!]{0,40}?\bbe\s+"
+    r"(?:cancel+ed|changed|modified|amended|moved|postponed|rescheduled|delayed)\b"
     # "any cancelled orders with Mann?", "取消了的订单有哪些", "已取消的单": orders by state
-    + r"|(?<![a-z])cancel+ed\s+(?:\w+\s+)?(?:orders|pos|purchase orders)(?![a-z])"
+     + r"|(?<![a-z])cancel+ed\s+(?:\w+\s+)?(?:orders|pos|purchase orders)(?![a-z])"
     r"|(?:取消|作废)了?的(?:采购)?(?:订单|单子|单)|已(?:取消|作废)"
 )
 
@@ -457,8 +460,10 @@ GROUPS["small_talk"] += (
 
 # How long a supplier takes ("IU7 的交期多久", "what's the lead time on IU7 from NGK"):
 # answered from the price lists, as a price is.
-GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到") + (
-    "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time")
+GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到",
+                         "起订量", "最小起订", "起订多少", "最少订多少") + (
+    "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time",
+              "moq", "minimum order", "min order", "minimum quantity")
 )  # fmt: skip
 
 # Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
@@ -505,6 +510,15 @@ GROUPS["master_data"] = (
 GROUPS["set_value"] = _zh("改成", "改为", "设为", "设成", "调到", "调成", "调整为", "修改为") + (
     "|" + _en("set", "change", "update", "lower", "raise", "adjust") + r"|\bto\s+\d"
 )  # fmt: skip
+
+# Advice asked about buying ("should I order more FA352?", "是不是应该多备点FA352",
+# "要不要多订点"): the stock, with a verdict, never an order.
+GROUPS["advice"] = (
+    r"(?<![a-z])(?:should|shall|do)\s+(?:i|we)\s+(?:need\s+to\s+)?(?:order|buy|reorder|restock|"
+    r"stock up|get)\b|(?<![a-z])do\s+we\s+need\s+(?:to\s+)?(?:order|buy|more)\b"
+    r"|是不是(?:应该|该|要)(?:多)?(?:备|订|买|补)|该不该(?:多)?(?:备|订|买|补)|要不要多(?:备|订|买)"
+    r"|需不需要(?:多)?(?:备|订|买|补)"
+)
 
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3

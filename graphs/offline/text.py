@@ -277,6 +277,9 @@ _PRICE_OF_ONE = re.compile(
 )
 
 
+_UNIT_NEXT = re.compile(rf"\s*(?:{_UNITS})(?![a-z])", re.I)
+
+
 def _words_to_digits(text: str) -> str:
     """Chinese and English number words before a unit written as digits (两百条 → 200条),
     digits with a scale as one number (1万 → 10000)."""
@@ -295,11 +298,12 @@ def _words_to_digits(text: str) -> str:
 
     def en(m: re.Match[str]) -> str:
         value = en_number(m.group(1))
-        return (
-            str(value)
-            if value is not None and m.group(1).lower() not in ("a", "an")
-            else (m.group(0))
-        )
+        # "a", "an", "one" alone are rarely a count ("the HO-1650 one", "a new PO"): read
+        # only when a unit follows ("one box"; "a dozen" is read by _dozens).
+        word = m.group(1).lower()
+        if word in ("a", "an", "one") and not _UNIT_NEXT.match(text, m.end()):
+            return m.group(0)
+        return str(value) if value is not None else m.group(0)
 
     return _EN_NUMBER.sub(en, text)
 
@@ -405,6 +409,21 @@ def _absolute(text: str, today: date) -> date | None:
     m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", text)
     if m:
         return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    # 30/12/2026, 12/30/2026: the year last (the larger of the first two is the day)
+    m = re.search(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d/.])", text)
+    if m:
+        first, second, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        month, day = (second, first) if first > 12 else (first, second)
+        return date(year, month, day)
+    # "1月底", "January end", "EOM Jan", "end of January": the last day of that month
+    m = re.search(r"(?<!\d)(\d{1,2})\s*月\s*(?:底|末)", text) or re.search(
+        r"\b(?:eom|end of)\s+(" + "|".join(_MONTHS_EN) + r")[a-z]*\b|\b("
+        + "|".join(_MONTHS_EN) + r")[a-z]*\s+end\b", text, re.I)  # fmt: skip
+    if m:
+        raw = next(g for g in m.groups() if g)
+        month = int(raw) if raw.isdigit() else _MONTHS_EN[raw.lower()[:3]]
+        year = today.year if month >= today.month else today.year + 1
+        return date(year, month, calendar.monthrange(year, month)[1])
     m = re.search(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", text)
     if m:
         return _on_or_after(date(today.year, int(m.group(1)), int(m.group(2))), today)
@@ -607,9 +626,18 @@ _NO_DATE = re.compile(
 )
 
 
+_DATE_SHAPED = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{1,2}\s*月\s*\d{1,2}\s*[日号]"
+)
+
+
 def unread_date(text: str, today: date) -> str | None:
     """The words of a delivery date the buyer asked for that :func:`find_date` cannot read
-    ("春节前", "Easter"), or None (no date asked, one that reads, or "as soon as possible")."""
+    ("春节前", "Easter", "2月30号": no such day), or None (no date asked, one that reads, or
+    "as soon as possible")."""
+    shaped = _DATE_SHAPED.search(text)
+    if shaped and find_date(shaped.group(0), today) is None:
+        return shaped.group(0)
     if _NO_DATE.search(text) or find_date(text, today) is not None:
         return None
     for pattern in _DATE_ASKED:

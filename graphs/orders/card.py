@@ -146,11 +146,34 @@ def _head(review: OrderReview) -> list[str]:
         new = status_word(args["status"], lang)
         changes.append(pick(lang, f"状态 {status} → {new}", f"status {status} → {new}"))
     if args.get("lines"):
-        changes.append(pick(lang, "明细数量", "line quantities"))
+        # Each line's quantity, before → after (the part by SKU): what the approver decides on.
+        before = {
+            ln.get("part_id"): ln for ln in current.get("lines") or [] if isinstance(ln, dict)
+        }
+        for line in args["lines"]:
+            was = before.get(line.get("part_id"), {})
+            sku = was.get("sku") or line.get("part_id")
+            changes.append(
+                pick(
+                    lang,
+                    f"{sku} 数量 {was.get('quantity', '—')} → {line.get('quantity')}",
+                    f"{sku} quantity {was.get('quantity', '—')} → {line.get('quantity')}",
+                )
+            )
     if "expected_date" in args:
-        changes.append(pick(lang, "到货日期", "delivery date"))
+        changes.append(
+            pick(
+                lang,
+                f"到货日期 {current.get('expected_date') or '—'} → "
+                f"{args.get('expected_date') or '按交期'}",
+                f"delivery date {current.get('expected_date') or '—'} → "
+                f"{args.get('expected_date') or 'standard lead time'}",
+            )
+        )
     if "note" in args:
-        changes.append(pick(lang, "备注", "note"))
+        changes.append(
+            pick(lang, f"备注 → “{args.get('note') or ''}”", f'note → "{args.get("note") or ""}"')
+        )
     return [head, pick(lang, f"供应商：{who}", f"Supplier: {who}"),
             pick(lang, "改动：", "Changes: ") + pick(lang, "；", "; ").join(changes)]  # fmt: skip
 

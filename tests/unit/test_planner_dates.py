@@ -67,6 +67,9 @@ async def _quick_offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, A
         ("order {q} {model} from {code}, due EOM", "2026-12-31"),
         ("order {q} {model} from {code} by mid-January", "2027-01-15"),
         ("order {q} {model} from {code}, we need them by year end", "2026-12-31"),
+        ("order {q} {model} from {code}, EOM Jan", "2027-01-31"),
+        ("给{zh}下单{model} {q}个，1月底前到", "2027-01-31"),
+        ("order {q} {model} from {code}, deliver by 30/12/2026", "2026-12-30"),
     ],
 )
 async def test_the_card_carries_the_date_asked_for(
@@ -82,6 +85,7 @@ async def test_the_card_carries_the_date_asked_for(
 @pytest.mark.parametrize(
     "template",
     ["给{zh}下单{model} {q}个，春节前到货", "order {q} {model} from {code} by Easter",
+     "给{zh}下单{model} {q}个，2月30号到",
      "order {q} {model} from {code}, deliver before Chinese New Year"],
 )  # fmt: skip
 async def test_a_date_the_planner_cannot_place_is_asked(world: PlannerWorld, template: str) -> None:

@@ -183,3 +183,48 @@ async def test_a_note_added_to_keeps_the_note_there(world: PlannerWorld) -> None
     run = await world.run(f"{order_no} 备注加一句：已验收")
     assert run.proposal is not None, run.last_text
     assert run.proposal[1]["note"] == order["note"] + "；已验收", run.proposal
+
+
+async def test_the_x_one_answers_which_part_and_keeps_the_quantity(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    offer = offers[0]
+    q = offer["min_order_qty"] * 3
+    text = f"order {q} {part['category_en'].lower()}s from {offer['supplier_code']}"
+    run = await world.run(text, script=Script(answers=[f"the {part['model']} one"]))
+    assert run.proposal is not None, run.last_text
+    [line] = run.proposal[1]["lines"]
+    assert (line["part_id"], line["quantity"]) == (part["id"], q), run.proposal
+
+
+async def test_should_i_order_more_is_answered_with_the_stock(world: PlannerWorld) -> None:
+    part, _ = await _offered(world, sellers=1)
+    for text in (f"should I order more {part['model']}?", f"是不是应该多备点{part['model']}"):
+        run = await world.run(text)
+        assert run.proposal is None and not run.called("task"), (text, run.calls)
+        assert run.final_note == "inventory-answer" and part["sku"] in run.last_text, run.last_text
+
+
+async def test_a_minimum_order_question_is_a_quote(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    run = await world.run(f"{part['model']} 的最小起订量是多少")
+    assert run.proposal is None and not run.called("task")
+    assert f"起订 {offers[0]['min_order_qty']}" in run.last_text, run.last_text
+    bare = await world.run("最小起订量是多少")
+    assert bare.final_note == "ask:part" and not bare.called("task"), bare.last_text
+
+
+async def test_a_change_says_what_it_changes(world: PlannerWorld) -> None:
+    part, offers = await _offered(world, sellers=1)
+    offer = offers[0]
+    placed = await world.run(
+        f"order {offer['min_order_qty']} {part['model']} from {offer['supplier_code']}",
+        script=Script(decisions=[{"type": "approve"}]),
+    )
+    [order_no] = set(re.findall(r"PO\d{11}", placed.final))
+    order = (await world.erp("/orders/search-details", order_no=order_no))["items"][0]
+    for text in (f"can {order_no} still be cancelled?", f"{order_no} 还能改交期吗"):
+        asked = await world.run(text)
+        assert asked.proposal is None and not asked.called("order_update"), asked.calls
+    run = await world.run(f"{order_no} 交期改到 2027-02-15")
+    assert run.proposal is not None, run.last_text
+    assert f"到货日期 {order['expected_date']} → 2027-02-15" in run.last_text, run.last_text

@@ -45,7 +45,9 @@ def stock_line(part: Record, zh: bool) -> str:
 
 
 _REORDER_ASKED = re.compile(
-    r"补货|补不补|要不要订|需要订|\b(?:reorder|restock|replenish|top up)\w*", re.I
+    r"补货|补不补|要不要订|需要订|多备|多订|多买|"
+    r"\b(?:reorder|restock|replenish|top up|order more|buy more|stock up)\w*",
+    re.I,
 )
 
 

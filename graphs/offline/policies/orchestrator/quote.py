@@ -117,6 +117,11 @@ def quote(view: View, reading: Reading, zh: bool) -> Decision:
     if isinstance(erp, Decision):
         return erp
     found: Grounding = erp.ground(view.request)
+    if not found.parts and not found.categories and lexicon.has(view.request, "lead_time"):
+        # "最小起订量是多少", "what's the lead time?": of which part
+        return Decision(say(zh, "哪个零件的？请告诉我型号或 SKU（比如 IU7）。",
+                            "For which part? Tell me its model or SKU (e.g. IU7)."),
+                        note="ask:part")  # fmt: skip
     if not found.parts:
         return analysis(view, Reading("analysis", None, False, reading.domain), zh)
     ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:_PARTS]

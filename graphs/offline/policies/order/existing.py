@@ -453,6 +453,27 @@ def change(facts: Facts, cancel: bool) -> Decision:
     return _propose(facts, order, args, action, "cancel" if cancel else "update")
 
 
+def _changes(facts: Facts, order: Record, args: dict[str, Any]) -> str:
+    """What the change does, before → after ("：到货日期 2026-12-04 → 2026-12-20")."""
+    out = []
+    before = {ln.get("part_id"): ln for ln in order.get("lines") or [] if isinstance(ln, dict)}
+    for line in args.get("lines") or []:
+        was = before.get(line.get("part_id"), {})
+        out.append(facts.say(f"{was.get('sku')} 数量 {was.get('quantity')} → {line['quantity']}",
+                             f"{was.get('sku')} quantity {was.get('quantity')} → "
+                             f"{line['quantity']}"))  # fmt: skip
+    if "expected_date" in args:
+        before_date = order.get("expected_date") or "—"
+        out.append(facts.say(f"到货日期 {before_date} → {args['expected_date']}",
+                             f"delivery date {order.get('expected_date') or '—'} → "
+                             f"{args['expected_date']}"))  # fmt: skip
+    if "note" in args:
+        out.append(facts.say(f"备注 → “{args['note']}”", f'note → "{args["note"]}"'))
+    if not out:
+        return ""
+    return facts.say("：" + "；".join(out), ": " + "; ".join(out))
+
+
 def _propose(facts: Facts, order: Record, args: dict[str, Any], action: str, note: str) -> Decision:
     """The change put up for approval once the ERP's dry run takes it (else its refusal)."""
     validation = check.validated(facts, "order_update", args)
@@ -471,8 +492,10 @@ def _propose(facts: Facts, order: Record, args: dict[str, Any], action: str, not
             "record, no delivery. ")  # fmt: skip
     return Decision(
         order_summary(order, facts.zh) + "\n\n" + heads_up + facts.say(
-            f"{action}（当前状态 {status}，版本 {version}）。提交前需要你批准。",
-            f"{action} (now {status}, version {version}). Needs your approval first."),
+            f"{action}（当前状态 {status}，版本 {version}）{_changes(facts, order, args)}。"
+            "提交前需要你批准。",
+            f"{action} (now {status}, version {version}){_changes(facts, order, args)}. Needs "
+            "your approval first."),
         [("order_update", args)],
         note=note,
     )  # fmt: skip
