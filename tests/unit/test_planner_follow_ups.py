@@ -22,7 +22,7 @@ import pytest
 from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
 from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
 
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world
+from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world
 
 TODAY = date(2026, 12, 3)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -232,3 +232,46 @@ async def test_a_whole_new_order_after_the_card_is_its_own(world: PlannerWorld) 
     second = f"order {q} {part['model']} from {other['supplier_code']}"
     run = await _card_then(world, first, second)
     assert _ordered(run) == (other["supplier_id"], part["id"], q), run.last_text
+
+
+# --- the order just made, then a word about "it" ------------------------------------------
+
+
+async def _placed(world: PlannerWorld, zh: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An order placed through the planner and approved (its ERP row), and its offer."""
+    part, offer, _ = await _two_sellers(world)
+    q = offer["min_order_qty"]
+    text = (f"给{offer['supplier_name_zh']}下单{part['model']} {q}个" if zh
+            else f"order {q} {part['model']} from {offer['supplier_code']}")  # fmt: skip
+    run = await world.run(text, script=Script(decisions=[{"type": "approve"}]))
+    [order_no] = set(re.findall(r"PO\d{11}", run.final))
+    order = (await world.erp("/orders/search-details", order_no=order_no))["items"][0]
+    return order, offer
+
+
+@pytest.mark.parametrize(
+    ("zh", "said", "change"),
+    [
+        (False, "cancel it", {"status": "cancelled"}),
+        (False, "make it {bigger}", {"lines": "bigger"}),
+        (True, "把这张单的交期改到 2027-02-15", {"expected_date": "2027-02-15"}),
+        (True, "备注写上：加急", {"note": "加急"}),
+        (False, "can it still be cancelled?", None),
+    ],
+)
+async def test_a_word_about_the_order_just_placed_acts_on_it(
+    world: PlannerWorld, zh: bool, said: str, change: dict[str, Any] | None
+) -> None:
+    order, offer = await _placed(world, zh)
+    bigger = offer["min_order_qty"] + 2 * offer["order_step"]
+    run = await world.run(said.format(bigger=bigger), history=_thread(world))
+    if change is None:  # a question: answered, nothing proposed
+        assert run.proposal is None and order["order_no"] in run.last_text, run.last_text
+        return
+    assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
+    args = run.proposal[1]
+    assert args["order_id"] == order["order_no"], args
+    if change.get("lines") == "bigger":
+        assert args["lines"][0]["quantity"] == bigger, args
+    else:
+        assert {k: args.get(k) for k in change} == change, args

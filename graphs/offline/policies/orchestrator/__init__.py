@@ -31,7 +31,7 @@ from graphs.offline import lexicon
 from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
-from graphs.offline.intent import Reading, is_substitution, read
+from graphs.offline.intent import Intent, Reading, is_substitution, read
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import ADDED_SECTION, Decision, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
@@ -42,6 +42,7 @@ from graphs.offline.policies.orchestrator.quote import QUOTED, quote
 from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
 from graphs.offline.text import (
     find_date,
+    find_order_no,
     find_window_months,
     has_quantity,
     read_quantity,
@@ -365,11 +366,60 @@ def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None
     return _to_order_agent(view, Reading("order_create"), zh, body=earlier, added=newest_first)
 
 
+_ORDER_NUMBER = re.compile(r"PO\d{11}")
+# Words pointing back at the order just shown ("cancel it", "把这张单的交期改到…").
+_BACK = re.compile(
+    r"这张|那张|这单|那单|这个单|该单|刚才(?:那|这)|刚下的|上面(?:那|这)|它"
+    r"|(?<![a-z])(?:it|that|this|the)\s+(?:order|po)\b|(?<![a-z])(?:it|that one|this one)(?![a-z])",
+    re.I,
+)
+
+
+def _shown_order(view: View) -> str | None:
+    """The one order number the last answer showed (an order just created, looked up or
+    changed), or None."""
+    before = view.messages[: view.request_index]
+    for m in reversed(before):
+        if isinstance(m, AIMessage) and not m.tool_calls:
+            found = set(_ORDER_NUMBER.findall(message_text(m)))
+            return found.pop() if len(found) == 1 else None
+        if isinstance(m, HumanMessage) and not is_notification(m):
+            return None
+    return None
+
+
+def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """Right after an answer that showed one order, a message about "it" ("cancel it", "make it
+    150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number. None: not that."""
+    order_no = _shown_order(view)
+    if order_no is None or find_order_no(view.request):
+        return None
+    text = view.request
+    acting = lexicon.has(text, "cancel", "change") or read_quantity(text) is not None
+    dated = find_date(text, today_in(view.system)) is not None
+    noted = bool(re.search(r"备注|\bnote\b|\bremark\b", text, re.I))
+    if not (_BACK.search(text) or (reading.intent == "out_of_scope" and (acting or dated))):
+        return None
+    if not (acting or dated or noted or reading.intent == "order_lookup"):
+        return None
+    asking = lexicon.has(text, "asked_about")
+    intent: Intent = "order_change"
+    if lexicon.has(text, "cancel") and not asking:
+        intent = "order_cancel"
+    elif asking or not (acting or dated or noted):
+        intent = "order_lookup"
+    written = f"{order_no} {view.written}"  # first: a note after a colon stays the note
+    return _to_order_agent(view, Reading(intent, order_no), zh, body=written)
+
+
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
     if follow_up:
         corrected = _order_correction(view, reading, zh)
         if corrected is not None:
             return corrected
+        shown = _about_shown_order(view, reading, zh)
+        if shown is not None:
+            return shown
         narrower = _narrowing(view, zh)
         if narrower is not None:
             return narrower
