@@ -198,6 +198,8 @@ def read(text: str) -> Reading:
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
         return Reading("order_lookup", None, True, True)
+    if lexicon.has(masked, "spend") and not has_quantity(masked):
+        return Reading("order_lookup", None, False, True)  # a period's totals
     ordering = lexicon.has(masked, "new_order") or (
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))

@@ -520,6 +520,16 @@ GROUPS["advice"] = (
     r"|需不需要(?:多)?(?:备|订|买|补)"
 )
 
+# Spend over a period ("11月份采购总额是多少", "how much did we spend with Mahle last month",
+# "今年一共花了多少钱"): the orders' totals, never an order.
+GROUPS["spend"] = _zh(
+    "总额", "总金额", "采购额", "采购金额", "花费", "支出", "一共花", "总共花", "花了多少钱",
+    "花了多少", "采购了多少钱",
+) + "|" + _en(
+    "spend", "spent", "spending", "total purchases", "total amount", "total value",
+    "how much did we buy",
+)  # fmt: skip
+
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4

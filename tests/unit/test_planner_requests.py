@@ -228,3 +228,20 @@ async def test_a_change_says_what_it_changes(world: PlannerWorld) -> None:
     run = await world.run(f"{order_no} 交期改到 2027-02-15")
     assert run.proposal is not None, run.last_text
     assert f"到货日期 {order['expected_date']} → 2027-02-15" in run.last_text, run.last_text
+
+
+async def test_spend_over_a_period_is_the_orders_totals(world: PlannerWorld) -> None:
+    month = await world.erp("/orders/search-details", date_from="2026-11-01",
+                            date_to="2026-11-30", size=100)  # fmt: skip
+    placed = [o for o in month["items"] if o["status"] != "cancelled"]
+    cny = sum(o["total_minor"] for o in placed if o["currency"] == "CNY")
+    run = await world.run("11月份采购总额是多少")
+    assert run.proposal is None and not run.called("request_order_info"), run.last_text
+    assert f"{cny / 100:,.2f} CNY" in run.last_text and f"{len(placed)} 张" in run.last_text, (
+        run.last_text)  # fmt: skip
+    supplier_id = placed[0]["supplier_id"]
+    theirs = [o for o in placed if o["supplier_id"] == supplier_id]
+    name = placed[0]["supplier_name_en"]
+    english = await world.run(f"how much did we spend with {name} last month?")
+    total = sum(o["total_minor"] for o in theirs if o["currency"] == theirs[0]["currency"])
+    assert f"{total / 100:,.2f} {theirs[0]['currency']}" in english.last_text, english.last_text

@@ -18,7 +18,12 @@ from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
-from graphs.offline.policies.order.history import category_history, named_period, without_period
+from graphs.offline.policies.order.history import (
+    category_history,
+    named_period,
+    spend,
+    without_period,
+)
 from graphs.offline.policies.order.outcome import after_commit, order_summary
 from graphs.offline.text import (
     en_number,
@@ -299,7 +304,7 @@ def lookup(facts: Facts) -> Decision:
         found, _suppliers, step = facts.master_data()
         if step is not None:
             return step
-        history = category_history(facts, found)
+        history = spend(facts, found) or category_history(facts, found)
         if history is not None:
             return history
     order = _target(facts, asking=False)

@@ -15,13 +15,16 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, paged
 from graphs.offline.text import find_window_months, zh_number
 from graphs.orders.words import status_word
 
-__all__ = ["MAX_ORDERS", "category_history", "named_period", "period", "without_period"]
+__all__ = [
+    "MAX_ORDERS", "category_history", "named_period", "period", "spend", "without_period",
+]  # fmt: skip
 
 Record = dict[str, Any]
 _ORDER_PAGE = 30  # orders with their lines: about 27,000 characters a page, kept in the thread
@@ -133,10 +136,12 @@ def period(text: str, today: date) -> tuple[date, date]:
     )
 
 
-def _orders(facts: Facts, start: date, end: date) -> tuple[list[Record], dict[str, Any] | None]:
+def _orders(
+    facts: Facts, start: date, end: date, **narrow: Any
+) -> tuple[list[Record], dict[str, Any] | None]:
     """The period's orders read so far (newest first) and the next page to read (None: done,
-    or :data:`MAX_ORDERS` reached)."""
-    match = {"date_from": start.isoformat(), "date_to": end.isoformat()}
+    or :data:`MAX_ORDERS` reached); ``narrow``: more search fields (a supplier)."""
+    match = {"date_from": start.isoformat(), "date_to": end.isoformat(), **narrow}
     pages: dict[int, Any] = {}
     for result, data in facts.view.iter_data("order_search_details"):
         args = result.args
@@ -221,3 +226,45 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
         f"pieces, {_money(amount)} {currency} (cancelled orders left out):\n",
     )
     return Decision(head + "\n".join(shown) + tail, note="history")
+
+
+def spend(facts: Facts, found: Grounding) -> Decision | None:
+    """What was spent over a period ("11月份采购总额是多少", "how much did we spend with Mahle
+    last month"): the orders' totals by currency, cancelled ones left out, and the number
+    of orders; with a supplier named, its orders only (None: not a spend question)."""
+    if not lexicon.has(facts.body, "spend") or found.parts:
+        return None
+    if lexicon.has(facts.body, "paid") and lexicon.has(facts.body, "latest"):
+        return None  # "上次买 VM22 花了多少钱": one order, the last
+    start, end = period(facts.body, facts.today)
+    supplier = found.suppliers[0].record if found.suppliers else None
+    narrow = {"supplier_id": supplier["id"]} if supplier else {}
+    orders, more = _orders(facts, start, end, **narrow)
+    who = str(supplier.get("name_zh" if facts.zh else "name_en")) if supplier else ""
+    if more:
+        return Decision(
+            facts.say(f"查询 {start} 至 {end} 的采购订单。",
+                      f"Reading the orders from {start} to {end}."),
+            [("order_search_details", more)],
+            note="history-read",
+        )  # fmt: skip
+    placed = [o for o in orders if o.get("status") != "cancelled"]
+    totals: dict[str, int] = {}
+    for order in placed:
+        currency = str(order.get("currency") or "CNY")
+        totals[currency] = totals.get(currency, 0) + int(order.get("total_minor") or 0)
+    sums = [f"{_money(v)} {c}" for c, v in sorted(totals.items())]
+    money = ("；" if facts.zh else "; ").join(sums)
+    n = len(orders)
+    partial = (facts.say(f"（只统计了最新的 {n} 张）", f" (only the newest {n})")
+               if n >= MAX_ORDERS else "")  # fmt: skip
+    whose = facts.say(f"向{who}的", f" with {who}") if who else ""
+    return Decision(
+        facts.say(
+            f"{start} 至 {end} {whose}采购：{len(placed)} 张订单，合计 {money or '0'}"
+            f"（不含已取消的 {len(orders) - len(placed)} 张）{partial}。",
+            f"Spent{whose} from {start} to {end}: {money or '0'} on {len(placed)} orders "
+            f"({len(orders) - len(placed)} cancelled ones left out){partial}.",
+        ),
+        note="history",
+    )
