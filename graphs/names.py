@@ -21,6 +21,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 _ZH_SUFFIXES = (
     "有限公司", "股份公司", "集团", "公司", "销售", "配件", "进出口", "工业", "贸易", "实业",
     "科技", "摩配", "供应链", "股份", "零部件", "摩托车", "摩托", "动力", "汽配", "制造", "商行",
+    # What a maker makes, after its brand ("朝阳轮胎" is 朝阳, its parts' brand)
+    "轮胎", "刹车", "滤清器", "离合器", "火花塞", "链条", "蓄电池", "电池", "灯泡", "减震器", "橡胶",
+    "皮带",
 )  # fmt: skip
 _EN_SUFFIXES = (
     "co", "co.", "inc", "inc.", "ltd", "ltd.", "corporation", "corp", "corp.", "group",

@@ -65,3 +65,20 @@ async def test_a_chinese_name_in_an_english_message(world: PlannerWorld) -> None
     assert named, "the seed has no supplier named '<Chinese> <code>'"
     for supplier, chinese in named:
         await _check(world, supplier, f"please order {{q}} {{model}} from {chinese}")
+
+
+async def test_a_maker_named_by_its_brand_alone(world: PlannerWorld) -> None:
+    """ "不要朝阳的" / "跟朝阳订…": 朝阳轮胎's parts carry the brand 朝阳, the name buyers use."""
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for supplier in (s for s in suppliers if s["kind"] == "maker" and s["status"] == "active"):
+        part = await _one_part(world, supplier)
+        brand = part and part["brand_zh"]
+        if brand and brand != supplier["name_zh"] and supplier["name_zh"].startswith(brand):
+            break
+    else:
+        pytest.fail("the seed has no maker named '<brand><goods>'")  # pragma: no cover
+    category = part["category_zh"]
+    run = await world.run(f"比较{category}供应商，不要{brand}的")
+    [delegation] = run.delegations
+    assert f'"excluded": ["{supplier["code"]}"]' in delegation, delegation
+    await _check(world, supplier, f"跟{brand}订 {{model}} {{q}}个")
