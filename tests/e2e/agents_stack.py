@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,18 @@ def langgraph_dev(
         headers=probe_headers,
     ) as handle:
         yield handle
+
+
+def orders_from(
+    stack: Stack, args: dict[str, Any], sku: str = "SP-NGK-IU7"
+) -> list[dict[str, Any]]:
+    """ERP orders this card's arguments made: placed today with its supplier and lines (part,
+    quantity). Each test orders its own quantity, so they are its orders."""
+    found = stack.erp_get("/orders/search-details", sku=sku, size=100)["items"]
+    want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
+    today = date.today().isoformat()
+    return [
+        o for o in found
+        if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
+        and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
+    ]  # fmt: skip

@@ -20,7 +20,7 @@ import pytest
 from langgraph_sdk.client import LangGraphClient
 
 from runstack.threads import interrupts
-from tests.e2e.agents_stack import Stack
+from tests.e2e.agents_stack import Stack, orders_from
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -42,21 +42,6 @@ async def run(
 async def last_message(client: LangGraphClient, thread_id: str) -> dict[str, Any]:
     state: Any = await client.threads.get_state(thread_id)
     return dict(state["values"]["messages"][-1])
-
-
-def orders_from(
-    stack: Stack, args: dict[str, Any], sku: str = "SP-NGK-IU7"
-) -> list[dict[str, Any]]:
-    """ERP orders this card's arguments made: placed today with its supplier and lines (part,
-    quantity). Each test orders its own quantity, so they are its orders."""
-    found = stack.erp_get("/orders/search-details", sku=sku, size=100)["items"]
-    want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
-    today = date.today().isoformat()
-    return [
-        o for o in found
-        if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
-        and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
-    ]  # fmt: skip
 
 
 def erp_totals(stack: Stack) -> tuple[int, int]:

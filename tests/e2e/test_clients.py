@@ -22,7 +22,6 @@ import json
 import os
 import sys
 import uuid
-from datetime import date
 from typing import Any
 
 import httpx
@@ -39,7 +38,7 @@ from runstack.threads import (
     start_analysis,
     thread_messages,
 )
-from tests.e2e.agents_stack import Stack
+from tests.e2e.agents_stack import Stack, orders_from
 from tests.e2e.memory import wait_for_memory
 from tests.e2e.rpc_fixtures.server import standalone_adapter
 from tests.e2e.rpc_fixtures.store import session_record
@@ -53,19 +52,6 @@ USER = {"user_id": "buyer-16", "username": "王芳"}
 def ws_url(stack: Stack, session_id: str | None = None) -> str:
     sid = session_id or uuid.uuid4().hex
     return f"ws://127.0.0.1:{stack.agent.port if stack.agent else 0}/v1/ws?session_id={sid}"
-
-
-def orders_from(stack: Stack, args: dict[str, Any]) -> list[dict[str, Any]]:
-    """ERP orders this card's arguments made: placed today with its supplier and lines (part,
-    quantity). Each test orders its own quantity, so they are its orders."""
-    found = stack.erp_get("/orders/search-details", sku="SP-NGK-IU7", size=100)["items"]
-    want = sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in args["lines"])
-    today = date.today().isoformat()
-    return [
-        o for o in found
-        if o.get("order_date") == today and o.get("supplier_id") == args["supplier_id"]
-        and sorted((int(ln["part_id"]), int(ln["quantity"])) for ln in o["lines"]) == want
-    ]  # fmt: skip
 
 
 async def test_studio_reads_every_schema_over_http(served: Stack) -> None:

@@ -19,8 +19,8 @@ import pytest
 from langgraph_sdk.client import LangGraphClient
 
 from runstack.threads import interrupts
-from tests.e2e.agents_stack import Stack
-from tests.e2e.test_agents_orders import APPROVE, new_thread, orders_from, run, user
+from tests.e2e.agents_stack import Stack, orders_from
+from tests.e2e.test_agents_orders import APPROVE, new_thread, run, user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -411,3 +411,9 @@ def task_history(task_id: str = TASK_ID) -> list[BaseMessage]:
         ),
         AIMessage(content=f"已在后台开始分析（task_id: {task_id}）。"),
     ]
+
+
+def priced_today(part: dict[str, Any]) -> bool:
+    """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
+    offer, now = part.get("offer"), date.today().isoformat()
+    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]

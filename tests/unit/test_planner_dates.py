@@ -18,15 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.planner_harness import PlannerWorld, planner_world, priced_today
 
 TODAY = date(2026, 12, 3)  # a Thursday
-
-
-def _priced_today(part: dict[str, Any]) -> bool:
-    """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
-    offer, now = part.get("offer"), date.today().isoformat()
-    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]
 
 
 @pytest.fixture
@@ -42,7 +36,7 @@ async def _quick_offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, A
     suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=50))["items"]
-        for part in (p for p in parts if _priced_today(p)):
+        for part in (p for p in parts if priced_today(p)):
             lead = part["offer"]["lead_time_days"]
             if best is None or lead < best[0]:
                 same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]

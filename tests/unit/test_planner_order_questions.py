@@ -18,15 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world
+from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
 
 TODAY = date(2026, 12, 3)
-
-
-def _priced_today(part: dict[str, Any]) -> bool:
-    """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
-    offer, now = part.get("offer"), date.today().isoformat()
-    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]
 
 
 @pytest.fixture
@@ -41,7 +35,7 @@ async def _open_order(world: PlannerWorld) -> dict[str, Any]:
     suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=5))["items"]
-        for part in (p for p in parts if _priced_today(p)):
+        for part in (p for p in parts if priced_today(p)):
             qty = part["offer"]["min_order_qty"]
             text = f"给{supplier['name_zh']}下单 {part['sku']} {qty}个"
             await world.run(text, script=Script(decisions=[{"type": "approve"}]))
