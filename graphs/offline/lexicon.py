@@ -126,10 +126,12 @@ GROUPS: dict[str, str] = {
     "supplier_info": _zh(
         "信息", "资料", "详情", "介绍", "简介", "评级", "评分", "等级", "哪个国家", "哪国", "国家",
         "币种", "结算货币", "网站", "官网", "是谁", "什么公司", "哪家公司", "背景", "档案",
+        "状态", "还在合作", "还合作", "停用了", "暂停合作",
     ) + "|" + _en(
         "tell me about", "info", "information", "details", "profile", "rating", "rated",
         "who is", "who are", "what country", "which country", "where is", "where are",
-        "based", "currency", "website", "background",
+        "based", "currency", "website", "background", "still active", "an active supplier",
+        "on hold", "blocked", "status of supplier", "supplier status",
     ),
     # What a supplier sells us ("NGK 供应哪些零件", "what does Bosch sell us?"): its parts
     # and prices from the ERP.
@@ -178,7 +180,11 @@ GROUPS: dict[str, str] = {
         "ordered", "bought", "purchased", "have we ever", "did we order", "did i order",
     ),
     # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.
-    "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格") + "|" + _en(
+    "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格", "什么价买的",
+                # "上次买IU9是什么价", "买过的IU7什么价" (a price paid, not a quote)
+                r"(?:上次|上一次|最近一次|上回)\s*(?:买|采购|进|订)[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
+                r"(?:买|采购|进|订)(?:过|了)的?[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
+                ) + "|" + _en(
         "paid", "did we pay", "spent", "did it cost",
     ),
     "change": _zh(

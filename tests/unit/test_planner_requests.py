@@ -245,3 +245,44 @@ async def test_spend_over_a_period_is_the_orders_totals(world: PlannerWorld) -> 
     english = await world.run(f"how much did we spend with {name} last month?")
     total = sum(o["total_minor"] for o in theirs if o["currency"] == theirs[0]["currency"])
     assert f"{total / 100:,.2f} {theirs[0]['currency']}" in english.last_text, english.last_text
+
+
+async def test_the_price_paid_last_time_is_the_newest_order_of_the_part(
+    world: PlannerWorld,
+) -> None:
+    part, _ = await _offered(world, sellers=1)
+    bought = (await world.erp("/orders/search-details", part_id=part["id"], size=20))["items"]
+    bought = [o for o in bought if o["status"] != "cancelled"]
+    if not bought:
+        pytest.fail("the seed has no order of the part")  # pragma: no cover
+    newest = bought[0]
+    [line] = [ln for ln in newest["lines"] if ln["part_id"] == part["id"]]
+    run = await world.run(f"上次买{part['model']}是什么价")
+    assert newest["order_no"] in run.last_text and str(line["unit_price"]) in run.last_text, (
+        run.last_text)  # fmt: skip
+
+
+async def test_an_expired_price_is_said_expired_not_never_sold(world: PlannerWorld) -> None:
+    today = date.today().isoformat()
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=30))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            ended = [o for o in part["offers"] if o["valid_to"] < today]
+            live = {o["supplier_code"] for o in part["offers"] if o["valid_to"] >= today}
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            if ended and ended[0]["supplier_code"] not in live and len(same) == 1:
+                offer = ended[0]
+                run = await world.run(f"what does {offer['supplier_name_en']} charge for "
+                                      f"{part['model']}")  # fmt: skip
+                assert f"expired on {offer['valid_to']}" in run.last_text, run.last_text
+                return
+    pytest.fail("the seed has no expired price")  # pragma: no cover
+
+
+async def test_a_suppliers_status_is_answered_from_its_record(world: PlannerWorld) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    held = next(s for s in suppliers if s["status"] == "on_hold")
+    run = await world.run(f"is {held['name_en']} still an active supplier?")
+    assert "on hold" in run.last_text and held["code"] in run.last_text, run.last_text
+    zh = await world.run(f"{held['name_zh']}这个供应商现在什么状态")
+    assert "暂停合作" in zh.last_text, zh.last_text

@@ -99,6 +99,18 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
     for supplier in named:
         if str(supplier.get("code")) not in selling:
             who = supplier.get("name_zh") if zh else supplier.get("name_en")
+            ended = [str(o.get("valid_to")) for o in part.get("offers") or []
+                     if isinstance(o, dict) and o.get("supplier_code") == supplier.get("code")
+                     and str(o.get("valid_to", "")) < today.isoformat()]  # fmt: skip
+            if ended:  # it did sell it: its price list ran out
+                lines.append(
+                    say(
+                        zh,
+                        f"- {who} 的报价已于 {max(ended)} 到期，目前没有有效价格。",
+                        f"- {who}'s price expired on {max(ended)}; no valid price now.",
+                    )
+                )
+                continue
             lines.append(
                 say(
                     zh,
