@@ -69,6 +69,7 @@ class Reading:
     order_no: str | None = None
     latest: bool = False  # "the last / latest order (with X)"
     domain: bool = False  # uses the purchasing vocabulary
+    conditional: bool = False  # an order made to wait on a condition: facts, no order
 
 
 def _task_question(text: str) -> Intent | None:
@@ -163,6 +164,13 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
     return None
 
 
+def _conditional(masked: str) -> bool:
+    """Whether an order in ``masked`` waits on a condition ("if our stock is below 150",
+    "等库存跌破100再订"), not a polite "if possible" nor a price asked ("如果下单300个要多少钱")."""
+    plain = lexicon.strip_words(masked, ("polite_if",))
+    return lexicon.has(plain, "condition") and not lexicon.has(plain, "price_question")
+
+
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     if not re.search(r"\w", text):  # "?", "...": nothing asked yet
@@ -208,10 +216,12 @@ def read(text: str) -> Reading:
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
         masked = lexicon.strip_words(masked, ("cheapest",))
     asked = _stock_or_price(masked, ordering)
-    if asked == "inventory":
-        return reading("inventory")
+    if_order = lexicon.has(masked, "order_verb", "restock") and _conditional(masked)
+    if asked == "inventory" or (if_order and asked is None):
+        # "如果库存低于150就补200个": the facts the condition is about, nothing ordered
+        return Reading("inventory", None, False, True, conditional=if_order)
     if asked == "quote":
-        return Reading("quote", None, False, True)
+        return Reading("quote", None, False, True, conditional=if_order)
     if lexicon.has(masked, "analysis") or (
         lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")
     ):
@@ -225,6 +235,8 @@ def read(text: str) -> Reading:
         # "别取消 NGK 的订单": what is left of a negated operation is the order's name, not a
         # question about it (acknowledged, see orchestrator.unclear).
         operation = None
+    if operation == "order_create" and _conditional(masked):
+        return Reading("inventory", None, False, True, conditional=True)
     if operation is not None:
         return Reading(
             operation,

@@ -536,6 +536,38 @@ GROUPS["spend"] = _zh(
     "how much did we buy",
 )  # fmt: skip
 
+# An order made to wait on something ("order 200 if our stock is below 150", "如果库存低于150
+# 就下200个", "等库存跌破100再订"): the planner cannot judge it, so it orders nothing and
+# answers with the facts. A polite "if possible" / "方便的话" is no condition ("polite_if").
+GROUPS["polite_if"] = (
+    r"(?:如果|要是|假如)?(?:可以|可能|方便|能行|行|来得及|有空)的话|如果(?:可以|可能|方便)"
+    r"|(?<![a-z])if\s+(?:at\s+all\s+)?(?:possible|you\s+can|you\s+could|convenient|that'?s\s+"
+    r"(?:ok|okay|fine|alright)|not\s+too\s+much\s+trouble)(?![a-z])"
+)
+GROUPS["condition"] = _zh(
+    "如果", "假如", "要是", "假设", "倘若", "只要", "一旦", "的话", "除非",
+    r"等[^，,。；;]{1,20}?(?:再|就|时候|时)",
+    r"(?:低于|少于|不足|不够|跌破|降到|降至|高于|超过|涨到|涨过)[^，,。；;]{0,12}?(?:就|再|时)",
+) + "|" + _en(
+    "if", "only if", "unless", "provided that", "providing", "as long as", "once", "whenever",
+) + (
+    r"|(?<![a-z])when\b[^,.;]{0,40}?\b(?:below|under|drops?|falls?|runs?\s+(?:low|out)"
+    r"|less\s+than|fewer\s+than|reach(?:es)?)\b"
+)  # fmt: skip
+# Restocking asked for ("就帮我补货", "then restock it"): an order's verb in a stock question.
+GROUPS["restock"] = _zh(
+    "补货", "补一批", "补点货", "补上", "备货", r"补(?=\s*\d|[一两二三四五六七八九十几百千万])"
+) + "|" + _en(
+    "reorder*", "restock*", "replenish*", "top up", "top it up",
+)  # fmt: skip
+# A price asked, not a price compared with: "如果下单 300 个要多少钱" is a quote, "要是单价低于
+# 10块就订" a condition.
+GROUPS["price_question"] = _zh(
+    "多少", r"几[块元]", "什么价", "啥价", "怎么卖", "贵不贵"
+) + "|" + _en(
+    "how much", "what would", "what will", "what does", "what is the price", "what's the price",
+)  # fmt: skip
+
 # How far a negator reaches: the verb right after it, a few characters or words away.
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4

@@ -122,9 +122,12 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
     return "\n".join(lines)
 
 
-def quote(view: View, reading: Reading, zh: bool) -> Decision:
+def quote(
+    view: View, reading: Reading, zh: bool, *, closing: str | None = None, with_stock: bool = False
+) -> Decision:
     """The next step for a price question: the named parts' offers, or an analysis when it
-    names a category and no part."""
+    names a category and no part (``closing`` replaces the last sentence; ``with_stock``
+    puts the parts' stock first even when it was not asked)."""
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
@@ -151,10 +154,10 @@ def quote(view: View, reading: Reading, zh: bool) -> Decision:
     today = today_in(view.system)
     answers = [_part_answer(read[i], named, quantity, today, zh) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
-    if lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
+    if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]
         answers.insert(0, say(zh, "库存：\n", "Stock:\n") + "\n".join(stock))
-    closing = say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
+    closing = closing or say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
                   "This is a quote only: no order was placed. To order, tell me the supplier and "
                   "the quantity.")  # fmt: skip
     return Decision("\n\n".join([*answers, closing]), note=QUOTED)

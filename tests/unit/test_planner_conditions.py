@@ -1,0 +1,111 @@
+"""Orders a buyer makes conditional ("order 200 IU7 from NGK if our stock is below 150",
+"如果IU7库存低于150就给NGK下200个"), through the planner's real decision path against the
+real seeded ERP.
+
+The planner cannot judge a condition for the buyer, and a card for an order that may not
+be wanted is a wrong action waiting for a careless click. So it places nothing: it answers
+with the facts the condition is about (the part's stock and its prices, read from the ERP)
+and says how to order when the condition holds. A polite "if possible" is no condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, planner_world, priced_today
+
+TODAY = date(2026, 12, 3)
+ORDERING = ("order_create", "order_validate", "order_update")
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _sold(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """A part named alone by its model, an active supplier's offer for it valid today, and
+    a quantity that offer accepts."""
+    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            for offer in part["offers"]:
+                if (
+                    offer["supplier_id"] in active
+                    and priced_today({"offer": offer})
+                    and len(same) == 1
+                ):
+                    q = offer["min_order_qty"] * offer["order_step"] * 2
+                    return part, active[offer["supplier_id"]], q
+    pytest.fail("the seed has no part with an active offer")  # pragma: no cover
+
+
+CONDITIONAL = [
+    ("en", "order {q} {model} from {sup} if our stock is below {limit}"),
+    ("en", "If {model} stock drops under {limit}, buy {q} from {sup}"),
+    ("en", "please get {q} {model} from {sup}, but only if we have fewer than {limit} left"),
+    ("zh", "如果{model}库存低于{limit}就给{sup}下{q}个"),
+    ("zh", "{model}库存不够{limit}的话，从{sup}补{q}个"),
+    ("zh", "要是{sup}的{model}单价低于10块就订{q}个"),
+    ("zh", "等{model}库存跌破{limit}再给{sup}下{q}个"),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), CONDITIONAL)
+async def test_a_conditional_order_places_nothing_and_gives_the_facts(
+    world: PlannerWorld, lang: str, template: str
+) -> None:
+    part, supplier, q = await _sold(world)
+    inv = part["inventory"]
+    before = world.fingerprint()
+    text = template.format(q=q, model=part["model"], sup=supplier["code"], limit=inv["on_hand"] + 7)
+    run = await world.run(text)
+    assert not any(run.called(t) for t in ORDERING), run.calls
+    assert run.handed_over is None and not run.delegations, run.notes
+    assert run.proposal is None and run.question is None
+    answer = run.last_text
+    # The stock the condition is about, as the ERP has it, and the prices.
+    assert str(inv["on_hand"]) in answer and str(inv["safety_stock"]) in answer, answer
+    assert supplier["code"] in answer, answer
+    zh = any("\u4e00" <= c <= "\u9fff" for c in answer.replace("〔离线〕", ""))
+    assert zh == (lang == "zh"), answer
+    assert ("没有下单" in answer) if lang == "zh" else ("no order" in answer.lower()), answer
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "order {q} {model} from {sup}, if possible delivered next month",
+        "如果可以的话，给{sup}下{q}个{model}",
+        "麻烦给{sup}下{q}个{model}，方便的话下个月到",
+    ],
+)
+async def test_a_polite_if_is_no_condition(world: PlannerWorld, template: str) -> None:
+    part, supplier, q = await _sold(world)
+    run = await world.run(template.format(q=q, model=part["model"], sup=supplier["code"]))
+    assert run.proposal is not None, run.last_text
+    name, args = run.proposal
+    assert name == "order_create"
+    assert args["supplier_id"] == supplier["id"]
+    assert args["lines"] == [{"part_id": part["id"], "quantity": q}], args
+
+
+async def test_a_conditional_order_with_no_part_lists_the_short_parts(world: PlannerWorld) -> None:
+    warnings = await world.erp("/inventory/warnings", size=5)
+    run = await world.run("如果有零件低于安全库存，就帮我补货")
+    assert not any(run.called(t) for t in ORDERING), run.calls
+    assert run.proposal is None and not run.delegations
+    answer = run.last_text
+    assert "没有下单" in answer, answer
+    if warnings["items"]:
+        assert warnings["items"][0]["sku"] in answer, answer
