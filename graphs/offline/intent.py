@@ -50,6 +50,7 @@ Intent = Literal[
     "skills",
     "small_talk",
     "master_data",
+    "reminder",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
@@ -69,7 +70,10 @@ class Reading:
     order_no: str | None = None
     latest: bool = False  # "the last / latest order (with X)"
     domain: bool = False  # uses the purchasing vocabulary
-    conditional: bool = False  # an order made to wait on a condition: facts, no order
+    # An order held back: made to wait on a condition ("if our stock is below 150"), or
+    # proposed for an opinion ("小李说要订100个，你觉得呢", "GZMT 订IU7 100个吗？"). Answered
+    # with the facts, nothing ordered.
+    held: Literal["condition", "advice"] | None = None
 
 
 def _task_question(text: str) -> Intent | None:
@@ -154,10 +158,13 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
         if priced and model_tokens(masked) and not lexicon.has(masked, "analysis"):
             return "quote"
         return "inventory"
+    # "what is NGK's minimum order for IU7": an offer's term, not an order
+    termed = lexicon.strip_words(masked, ("lead_time",))
     if (
         priced
-        and not lexicon.has(masked, "analysis", "paid", "order_noun", "past_order")
-        and (not ordering or lexicon.has(masked, "hypothetical"))
+        and not lexicon.has(masked, "analysis", "paid", "past_order")
+        and not lexicon.has(termed, "order_noun")
+        and (not ordering or lexicon.has(masked, "hypothetical", "price_question"))
     ):
         # The named parts' offers (a price of a whole category is still a comparison).
         return "quote"
@@ -169,6 +176,34 @@ def _conditional(masked: str) -> bool:
     "等库存跌破100再订"), not a polite "if possible" nor a price asked ("如果下单300个要多少钱")."""
     plain = lexicon.strip_words(masked, ("polite_if",))
     return lexicon.has(plain, "condition") and not lexicon.has(plain, "price_question")
+
+
+def _held(masked: str, ordering: bool) -> Literal["condition", "advice"] | None:
+    """Whether an order in ``masked`` is held back: on a condition, or for an opinion."""
+    if not (ordering or lexicon.has(masked, "order_verb", "restock", "new_order")):
+        return None
+    if lexicon.has(masked, "advice") or (
+        lexicon.has(masked, "yes_no") and not lexicon.has(masked, "asks_me")
+    ):
+        return "advice"  # "要是订300个会不会太多": an opinion, even with an "if"
+    return "condition" if _conditional(masked) else None
+
+
+def _aside(text: str, masked: str) -> Reading | None:
+    """Messages that name an order but ask for none of it: a change of master data, a
+    reminder, an order somebody else already placed (None: none of these)."""
+    if (
+        lexicon.has(masked, "master_data")
+        and lexicon.has(masked, "set_value")
+        and not (lexicon.has(masked, "order_noun"))
+    ):
+        # "把IU7的安全库存改成100", "set NGK's price for IU7 to 10": the ERP's own records
+        return Reading("master_data", None, False, True)
+    if lexicon.has(text, "reminder"):
+        return Reading("reminder", None, False, True)  # no clock to act on later
+    if lexicon.has(masked, "placed_already"):
+        return Reading("order_lookup", None, False, True)  # "老王已经跟NGK订了100个"
+    return None
 
 
 def read(text: str) -> Reading:
@@ -195,19 +230,17 @@ def read(text: str) -> Reading:
         return reading(task)
     if order_no:
         return reading(_by_order_no(masked))
-    if (
-        lexicon.has(masked, "master_data")
-        and lexicon.has(masked, "set_value")
-        and not (lexicon.has(masked, "order_noun"))
-    ):
-        # "把IU7的安全库存改成100", "set NGK's price for IU7 to 10": the ERP's own records
-        return Reading("master_data", None, False, True)
+    aside = _aside(text, masked)
+    if aside is not None:
+        return aside
     if is_substitution(text):
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
         return Reading("order_lookup", None, True, True)
     if lexicon.has(masked, "spend") and not has_quantity(masked):
         return Reading("order_lookup", None, False, True)  # a period's totals
+    on_order = lexicon.has(masked, "on_order")
+    masked = lexicon.strip_words(masked, ("on_order",))
     ordering = lexicon.has(masked, "new_order") or (
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))
@@ -216,12 +249,13 @@ def read(text: str) -> Reading:
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
         masked = lexicon.strip_words(masked, ("cheapest",))
     asked = _stock_or_price(masked, ordering)
-    if_order = lexicon.has(masked, "order_verb", "restock") and _conditional(masked)
-    if asked == "inventory" or (if_order and asked is None):
-        # "如果库存低于150就补200个": the facts the condition is about, nothing ordered
-        return Reading("inventory", None, False, True, conditional=if_order)
+    held = _held(masked, ordering)
+    if held is not None:  # "如果库存低于150就补200个": the facts, nothing ordered
+        return Reading("quote" if asked == "quote" else "inventory", None, False, True, held=held)
+    if asked == "inventory" or (on_order and not lexicon.has(masked, "order_noun")):
+        return reading("inventory")  # "how many IU7 do we have on order?"
     if asked == "quote":
-        return Reading("quote", None, False, True, conditional=if_order)
+        return Reading("quote", None, False, True)
     if lexicon.has(masked, "analysis") or (
         lexicon.has(masked, "price") and not ordering and not lexicon.has(masked, "order_noun")
     ):
@@ -235,8 +269,6 @@ def read(text: str) -> Reading:
         # "别取消 NGK 的订单": what is left of a negated operation is the order's name, not a
         # question about it (acknowledged, see orchestrator.unclear).
         operation = None
-    if operation == "order_create" and _conditional(masked):
-        return Reading("inventory", None, False, True, conditional=True)
     if operation is not None:
         return Reading(
             operation,

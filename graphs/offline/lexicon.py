@@ -178,6 +178,7 @@ GROUPS: dict[str, str] = {
         r"(?:下|订|买)的(?=\s*[\d一二两三四五六七八九十百千])",
     ) + "|" + _en(
         "ordered", "bought", "purchased", "have we ever", "did we order", "did i order",
+        "did we buy", "did we purchase", "did we get",
     ),
     # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.
     "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格", "什么价买的",
@@ -410,6 +411,8 @@ GROUPS["asked_about"] = (
     # "any cancelled orders with Mann?", "取消了的订单有哪些", "已取消的单": orders by state
      + r"|(?<![a-z])cancel+ed\s+(?:\w+\s+)?(?:orders|pos|purchase orders)(?![a-z])"
     r"|(?:取消|作废)了?的(?:采购)?(?:订单|单子|单)|已(?:取消|作废)"
+    # "最近取消了哪些订单", "作废了几张单": which orders, by their state
+     + r"|" + _ACTS_ZH + r"了?(?:哪些|哪几|几张|几单|多少)"
 )
 
 # Every order at once ("取消所有订单", "cancel all orders"): never one chosen for the buyer.
@@ -467,9 +470,15 @@ GROUPS["small_talk"] += (
 # How long a supplier takes ("IU7 的交期多久", "what's the lead time on IU7 from NGK"):
 # answered from the price lists, as a price is.
 GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到",
-                         "起订量", "最小起订", "起订多少", "最少订多少") + (
+                         "起订量", "最小起订", "起订多少", "最少订多少",
+                         # "能不能12月20号到", "来得及吗", "啥时候能到": whether it can arrive
+                         r"能不能[^，,。？?]{0,12}?到(?!底)", r"能否[^，,。？?]{0,12}?到(?!底)",
+                         "来得及吗", "来不来得及", "赶得上吗", "赶不赶得上",
+                         "什么时候能到", "啥时候能到", "几时能到", "哪天能到") + (
     "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time",
               "moq", "minimum order", "min order", "minimum quantity")
+    + r"|(?<![a-z])(?:can|could|will|would)\s+(?:\w+\s+){1,3}?(?:deliver|ship|arrive|get\s+here)"
+    r"(?![a-z])|(?<![a-z])when\s+(?:can|could|would|will)\b[^.?!]{0,40}?\b(?:arrive|deliver|ship)"
 )  # fmt: skip
 
 # Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
@@ -524,17 +533,32 @@ GROUPS["advice"] = (
     r"stock up|get)\b|(?<![a-z])do\s+we\s+need\s+(?:to\s+)?(?:order|buy|more)\b"
     r"|是不是(?:应该|该|要)(?:多)?(?:备|订|买|补)|该不该(?:多)?(?:备|订|买|补)|要不要多(?:备|订|买)"
     r"|需不需要(?:多)?(?:备|订|买|补)"
+    # an opinion asked of an order someone proposes ("小李说要跟GZMT订100个，你觉得呢", "we
+    # should probably order 100 IU7", "is that a good idea?")
+    r"|你觉得(?:呢|怎么样|如何|行吗|可以吗|合适吗|有必要吗)|你怎么看|你看呢|你看怎么样|有必要吗"
+    r"|合不合适|合适吗|划算吗|会不会太多|会不会太少|够不够"
+    r"|(?<![a-z])(?:what\s+do\s+you\s+think|thoughts\?|good\s+idea|makes?\s+sense|too\s+(?:many|much)\?)"
+    r"|(?<![a-z])(?:we|i)\s+(?:should|ought\s+to|might\s+want\s+to)\s+(?:probably\s+|maybe\s+|"
+    r"perhaps\s+)?(?:order|buy|reorder|restock|get)\b|(?<![a-z])maybe\s+(?:we|i)\s+should\b"
 )
 
 # Spend over a period ("11月份采购总额是多少", "how much did we spend with Mahle last month",
 # "今年一共花了多少钱"): the orders' totals, never an order.
 GROUPS["spend"] = _zh(
     "总额", "总金额", "采购额", "采购金额", "花费", "支出", "一共花", "总共花", "花了多少钱",
-    "花了多少", "采购了多少钱",
+    "花了多少", "采购了多少钱", "买了多少钱", "进了多少钱", "多少钱的货",
 ) + "|" + _en(
     "spend", "spent", "spending", "total purchases", "total amount", "total value",
-    "how much did we buy",
+    "how much did we buy", "how much business",
 )  # fmt: skip
+
+# How much of a named part was bought ("我们今年买了多少IU7", "IU7 上个月订了多少个", "how
+# many C8HSA did we order last month?"): the quantities on the period's orders.
+GROUPS["bought_how_many"] = (
+    r"(?:买|订|采购|进)(?:了|过)(?:多少|几)(?:个|件|只|套|副|条|支|盒|箱)?"
+    r"|(?<![a-z])how\s+(?:many|much)\b.{0,40}?\b(?:did|have|has)\s+(?:we|i|you)\s+"
+    r"(?:buy|bought|order|ordered|purchase|purchased|get|got)\b"
+)
 
 # An order made to wait on something ("order 200 if our stock is below 150", "如果库存低于150
 # 就下200个", "等库存跌破100再订"): the planner cannot judge it, so it orders nothing and
@@ -554,6 +578,45 @@ GROUPS["condition"] = _zh(
     r"|(?<![a-z])when\b[^,.;]{0,40}?\b(?:below|under|drops?|falls?|runs?\s+(?:low|out)"
     r"|less\s+than|fewer\s+than|reach(?:es)?)\b"
 )  # fmt: skip
+# A reminder asked for ("提醒我下周给NGK订IU7", "remind me to order IU7 next week"): the
+# assistant has no clock to act on later, so it says so and orders nothing.
+GROUPS["reminder"] = _zh(
+    "提醒我", "提醒一下我", "记得提醒", "到时候提醒", "到时提醒", "别忘了", "不要忘了", "别忘记",
+    "设个提醒", "设置提醒", "记一下", "帮我记着",
+) + "|" + _en(
+    "remind me", "remind us", "set a reminder", "reminder to", "don't forget", "dont forget",
+    "do not forget", "don't let me forget",
+)  # fmt: skip
+# An order someone already placed ("老王刚才已经跟NGK订了100个", "Tom already ordered 100
+# IU7 this morning"), or a question about one placed ("昨天跟GZMT订的IU7到了没"): a look-up.
+GROUPS["placed_already"] = (
+    r"已经[^，,。？?]{0,16}?(?:订|下|买|采购|下单)(?:了|过)|已(?:下单|订购|采购)"
+    r"|(?:订|下|买|采购|进)的(?![\d一二两三四五六七八九十百千])(?=[^，,。？?]{0,16}?"
+    r"(?:到了|到货|到没|到了吗|发货|发了|收到|到哪|什么时候到))"
+    r"|(?<![a-z])already\s+(?:\w+\s+)?(?:ordered|placed|bought|purchased)(?![a-z])"
+    r"|(?<![a-z])(?:has|have|had)\s+(?:already\s+)?(?:ordered|placed|bought)(?![a-z])"
+)
+# Stock on order ("how many IU7 do we have on order?", "IU7 在途多少"): a stock question,
+# never an order.
+GROUPS["on_order"] = _en("on order", "in transit", "incoming") + "|" + _zh("在途")
+# An order phrased as a yes-no question ("GZMT 订IU7 100个吗？"): asked about, not asked for,
+# unless it asks the assistant to do it ("能帮我…吗", "could you order…?").
+GROUPS["yes_no"] = r"(?:吗|么|嘛)\s*[?？]?\s*$"
+GROUPS["asks_me"] = (
+    _zh(
+        "帮我",
+        "帮忙",
+        "请",
+        "麻烦",
+        "能不能",
+        "能否",
+        "可以",
+        "可不可以",
+        "给我",
+    )
+    + "|"
+    + _en("can you", "could you", "would you", "will you", "please", "pls")
+)
 # Restocking asked for ("就帮我补货", "then restock it"): an order's verb in a stock question.
 GROUPS["restock"] = _zh(
     "补货", "补一批", "补点货", "补上", "备货", r"补(?=\s*\d|[一两二三四五六七八九十几百千万])"
@@ -572,6 +635,11 @@ GROUPS["price_question"] = _zh(
 _NEGATION_REACH_ZH = 3
 _NEGATION_REACH_EN = 4
 _CLAUSE = re.compile(r"[，,。.;；!！?？\n]|\s[-–—]\s|\bjust\b|\bbut\b|先|但是|只是", re.I)
+
+
+# Who an order goes to, between a negator and its verb ("不要给NGK下…", "别跟博世订…"): the
+# negation still reaches the verb.
+_ADDRESSEE = re.compile(r"\s*(?:给|跟|向|从|找|和|对)\s*[^\s，,。；;！!？?]{1,16}?\s*")
 
 
 @dataclass(frozen=True)
@@ -632,7 +700,7 @@ def _negated(text: str, hit: Hit, negators: list[Hit]) -> bool:
         if re.search(r"[a-z]", neg.text, re.I):
             if len(re.findall(r"[A-Za-z0-9']+", gap)) <= _NEGATION_REACH_EN:
                 return True
-        elif len(gap.strip()) <= _NEGATION_REACH_ZH:
+        elif len(gap.strip()) <= _NEGATION_REACH_ZH or _ADDRESSEE.fullmatch(gap):
             return True
     return False
 

@@ -201,7 +201,9 @@ async def test_should_i_order_more_is_answered_with_the_stock(world: PlannerWorl
     for text in (f"should I order more {part['model']}?", f"是不是应该多备点{part['model']}"):
         run = await world.run(text)
         assert run.proposal is None and not run.called("task"), (text, run.calls)
-        assert run.final_note == "inventory-answer" and part["sku"] in run.last_text, run.last_text
+        # the stock answer, or the same figures under "your call" (an opinion asked)
+        assert run.final_note in ("inventory-answer", "held-order"), run.final_note
+        assert part["sku"] in run.last_text, run.last_text
 
 
 async def test_a_minimum_order_question_is_a_quote(world: PlannerWorld) -> None:

@@ -36,7 +36,7 @@ from graphs.offline.policies import skills
 from graphs.offline.policies.base import ADDED_SECTION, Decision, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
-from graphs.offline.policies.orchestrator.conditions import conditional_order
+from graphs.offline.policies.orchestrator.conditions import held_order
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
 from graphs.offline.policies.orchestrator.quote import QUOTED, quote
@@ -438,8 +438,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
     if earlier is not None and reading.intent in ("analysis", "out_of_scope", "small_talk"):
         # The buyer named the category the last question asked for: the same analysis.
         return analysis(view, reading, zh, text=f"{to_simplified(earlier)}\n{view.request}")
-    if reading.conditional:
-        return conditional_order(view, reading, zh)
+    if reading.held is not None:
+        return held_order(view, reading, zh)
     match reading.intent:
         case "analysis_status" | "analysis_cancel":
             return tasks.task_question(view, reading.intent, zh)
@@ -457,6 +457,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return Decision(replies.greeting(zh, view.request), note="greeting")
         case "master_data":
             return Decision(replies.master_data(zh), note="master-data")
+        case "reminder":
+            return Decision(replies.reminder(zh), note="reminder")
         case _:
             return (
                 _terse_order(view, reading, zh)

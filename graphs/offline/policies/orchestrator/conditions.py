@@ -1,10 +1,13 @@
-"""An order made to wait on a condition ("order 200 IU7 from NGK if our stock is below 150",
-"如果IU7库存低于150就给NGK下200个", "如果有零件低于安全库存，就帮我补货").
+"""An order held back: made to wait on a condition ("order 200 IU7 from NGK if our stock is
+below 150", "如果IU7库存低于150就给NGK下200个", "如果有零件低于安全库存，就帮我补货"), or
+proposed for an opinion ("小李说要跟GZMT订100个IU7，你觉得呢", "we should probably order
+100 IU7 from GZMT", "GZMT 订IU7 100个吗？").
 
-The planner does not judge the condition for the buyer, and an approval card for an order
-that may not be wanted is one careless click from a wrong order. So nothing is ordered:
-the answer gives the facts such conditions are about (the named parts' stock and prices,
-or the parts below safety stock when none is named) and says how to order when it holds.
+The planner does not judge the condition, nor decide for the buyer, and an approval card
+for an order that may not be wanted is one careless click from a wrong order. So nothing is
+ordered: the answer gives the facts (the named parts' stock, whether they need reordering,
+and their prices; or the parts below safety stock when none is named) and says how to
+order.
 """
 
 from __future__ import annotations
@@ -13,41 +16,62 @@ from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.erp import read_erp
-from graphs.offline.policies.orchestrator.inventory import inventory
+from graphs.offline.policies.orchestrator.inventory import inventory, parts_read, verdict
 from graphs.offline.policies.orchestrator.quote import quote
 
-__all__ = ["conditional_order"]
+__all__ = ["held_order"]
 
 
-def _opening(zh: bool) -> str:
+def _opening(reading: Reading, zh: bool) -> str:
+    if reading.held == "condition":
+        return say(
+            zh,
+            "这个下单带有条件，条件是否满足要由你判断，所以我没有下单。相关的库存和报价如下：",
+            "This order depends on a condition, and whether it holds is yours to judge, so no "
+            "order was placed. Here are the stock and prices it depends on:",
+        )
     return say(
         zh,
-        "这个下单带有条件，条件是否满足要由你判断，所以我没有下单。相关的库存和报价如下：",
-        "This order depends on a condition, and whether it holds is yours to judge, so no "
-        "order was placed. Here are the stock and prices it depends on:",
+        "下不下这张单由你决定，我没有下单。供你参考的库存和报价如下：",
+        "Whether to place this order is your call, so no order was placed. Here are the "
+        "stock and prices to decide on:",
     )
 
 
-def _closing(zh: bool) -> str:
+def _closing(reading: Reading, zh: bool) -> str:
+    if reading.held == "condition":
+        return say(
+            zh,
+            "这次没有下单。条件满足时，去掉条件再发一次要下的单（供应商、零件、数量），"
+            "我会先给你审批卡片。",
+            "No order was placed. When the condition holds, send the order again without it "
+            "(supplier, part, quantity) and I will prepare the approval card first.",
+        )
     return say(
         zh,
-        "这次没有下单。条件满足时，去掉条件再发一次要下的单（供应商、零件、数量），我会先给你审批卡片。",
-        "No order was placed. When the condition holds, send the order again without it "
-        "(supplier, part, quantity) and I will prepare the approval card first.",
+        "这次没有下单。决定要下的话，直接说「给某供应商下某零件多少个」，我会先给你审批卡片。",
+        "No order was placed. If you decide to order, say so with the supplier, part and "
+        "quantity, and I will prepare the approval card first.",
     )
 
 
-def conditional_order(view: View, reading: Reading, zh: bool) -> Decision:
+def held_order(view: View, reading: Reading, zh: bool) -> Decision:
     """The next step: read the ERP, then the facts and no order."""
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
-    if erp.ground(view.request).parts:
-        decision = quote(view, reading, zh, closing=_closing(zh), with_stock=True)
+    found = erp.ground(view.request)
+    if found.parts:
+        decision = quote(view, reading, zh, closing=_closing(reading, zh), with_stock=True)
+        if not decision.calls and reading.held == "advice":
+            read = parts_read(view)
+            verdicts = [verdict(read[int(m.record["id"])], zh) for m in found.parts[:5]
+                        if isinstance(read.get(int(m.record["id"])), dict)]  # fmt: skip
+            decision.text = "\n".join(verdicts) + "\n\n" + decision.text
     else:
         decision = inventory(view, zh)
         if not decision.calls:
-            decision = Decision(f"{decision.text}\n\n{_closing(zh)}", note=decision.note)
+            decision = Decision(f"{decision.text}\n\n{_closing(reading, zh)}", note=decision.note)
     if decision.calls:
         return decision  # still reading the ERP
-    return Decision(f"{_opening(zh)}\n\n{decision.text}", note="conditional-order")
+    return Decision(f"{_opening(reading, zh)}\n\n{decision.text}", note="held-order")

@@ -18,7 +18,7 @@ from graphs.offline.policies.orchestrator.analysis import categories_named
 from graphs.offline.policies.orchestrator.erp import ErpData, paged, read_erp
 from graphs.offline.text import model_tokens
 
-__all__ = ["inventory", "parts_read", "stock_line"]
+__all__ = ["inventory", "parts_read", "stock_line", "verdict"]
 
 Record = dict[str, Any]
 _SHOWN = 12
@@ -51,7 +51,7 @@ _REORDER_ASKED = re.compile(
 )
 
 
-def _verdict(part: Record, zh: bool) -> str:
+def verdict(part: Record, zh: bool) -> str:
     """Whether the part needs reordering, by its available stock against its safety stock."""
     inv = part.get("inventory") or part
     available = int(inv.get("on_hand") or 0) - int(inv.get("reserved") or 0)
@@ -101,7 +101,7 @@ def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
     lines = [stock_line(read[i], zh) for i in ids if isinstance(read[i], dict)]
     text = say(zh, "库存情况：\n", "Stock:\n") + "\n".join(lines)
     if _REORDER_ASKED.search(view.request):  # "IU7要不要补货", "do we need to reorder IU7?"
-        text += "\n" + "\n".join(_verdict(read[i], zh) for i in ids if isinstance(read[i], dict))
+        text += "\n" + "\n".join(verdict(read[i], zh) for i in ids if isinstance(read[i], dict))
     if found.suppliers and _AT_SUPPLIER.search(view.request):
         # "Is IU7 in stock at NGK?": the ERP holds our stock, not the supplier's.
         record = found.suppliers[0].record

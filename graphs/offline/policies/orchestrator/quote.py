@@ -10,7 +10,7 @@ of a whole category ("刹车片价格") is a comparison: the background analysis
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from graphs.offline import lexicon
@@ -21,7 +21,7 @@ from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.analysis import analysis
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.inventory import parts_read, stock_line
-from graphs.offline.text import find_quantity, model_tokens, today_in
+from graphs.offline.text import find_date, find_quantity, model_tokens, today_in
 
 __all__ = ["QUOTED", "quote"]
 
@@ -50,6 +50,18 @@ def _current(part: Record, today: date) -> list[Record]:
     )
 
 
+def _arrival(offer: Record, today: date, by: date | None, zh: bool) -> str:
+    """When an order placed today arrives at the earliest, and whether that makes ``by``."""
+    if by is None or offer.get("lead_time_days") is None:
+        return ""
+    earliest = today + timedelta(days=int(offer["lead_time_days"]))
+    if earliest <= by:
+        return say(zh, f"，最早 {earliest} 到货，赶得上 {by}",
+                   f", earliest {earliest}: makes {by}")  # fmt: skip
+    return say(zh, f"，最早 {earliest} 到货，赶不上 {by}",
+               f", earliest {earliest}: too late for {by}")  # fmt: skip
+
+
 def _offer_line(offer: Record, unit: str, quantity: int | None, zh: bool) -> str:
     name = offer.get("supplier_name_zh") if zh else offer.get("supplier_name_en")
     price = int(offer.get("price_minor") or 0)
@@ -76,7 +88,7 @@ def _offer_line(offer: Record, unit: str, quantity: int | None, zh: bool) -> str
 
 
 def _part_answer(part: Record, named: list[Record], quantity: int | None, today: date,
-                 zh: bool) -> str:  # fmt: skip
+                 zh: bool, by: date | None = None) -> str:  # fmt: skip
     offers = _current(part, today)
     unit = str(part.get("unit") or "个") if zh else "pcs"
     title = f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
@@ -118,7 +130,18 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
                     f"- {who} does not sell this part (no valid price in the ERP).",
                 )
             )
-    lines += [_offer_line(o, unit, quantity, zh) for o in offers]
+    asked = {str(s.get("code")) for s in named} & selling
+    shown = [o for o in offers if str(o.get("supplier_code")) in asked] or offers
+    lines += [_offer_line(o, unit, quantity, zh) + _arrival(o, today, by, zh) for o in shown]
+    others = [o for o in offers if o not in shown]
+    if others:  # the supplier asked about first; the others in one line
+        best = others[0]
+        low = f"{best.get('supplier_code')} {_money(int(best.get('price_minor') or 0))}"
+        lines.append(say(
+            zh, f"（另有 {len(others)} 家有效报价，最低 {low} {best.get('currency')}）",
+            f"({len(others)} other suppliers have prices; the lowest is {low} "
+            f"{best.get('currency')})",
+        ))  # fmt: skip
     return "\n".join(lines)
 
 
@@ -152,7 +175,8 @@ def quote(
     quantity = find_quantity(view.request, exclude=written)
     named = [m.record for m in found.suppliers]
     today = today_in(view.system)
-    answers = [_part_answer(read[i], named, quantity, today, zh) for i in ids
+    by = find_date(view.request, today)  # "能不能12月20号到": whether each offer makes it
+    answers = [_part_answer(read[i], named, quantity, today, zh, by) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
     if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]

@@ -92,3 +92,16 @@ def master_data(zh: bool) -> str:
         "the ERP's master data, changed in the ERP by whoever owns it; I only read them. I can "
         'show the current values (e.g. "IU7 stock", "IU7 price"), or place or change an order.',
     )
+
+
+def reminder(zh: bool) -> str:
+    """A reminder asked for: no clock to act on later, and nothing ordered now."""
+    return say(
+        zh,
+        "我没法设提醒：我只在你发消息时工作，到时候不会主动找你。这次没有下单。"
+        "到时候直接告诉我要下的单（供应商、零件、数量），我会先给你审批卡片；"
+        "要现在就下，也可以现在告诉我。",
+        "I can't set reminders: I only act when you send a message, so I won't come back to "
+        "you later. No order was placed. When it's time, tell me the order (supplier, part, "
+        "quantity) and I'll prepare the approval card; or tell me now if you want it placed now.",
+    )

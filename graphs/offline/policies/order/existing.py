@@ -155,7 +155,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     still_open = not latest and lexicon.has(facts.body, "open")
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
-    if not (found.suppliers or found.parts or latest or still_open or window or several):
+    if not (found.suppliers or found.parts or latest or still_open or window or several
+            or cancelled):  # fmt: skip
         return _ask_order(facts, [])
     base = _recent_query(found)
     count = _count(facts.body)

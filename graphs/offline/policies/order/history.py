@@ -45,6 +45,15 @@ def _months_back(day: date, months: int) -> date:
     return date(year, month, 28)
 
 
+def _quarter(day: date, shift: int) -> tuple[date, date]:
+    """The calendar quarter ``shift`` quarters from the one holding ``day``."""
+    index = (day.month - 1) // 3 + shift
+    year, q = day.year + index // 4, index % 4
+    start = date(year, 3 * q + 1, 1)
+    end = _months_back(start, -3) - timedelta(days=1)
+    return start, end
+
+
 # The periods a buyer names an order or a purchase by, each with the dates it covers.
 _PERIODS: tuple[tuple[str, Callable[[date], tuple[date, date]]], ...] = (
     (r"上个?月|上一个?月|last month|previous month",
@@ -59,8 +68,16 @@ _PERIODS: tuple[tuple[str, Callable[[date], tuple[date, date]]], ...] = (
     (r"本周|这周|这个?星期|这个?礼拜|this week",
      lambda t: (t - timedelta(days=t.weekday()), t)),
     (r"昨天|yesterday", lambda t: (t - timedelta(days=1), t - timedelta(days=1))),
-    (r"今天|today", lambda t: (t, t)),
+    (r"今天|today|刚才|刚刚|今早|this morning|earlier today|just now", lambda t: (t, t)),
+    (r"上个?季度|上一季度|last quarter|previous quarter",
+     lambda t: _quarter(t, -1)),
+    (r"本季度|这个?季度|this quarter|quarter to date", lambda t: (_quarter(t, 0)[0], t)),
 )  # fmt: skip
+_YEAR_MONTH = re.compile(r"(?<!\d)(20\d\d)\s*年\s*(1[0-2]|0?[1-9])\s*月(?:份)?(?!\s*\d)")
+# A calendar year named ("2026年的采购金额", "in 2025"), not a date in it ("2026年1月").
+_YEAR = re.compile(
+    r"(?<!\d)(20\d\d)\s*年(?!\s*\d{1,2}\s*月)(?:度)?|\b(?:in|for|during)\s+(20\d\d)\b", re.I
+)
 # A window in months ("近 3 个月", "last 3 months"), as find_window_months reads it.
 _WINDOW = (
     r"(?:近|最近|过去|前|这)\s*[\d零〇一二两三四五六七八九十]+\s*个?月|半年|上个?季度|本季度"
@@ -110,6 +127,15 @@ def named_period(text: str, today: date) -> tuple[date, date] | None:
     for pattern, dates in _PERIODS:
         if re.search(pattern, text, re.I):
             return dates(today)
+    month_of_year = _YEAR_MONTH.search(text)
+    if month_of_year:  # "2026年1月的单": that month of that year
+        y, m = int(month_of_year.group(1)), int(month_of_year.group(2))
+        start = date(y, m, 1)
+        return start, min(_months_back(start, -1) - timedelta(days=1), today)
+    year = _YEAR.search(text)
+    if year:
+        named = int(year.group(1) or year.group(2))
+        return date(named, 1, 1), min(date(named, 12, 31), today)
     month = _month_period(text, today)
     if month is not None:
         return month
@@ -124,6 +150,7 @@ def without_period(text: str) -> str:
     order"): what is left says whether the newest order is meant."""
     for pattern, _dates in _PERIODS:
         text = re.sub(pattern, " ", text, flags=re.I)
+    text = _YEAR.sub(" ", _YEAR_MONTH.sub(" ", text))
     text = re.sub(_EN_MONTH, " ", re.sub(_ZH_MONTH, " ", text), flags=re.I)
     return re.sub(_WINDOW, " ", text, flags=re.I)
 
@@ -164,19 +191,43 @@ def _money(minor: int) -> str:
     return f"{minor / 100:,.2f}"
 
 
-def category_history(facts: Facts, found: Grounding) -> Decision | None:
-    """The answer to "how much of this category did we buy" (None: the question names a
-    supplier, a part or no category, so it is about particular orders)."""
-    if not found.categories or found.suppliers or found.parts:
+def _part_scope(facts: Facts, found: Grounding) -> tuple[set[int], str, Record] | None:
+    """The parts named in a "how many did we buy" question ("我们今年买了多少IU7", "how
+    many C8HSA did we order from Bosch last month?"): their ids, their names and the
+    supplier narrowing (None: not such a question)."""
+    if not found.parts or found.categories or not lexicon.has(facts.body, "bought_how_many"):
         return None
-    category = found.categories[0].record
-    code = str(category.get("code"))
+    narrow: Record = {"supplier_id": found.suppliers[0].record["id"]} if found.suppliers else {}
+    ids = {int(m.record["id"]) for m in found.parts if m.record.get("id") is not None}
+    if len(ids) == 1:  # the ERP's own part filter: one part's orders, however many others
+        narrow["part_id"] = next(iter(ids))
+    name = "、".join(str(m.record.get("sku")) for m in found.parts)
+    if found.suppliers:
+        who = found.suppliers[0].record.get("name_zh" if facts.zh else "name_en")
+        name = facts.say(f"{who}的{name}", f"{name} from {who}")
+    return ids, (name if facts.zh else name.replace("、", ", ")), narrow
+
+
+def category_history(facts: Facts, found: Grounding) -> Decision | None:
+    """The answer to "how much of this category (or these parts) did we buy" (None: the
+    question names a supplier or no category, so it is about particular orders)."""
     start, end = period(facts.body, facts.today)
-    parts, parts_next = paged(facts.view, "part_query", category=code)
-    orders, orders_next = _orders(facts, start, end)
-    name = str(category.get("name_zh" if facts.zh else "name_en") or code)
-    calls = [("part_query", parts_next)] if parts_next else []
-    calls += [("order_search_details", orders_next)] if orders_next else []
+    scope = _part_scope(facts, found)
+    if scope is not None:
+        ids, name, narrow = scope
+        orders, orders_next = _orders(facts, start, end, **narrow)
+        calls = [("order_search_details", orders_next)] if orders_next else []
+    else:
+        if not found.categories or found.suppliers or found.parts:
+            return None
+        category = found.categories[0].record
+        code = str(category.get("code"))
+        parts, parts_next = paged(facts.view, "part_query", category=code)
+        orders, orders_next = _orders(facts, start, end)
+        name = str(category.get("name_zh" if facts.zh else "name_en") or code)
+        calls = [("part_query", parts_next)] if parts_next else []
+        calls += [("order_search_details", orders_next)] if orders_next else []
+        ids = {int(p["id"]) for p in parts if p.get("id") is not None}
     if calls:
         return Decision(
             facts.say(f"查询 {start} 至 {end} 的{name}采购订单。",
@@ -184,7 +235,6 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
             calls,
             note="history-read",
         )  # fmt: skip
-    ids = {int(p["id"]) for p in parts if p.get("id") is not None}
     rows = []
     for order in orders:
         if order.get("status") == "cancelled":
@@ -228,6 +278,12 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
     return Decision(head + "\n".join(shown) + tail, note="history")
 
 
+def _cancelled(facts: Facts, n: int) -> str:
+    if not n:
+        return ""
+    return facts.say(f"（不含已取消的 {n} 张）", f" ({n} cancelled left out)")
+
+
 def spend(facts: Facts, found: Grounding) -> Decision | None:
     """What was spent over a period ("11月份采购总额是多少", "how much did we spend with Mahle
     last month"): the orders' totals by currency, cancelled ones left out, and the number
@@ -258,13 +314,14 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     n = len(orders)
     partial = (facts.say(f"（只统计了最新的 {n} 张）", f" (only the newest {n})")
                if n >= MAX_ORDERS else "")  # fmt: skip
-    whose = facts.say(f"向{who}的", f" with {who}") if who else ""
+    whose = facts.say(f"向{who} ", f" with {who}") if who else ""
+    cancelled = _cancelled(facts, len(orders) - len(placed))
     return Decision(
         facts.say(
             f"{start} 至 {end} {whose}采购：{len(placed)} 张订单，合计 {money or '0'}"
-            f"（不含已取消的 {len(orders) - len(placed)} 张）{partial}。",
-            f"Spent{whose} from {start} to {end}: {money or '0'} on {len(placed)} orders "
-            f"({len(orders) - len(placed)} cancelled ones left out){partial}.",
+            f"{cancelled}{partial}。",
+            f"Spent{whose} from {start} to {end}: {money or '0'} on {len(placed)} orders"
+            f"{cancelled}{partial}.",
         ),
         note="history",
     )
