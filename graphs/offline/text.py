@@ -32,7 +32,9 @@ __all__ = [
     "has_quantity",
     "is_chinese",
     "model_tokens",
+    "quantities_written",
     "read_quantity",
+    "relative_quantity",
     "to_simplified",
     "to_traditional",
     "today_in",
@@ -244,12 +246,13 @@ def _dozens(text: str) -> str:
     return _DOZENS.sub(items, text)
 
 
-# Digits with a scale word: "1万", "1.5万", "3千", "2k", "1.5k", "10 million", "2 thousand".
+# Digits with a scale word: "1万", "1.5万", "3千", "2百", "2k", "1.5k", "10 million", "2 thousand".
 _SCALED = re.compile(
-    r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(万|千|k(?![a-z])|thousand(?![a-z])|million(?![a-z])|mn(?![a-z]))",
+    r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(万|千|百(?![万千])|k(?![a-z])|thousand(?![a-z])"
+    r"|million(?![a-z])|mn(?![a-z]))",
     re.I,
 )
-_SCALES = {"万": 10_000, "千": 1000, "k": 1000, "thousand": 1000, "million": 1_000_000,
+_SCALES = {"万": 10_000, "千": 1000, "百": 100, "k": 1000, "thousand": 1000, "million": 1_000_000,
            "mn": 1_000_000}  # fmt: skip
 
 
@@ -288,7 +291,13 @@ def _words_to_digits(text: str) -> str:
         value = zh_number(m.group(1))
         return f"{value}{m.group(2)}" if value is not None else m.group(0)
 
-    text = _scaled(_dozens(text.translate(_FORMAL)))
+    # "3百五十": one digit in a Chinese numeral is that numeral's digit (三百五十)
+    text = re.sub(
+        r"(?<![\d.])(\d)(?=[百千万][零〇一二两三四五六七八九十])",
+        lambda m: "零一二三四五六七八九"[int(m.group(1))],
+        text.translate(_FORMAL),
+    )
+    text = _scaled(_dozens(text))
     text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
     text = re.sub(
         r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
@@ -325,6 +334,57 @@ def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
         m.group(0) for m in re.finditer(r"(?<![\w.\-/])-?\d[\d,]*(?:\.\d+)?(?![\w.\-/])", cleaned)
     ]
     return _judge(lone[0]) if len(lone) == 1 else None
+
+
+def quantities_written(text: str, *, exclude: Iterable[str] = ()) -> list[int]:
+    """Every different whole count written with a unit ("IU7 100个 150个" → [100, 150]), in
+    the order written: more than one for one part means the buyer has not decided."""
+    cleaned = _cleaned(_words_to_digits(_PRICE_OF_ONE.sub(" ", text)), exclude)
+    found: list[int] = []
+    for m in _QTY_PATTERNS[2].finditer(cleaned):
+        judged = _judge(m.group(1), m.groupdict().get("unit"))
+        if judged.value is not None and judged.value not in found:
+            found.append(judged.value)
+    return found
+
+
+# A quantity said relative to the one on the order ("追加50个", "再来五十个", "add 50 more",
+# "another 50", "少订20个", "20 fewer", "砍掉一半", "double it"): never the new quantity.
+_MORE = re.compile(
+    r"(?:追加|再加|多加|加多|再订|再来|再要|增加|加上|多要|多订)\s*了?\s*(\d+)(?!\s*[天周月号日])"
+    r"|(?<![a-z])(?:add|another|an extra|extra)\s+(\d+)(?:\s+more)?(?![\d.])"
+    r"|(?<![\w.])(\d+)\s+more\b|(?<![a-z])(?:increase|up|raise)\s+(?:it\s+|that\s+)?by\s+(\d+)",
+    re.I,
+)
+_FEWER = re.compile(
+    r"(?:减少|少订|少要|减掉|去掉|砍掉|(?<!至)少)\s*(?!到)(\d+)(?!\s*[天周月号日])"
+    r"|(?<![\w.])(\d+)\s+(?:fewer|less)\b"
+    r"|(?<![a-z])(?:reduce|cut|lower|decrease)\s+(?:it\s+|that\s+)?by\s+(\d+)",
+    re.I,
+)
+_HALF = re.compile(
+    r"减半|砍(?:掉)?一半|少一半|只要一半|一半就(?:行|够|好)|(?<![a-z])(?:halve|half\s+(?:of\s+)?"
+    r"(?:it|that|as\s+many))|cut\s+(?:it\s+|that\s+)?in\s+half",
+    re.I,
+)
+_DOUBLE = re.compile(
+    r"翻倍|加倍|翻一番|(?<![a-z])(?:double\s+(?:it|that|the\s+quantity)|twice\s+as\s+many)", re.I
+)
+
+
+def relative_quantity(text: str, base: int) -> int | None:
+    """The new quantity when ``text`` changes ``base`` by an amount or a share, or None
+    (the text says no such change)."""
+    digits = _words_to_digits(text)
+    for pattern, sign in ((_MORE, 1), (_FEWER, -1)):
+        m = pattern.search(digits)
+        if m:
+            return base + sign * int(next(g for g in m.groups() if g))
+    if _HALF.search(text):
+        return (base + 1) // 2
+    if _DOUBLE.search(text):
+        return base * 2
+    return None
 
 
 def find_quantity(text: str, *, exclude: Iterable[str] = ()) -> int | None:
@@ -397,8 +457,16 @@ def today_in(text: str) -> date:
     return date.today()
 
 
+# A month and day already past by at most this many days is that day, not next year's: on
+# 12-03, "11月30号到" is a slip (and the ERP refuses a date in the past, saying so), while
+# "1月5号" is next January.
+_RECENT_PAST = timedelta(days=62)
+
+
 def _on_or_after(d: date, today: date) -> date:
-    return d if d >= today else date(d.year + 1, d.month, d.day)
+    if d >= today or today - d <= _RECENT_PAST:
+        return d
+    return date(d.year + 1, d.month, d.day)
 
 
 # 12/28 or 28/12: two numbers, no year, nothing else joined to them (not 2.75-18, not 1/2/3).
@@ -424,7 +492,7 @@ def _absolute(text: str, today: date) -> date | None:
         month = int(raw) if raw.isdigit() else _MONTHS_EN[raw.lower()[:3]]
         year = today.year if month >= today.month else today.year + 1
         return date(year, month, calendar.monthrange(year, month)[1])
-    m = re.search(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", text)
+    m = re.search(r"(\d{1,2})\s*月\s*(\d{1,2})\s*(?:[日号]|(?=(?:前|之前|以前|到|交|送|发)))", text)
     if m:
         return _on_or_after(date(today.year, int(m.group(1)), int(m.group(2))), today)
     m = re.search(

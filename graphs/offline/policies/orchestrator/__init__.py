@@ -46,7 +46,9 @@ from graphs.offline.text import (
     find_order_no,
     find_window_months,
     has_quantity,
+    model_tokens,
     read_quantity,
+    relative_quantity,
     to_simplified,
     today_in,
 )
@@ -358,6 +360,10 @@ def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None
         return erp
     found = erp.ground(text)
     today = today_in(view.system)
+    relative = _relative_to_pending(text, earlier, added, zh)
+    if relative is not None:  # "追加50个", "砍掉一半": the new total, said as a change
+        return _to_order_agent(view, Reading("order_create"), zh, body=earlier,
+                               added=f"{relative}\n{view.written}\n{added}".strip())  # fmt: skip
     detail = (read_quantity(text) is not None or find_date(text, today) is not None
               or found.suppliers
               or found.parts or bool(re.search(r"备注|note|remark", text, re.I)))  # fmt: skip
@@ -365,6 +371,21 @@ def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None
         return None  # nothing of an order, or a whole order of its own
     newest_first = f"{view.written}\n{added}".strip()
     return _to_order_agent(view, Reading("order_create"), zh, body=earlier, added=newest_first)
+
+
+def _relative_to_pending(text: str, earlier: str, added: str, zh: bool) -> str | None:
+    """For "追加50个" / "add 50 more" / "砍掉一半" about the order being made: the new
+    quantity as a change ("数量改成 150"), from the newest quantity it was given; None: the
+    text changes no quantity by an amount, or the order has none yet."""
+    for said in (added, earlier):
+        base = read_quantity(said, exclude=model_tokens(said)) if said else None
+        if base is not None and base.value is not None:
+            new = relative_quantity(text, base.value)
+            if new is None:
+                return None
+            return say(zh, f"数量改成 {new}（原来 {base.value}）",
+                       f"change the quantity to {new} (was {base.value})")  # fmt: skip
+    return None
 
 
 _ORDER_NUMBER = re.compile(r"PO\d{11}")
@@ -396,7 +417,8 @@ def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | Non
     if order_no is None or find_order_no(view.request):
         return None
     text = view.request
-    acting = lexicon.has(text, "cancel", "change") or read_quantity(text) is not None
+    acting = (lexicon.has(text, "cancel", "change") or read_quantity(text) is not None
+              or relative_quantity(text, 1) is not None)  # fmt: skip
     dated = find_date(text, today_in(view.system)) is not None
     noted = bool(re.search(r"备注|\bnote\b|\bremark\b", text, re.I))
     if not (_BACK.search(text) or (reading.intent == "out_of_scope" and (acting or dated))):

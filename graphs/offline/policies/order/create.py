@@ -27,7 +27,14 @@ from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit
-from graphs.offline.text import Quantity, find_date, model_tokens, read_quantity, unread_date
+from graphs.offline.text import (
+    Quantity,
+    find_date,
+    model_tokens,
+    quantities_written,
+    read_quantity,
+    unread_date,
+)
 from graphs.orders.issues import Facts as IssueFacts
 from graphs.orders.issues import issue_text
 from graphs.orders.words import unit_word
@@ -523,6 +530,29 @@ def _quantity(facts: Facts, choice: _Choice) -> int | Quantity | None:
     return None
 
 
+def _undecided(facts: Facts, chosen: _Choice, found: Grounding) -> Decision | None:
+    """One part with two different counts ("GZMT 订IU7 100个 150个"): which one is asked,
+    never the first taken (None: one count, an answer given, or several parts)."""
+    if chosen.part is None or len(found.parts) > 1 or facts.answer_text:
+        return None
+    if facts.answer("quantity", "qty", "数量") is not None:
+        return None
+    exclude = [str(v) for v in (chosen.part.get("model"), chosen.part.get("sku"),
+                                (chosen.supplier or {}).get("code")) if v]  # fmt: skip
+    counts = quantities_written(_PACK_SIZE.sub(" ", facts.body), exclude=exclude + model_tokens(
+        facts.text))  # fmt: skip
+    if len(counts) < 2:
+        return None
+    listed = ("、" if facts.zh else ", ").join(str(c) for c in counts)
+    return ask(
+        facts,
+        ["quantity"],
+        facts.say(f"{_pname(facts, chosen.part)} 你写了几个数量（{listed}），要订多少？",
+                  f"You wrote several quantities for {_pname(facts, chosen.part)} ({listed}). "
+                  "How many should I order?"),
+    )  # fmt: skip
+
+
 def _ask_pack_size(facts: Facts, choice: _Choice, packs: Quantity) -> Decision:
     """ "5 箱" of a part ordered by the piece: how many pieces that is."""
     part = choice.part or {}
@@ -568,6 +598,38 @@ def _last_quantity(
     return None
 
 
+# A price the buyer asks the order to be at ("单价按50算", "价格：48.5", "at 50 CNY each",
+# "unit price 50"): the ERP prices an order from its price list, so the price asked is not
+# used, and the buyer is told before approving.
+_PRICE_ASKED = re.compile(
+    r"(?:单价|价格|价钱)\s*(?:按|是|为|定为|定在|写|[:：=])?\s*[¥￥]?\s*(\d+(?:\.\d+)?)"
+    r"|按\s*[¥￥]?\s*(\d+(?:\.\d+)?)\s*(?:元|块)?\s*(?:一个|每个|/个|一件|一只|一套)?\s*(?:算|的价)"
+    r"|(?<![a-z])(?:at|@)\s*[$¥￥]?\s*(\d+(?:\.\d+)?)\s*(?:cny|rmb|yuan|usd|dollars?)?\s*"
+    r"(?:each|apiece|per|a piece|/\s*pc|/\s*unit|a unit)"
+    r"|(?<![a-z])(?:unit\s+)?price\s*(?:of|at|=|:)\s*[$¥￥]?\s*(\d+(?:\.\d+)?)",
+    re.I,
+)
+
+
+def _price_note(facts: Facts, validation: Record | None) -> str:
+    """What the buyer hears when the order asked for its own price (empty: it did not, or
+    asked for the price the ERP charges)."""
+    m = _PRICE_ASKED.search(facts.body)
+    if m is None:
+        return ""
+    asked = next(g for g in m.groups() if g)
+    lines = ((validation or {}).get("order") or {}).get("lines") or [{}]
+    if round(float(asked) * 100) == lines[0].get("unit_price_minor"):
+        return ""
+    return facts.say(
+        f"\n注意：单价按 ERP 价格表计算，你说的 {asked} 没有用上。价格表是 ERP 的主数据，"
+        "这里改不了；要按别的价格下单，请先让负责价格表的同事更新。",
+        f"\nNote: the unit price comes from the ERP's price list; the {asked} you gave is not "
+        "used. Price lists are ERP master data and are not changed here; to order at another "
+        "price, have the price list updated first.",
+    )
+
+
 def _create_call(
     facts: Facts, supplier: Record, part: Record, quantity: int, lead: str = ""
 ) -> Decision:
@@ -593,7 +655,8 @@ def _create_call(
             f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity}, "
             f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
         )
-    return Decision(lead + text, [("order_create", args)], note="create")
+    note = _price_note(facts, validation)
+    return Decision(lead + text + note, [("order_create", args)], note="create")
 
 
 def create(facts: Facts) -> Decision:
@@ -615,6 +678,9 @@ def create(facts: Facts) -> Decision:
     if isinstance(chosen, Decision):
         return chosen
     supplier = chosen.supplier
+    undecided = _undecided(facts, chosen, found)
+    if undecided is not None:
+        return undecided
     quantity = _quantity(facts, chosen)
     if isinstance(quantity, Quantity):
         if chosen.part is not None:

@@ -32,6 +32,7 @@ from graphs.offline.text import (
     find_shift,
     model_tokens,
     read_quantity,
+    relative_quantity,
     zh_number,
 )
 from graphs.orders.words import status_word
@@ -360,9 +361,13 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> 
     exclude += model_tokens(body)
     answered = facts.answer("quantity", "qty", "数量")
     quantity = read_quantity(str(answered) if answered else body, exclude=exclude)
-    if quantity is None:
+    # "再加50个", "砍掉一半": each line's own quantity changed by that, not set to it
+    relative = not answered and relative_quantity(body, 1) is not None
+    if quantity is None and not relative:
         return None
-    if quantity.value is None:
+    if relative:
+        quantity = None
+    if quantity is not None and quantity.value is None:
         return Decision(
             facts.say(f"不能改：数量 {quantity.raw} 不是正整数，"
                       f"订单 {order.get('order_no')} 没有改动。",
@@ -392,9 +397,18 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> 
     changed = {id(ln) for ln in target}
     args["lines"] = [
         {"part_id": ln.get("part_id"),
-         "quantity": quantity.value if id(ln) in changed else ln.get("quantity")}
+         "quantity": ln.get("quantity") if id(ln) not in changed
+         else quantity.value if quantity is not None
+         else relative_quantity(body, int(ln.get("quantity") or 0))}
         for ln in lines
     ]  # fmt: skip
+    if any(int(ln["quantity"] or 0) <= 0 for ln in args["lines"]):
+        return Decision(
+            facts.say(f"不能改：这样数量会变成 0 或负数，订单 {order.get('order_no')} 没有改动。",
+                      f"I can't make that change: the quantity would be zero or less; order "
+                      f"{order.get('order_no')} is unchanged."),
+            note="refused",
+        )  # fmt: skip
     return None
 
 

@@ -1,0 +1,175 @@
+"""Orders as buyers wrote them in a red-team round, through the planner's real decision path
+against the real seeded ERP, with the thread as deepagents keeps it.
+
+Each of these made a card with the wrong number, or a wrong date, in silence:
+- "1百个" / "2百个" was 1100 / 2100 (the digit and the 百 read apart);
+- "12月20到" (no 号) lost the date; "11月30号到" on 12-03 became next year's 11-30;
+- "GZMT 订IU7 100个 150个" took the first number;
+- "单价按50算" made a card at the ERP's price and said nothing of the 50;
+- "追加50个" / "add 50 more" / "再加50个" after a card or an order set the quantity to 50;
+  "砍掉一半" was out of scope;
+- "给GZMT定100个IU7" (定 typed for 订) asked what to do.
+The part, supplier and quantities come from the ERP's own offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
+from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
+
+from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, priced_today
+
+TODAY = date(2026, 12, 3)
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+def _thread(world: PlannerWorld) -> list[BaseMessage]:
+    """The thread as the next run sees it (an open card closed by deepagents' middleware)."""
+    messages = [m for m in world._messages if not isinstance(m, SystemMessage)]
+    patched = PatchToolCallsMiddleware().before_agent({"messages": messages}, None)  # type: ignore[arg-type]
+    if patched is None:
+        return messages
+    return [m for m in patched["messages"] if not isinstance(m, RemoveMessage)]
+
+
+async def _offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A part its model names alone and an active supplier's offer for it valid today whose
+    quantities go by 1 (any count above the minimum is accepted), the minimum at most 50."""
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            for offer in part["offers"]:
+                if (offer["supplier_id"] in active and priced_today({"offer": offer})
+                        and offer["order_step"] == 1 and offer["min_order_qty"] <= 50
+                        and len(same) == 1):  # fmt: skip
+                    return part, offer
+    pytest.fail("the seed has no part with such an offer")  # pragma: no cover
+
+
+def _card(run: Run) -> tuple[int, int, int, str | None]:
+    """(supplier, part, quantity, expected date) of the new order's card."""
+    assert run.proposal is not None and run.proposal[0] == "order_create", run.last_text
+    args = run.proposal[1]
+    [line] = args["lines"]
+    return args["supplier_id"], line["part_id"], line["quantity"], args.get("expected_date")
+
+
+@pytest.mark.parametrize(("written", "count"), [("1百", 100), ("2百", 200), ("3百五十", 350)])
+async def test_digits_with_bai_are_hundreds(world: PlannerWorld, written: str, count: int) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(f"给{offer['supplier_code']}下{part['model']} {written}个")
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], count), run.last_text
+
+
+async def test_a_month_and_day_without_hao_is_the_date(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    by = TODAY + timedelta(days=offer["lead_time_days"] + 5)
+    run = await world.run(f"{offer['supplier_code']} {part['model']} 200个，{by.month}月{by.day}到")
+    assert _card(run) == (offer["supplier_id"], part["id"], 200, by.isoformat()), run.last_text
+
+
+async def test_a_day_just_past_is_not_next_year(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    before = world.fingerprint()
+    past = TODAY - timedelta(days=3)
+    run = await world.run(
+        f"给{offer['supplier_code']}订{part['model']} 100个，{past.month}月{past.day}号到"
+    )
+    assert run.proposal is None, run.proposal  # the ERP's dry run refuses a date in the past
+    assert past.isoformat() in run.last_text and str(past.year + 1) not in run.last_text
+    assert world.fingerprint() == before
+    # a month already gone by long ago is next year's
+    later = date(TODAY.year + 1, 1, 20)
+    run = await world.run(f"给{offer['supplier_code']}订{part['model']} 100个，1月20号到")
+    assert _card(run)[3] == later.isoformat(), run.last_text
+
+
+@pytest.mark.parametrize(
+    "template", ["{sup} 订{model} 120个 150个", "order 120 pcs or 150 pcs of {model} from {sup}"]
+)
+async def test_two_quantities_for_one_part_are_asked(world: PlannerWorld, template: str) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(template.format(sup=offer["supplier_code"], model=part["model"]))
+    assert run.proposal is None, run.proposal
+    assert run.question is not None and run.question["fields"] == ["quantity"], run.last_text
+    assert "120" in run.question["question"] and "150" in run.question["question"]
+    run = await world.run(template.format(sup=offer["supplier_code"], model=part["model"]),
+                          script=Script(answers=["150"]))  # fmt: skip
+    assert _card(run)[2] == 150, run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["给{sup}下{model} 100个，单价按{p}算", "order 100 {model} from {sup} at {p} CNY each"],
+)
+async def test_a_price_asked_is_said_not_used(world: PlannerWorld, template: str) -> None:
+    part, offer = await _offer(world)
+    asked = f"{max(offer['price_minor'] - 100, 1) / 100:.2f}"
+    run = await world.run(template.format(sup=offer["supplier_code"], model=part["model"], p=asked))
+    assert _card(run)[2] == 100
+    assert asked in run.last_text and f"{offer['price_minor'] / 100:,.2f}" in run.last_text
+    assert "价格表" in run.last_text or "price list" in run.last_text, run.last_text
+    # the ERP's own price asked is no news
+    same = f"{offer['price_minor'] / 100:.2f}"
+    run = await world.run(template.format(sup=offer["supplier_code"], model=part["model"], p=same))
+    assert "价格表" not in run.last_text and "price list" not in run.last_text, run.last_text
+
+
+async def test_ding_typed_for_ding_is_an_order(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(f"给{offer['supplier_code']}定100个{part['model']}")
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], 100), run.last_text
+    before = world.fingerprint()
+    run = await world.run(f"确定一下{part['model']}的库存")
+    assert run.proposal is None and world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "expected"),
+    [
+        ("给{sup}订{model} 100个", "追加50个", 150),
+        ("给{sup}订{model} 100个", "再来五十个", 150),
+        ("order 100 {model} from {sup}", "add 50 more", 150),
+        ("order 100 {model} from {sup}", "cut it in half", 50),
+        ("给{sup}订{model} 100个", "砍掉一半", 50),
+        ("给{sup}订{model} 100个", "少订20个", 80),
+    ],
+)
+async def test_an_amount_more_or_less_changes_the_card(
+    world: PlannerWorld, first: str, then: str, expected: int
+) -> None:
+    part, offer = await _offer(world)
+    card = await world.run(first.format(sup=offer["supplier_code"], model=part["model"]))
+    assert _card(card)[2] == 100
+    run = await world.run(then, history=_thread(world))
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], expected), run.last_text
+
+
+@pytest.mark.parametrize(("then", "expected"), [("再加50个", 150), ("把刚才那张单砍掉一半", 50)])
+async def test_an_amount_more_changes_the_order_just_placed(
+    world: PlannerWorld, then: str, expected: int
+) -> None:
+    part, offer = await _offer(world)
+    placed = await world.run(f"给{offer['supplier_code']}订{part['model']} 100个",
+                             script=Script(decisions=[{"type": "approve"}]))  # fmt: skip
+    [created] = (await world.erp("/orders/search-details", supplier_id=offer["supplier_id"],
+                                 date_from=date.today().isoformat(), size=5))["items"]  # fmt: skip
+    assert created["lines"][0]["quantity"] == 100, placed.last_text
+    run = await world.run(then, history=_thread(world))
+    assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
+    assert run.proposal[1]["order_id"] == created["order_no"]
+    assert run.proposal[1]["lines"] == [{"part_id": part["id"], "quantity": expected}]
