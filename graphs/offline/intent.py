@@ -32,7 +32,7 @@ from typing import Literal
 
 from graphs.offline import lexicon
 from graphs.offline.entities import unknown_words
-from graphs.offline.text import find_order_no, has_quantity, model_tokens
+from graphs.offline.text import find_order_no, find_window_months, has_quantity, model_tokens
 
 __all__ = ["Intent", "Reading", "is_substitution", "read"]
 
@@ -139,6 +139,8 @@ def is_substitution(text: str) -> bool:
         return False
     if lexicon.has(masked, "bom", "equivalent", "discontinued"):
         return True
+    if find_window_months(masked) or has_quantity(masked) or lexicon.has(masked, "price"):
+        return False  # "换成近6个月", "换成200个呢总价多少": a scope or a quantity changed
     return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
 
 
@@ -203,6 +205,8 @@ def _aside(text: str, masked: str) -> Reading | None:
         return Reading("reminder", None, False, True)  # no clock to act on later
     if lexicon.has(masked, "placed_already"):
         return Reading("order_lookup", None, False, True)  # "老王已经跟NGK订了100个"
+    if lexicon.has(masked, "inbound") and not lexicon.has(masked, "lead_time", "new_order"):
+        return Reading("order_lookup", None, False, True)  # "这周有什么货到": open orders
     return None
 
 

@@ -147,7 +147,9 @@ GROUPS: dict[str, str] = {
     ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
-                 "要价", "什么价", "啥价", "几块钱", "怎么卖", "价位") + "|" + _en(
+                 "要价", "什么价", "啥价", "几块钱", "怎么卖", "价位", "总价",
+                 # "IU7 报个价", "给个价", "报一下价"
+                 r"报(?:个|一下|下|一个)?价", r"给(?:个|一下|下)[^，,。？?]{0,12}?价") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
         "spend", "spent", "charge", "charges", "how much is", "how much are",
     ),
@@ -186,7 +188,8 @@ GROUPS: dict[str, str] = {
     # What was paid before ("上次买 VM22 花了多少钱") is a look-up of that order, not a study.
     "paid": _zh("花了多少", "付了多少", "多少钱买的", "买的价格", "什么价买的",
                 # "上次买IU9是什么价", "买过的IU7什么价" (a price paid, not a quote)
-                r"(?:上次|上一次|最近一次|上回)\s*(?:买|采购|进|订)[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
+                r"(?:上次|上一次|最近一次|上回)\s*(?:(?:跟|从|向|在|给)[^，,。？?]{1,12}?)?"
+                r"(?:买|采购|进|订)[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
                 r"(?:买|采购|进|订)(?:过|了)的?[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
                 ) + "|" + _en(
         "paid", "did we pay", "spent", "did it cost",
@@ -480,9 +483,22 @@ GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久�
                          "什么时候能到", "啥时候能到", "几时能到", "哪天能到") + (
     "|" + _en("lead time", "lead times", "how long to deliver", "how soon can", "delivery time",
               "moq", "minimum order", "min order", "minimum quantity")
-    + r"|(?<![a-z])(?:can|could|will|would)\s+(?:\w+\s+){1,3}?(?:deliver|ship|arrive|get\s+here)"
-    r"(?![a-z])|(?<![a-z])when\s+(?:can|could|would|will)\b[^.?!]{0,40}?\b(?:arrive|deliver|ship)"
+    + r"|(?<![a-z])(?:can|could)\s+(?:\w+\s+){1,3}?(?:deliver|ship|arrive|get\s+here)"
+    r"|(?<![a-z])(?:will|would)\s+(?:\w+\s+){1,3}?(?:deliver|ship)"
+    r"(?![a-z])|(?<![a-z])when\s+(?:can|could)\b[^.?!]{0,40}?\b(?:arrive|deliver|ship)"
+    r"|(?<![a-z])when\s+(?:would|will)\b[^.?!]{0,40}?\b(?:deliver|ship)"
 )  # fmt: skip
+
+# Goods on their way ("这周有什么货到", "IU7什么时候到", "what's arriving this week?", "when
+# will the IU7 arrive?"): the open orders and their expected dates, not a supplier's lead
+# time ("什么时候能到", "when can NGK deliver" stay lead-time questions).
+GROUPS["inbound"] = (
+    r"(?:有|会有)?(?:什么|哪些|啥)(?:货|东西|零件)\s*(?:要|会|能)?到|到货情况|到货计划|预计到货"
+    r"|(?:什么时候|啥时候|几时|哪天|何时)\s*(?:会|才)?\s*(?:到货|到(?!底|期)|送到|送来)"
+    r"|(?<![a-z])(?:arriving|incoming|inbound|due\s+in|expected\s+deliver(?:y|ies))(?![a-z])"
+    r"|(?<![a-z])when\s+(?:will|would|is|are|does|do)\b[^.?!]{0,40}?\b(?:arrive|get\s+here|"
+    r"come\s+in|be\s+delivered|due)\b"
+)
 
 # Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
 GROUPS["several_orders"] = (

@@ -24,9 +24,17 @@ from typing import Any
 import httpx
 import yaml
 from asgi_lifespan import LifespanManager
+from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
 from fastmcp import Client
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.tools import StructuredTool
 from langgraph.types import Command
 from sqlalchemy import create_engine, func, select
@@ -156,6 +164,17 @@ class PlannerWorld:
             response = await http.get(path, params=query)
         response.raise_for_status()
         return response.json()
+
+    def thread(self) -> list[BaseMessage]:
+        """The thread as the next run sees it after the last one (without the prompt); a
+        card or question left open is closed by deepagents' own middleware, as when the
+        buyer writes a new message instead of answering it."""
+        messages = [m for m in self._messages if not isinstance(m, SystemMessage)]
+        state: Any = {"messages": messages}
+        patched = PatchToolCallsMiddleware().before_agent(state, None)  # type: ignore[arg-type]
+        if patched is None:
+            return list(messages)
+        return [m for m in patched["messages"] if not isinstance(m, RemoveMessage)]
 
     def fingerprint(self) -> dict[str, tuple[int, str]]:
         """Row counts and digests of every ERP table."""

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
-from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 
 from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world
 
@@ -113,16 +112,6 @@ async def test_full_width_letters_and_digits_are_read(world: PlannerWorld) -> No
 # --- an order being made, then a word about it ------------------------------------------
 
 
-def _resumed_thread(world: PlannerWorld) -> list[BaseMessage]:
-    """The thread as the next run sees it when the buyer writes a new message instead of
-    answering the card or the question: deepagents' own middleware closes the open call."""
-    messages = _thread(world)
-    patched = PatchToolCallsMiddleware().before_agent({"messages": messages}, None)  # type: ignore[arg-type]
-    if patched is None:
-        return messages
-    return [m for m in patched["messages"] if not isinstance(m, RemoveMessage)]
-
-
 async def _two_sellers(
     world: PlannerWorld,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -156,7 +145,7 @@ def _ordered(run: Run) -> tuple[int, int, int] | None:
 async def _card_then(world: PlannerWorld, first: str, second: str) -> Run:
     card = await world.run(first)
     assert card.proposal is not None, card.last_text
-    return await world.run(second, history=_resumed_thread(world))
+    return await world.run(second, history=world.thread())
 
 
 async def test_a_new_quantity_after_the_card_makes_a_new_card(world: PlannerWorld) -> None:
@@ -210,7 +199,7 @@ async def test_the_answer_typed_as_a_new_message_completes_the_order(world: Plan
     asked = await world.run(f"{part['model']}下单")
     assert asked.question is not None, asked.last_text
     q = offer["min_order_qty"]
-    run = await world.run(f"{offer['supplier_code']} {q}个", history=_resumed_thread(world))
+    run = await world.run(f"{offer['supplier_code']} {q}个", history=world.thread())
     assert _ordered(run) == (offer["supplier_id"], part["id"], q), run.last_text
 
 

@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
-from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
 
 from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, priced_today
 
@@ -32,15 +30,6 @@ TODAY = date(2026, 12, 3)
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
         yield w
-
-
-def _thread(world: PlannerWorld) -> list[BaseMessage]:
-    """The thread as the next run sees it (an open card closed by deepagents' middleware)."""
-    messages = [m for m in world._messages if not isinstance(m, SystemMessage)]
-    patched = PatchToolCallsMiddleware().before_agent({"messages": messages}, None)  # type: ignore[arg-type]
-    if patched is None:
-        return messages
-    return [m for m in patched["messages"] if not isinstance(m, RemoveMessage)]
 
 
 async def _offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -155,7 +144,7 @@ async def test_an_amount_more_or_less_changes_the_card(
     part, offer = await _offer(world)
     card = await world.run(first.format(sup=offer["supplier_code"], model=part["model"]))
     assert _card(card)[2] == 100
-    run = await world.run(then, history=_thread(world))
+    run = await world.run(then, history=world.thread())
     assert _card(run)[:3] == (offer["supplier_id"], part["id"], expected), run.last_text
 
 
@@ -169,7 +158,7 @@ async def test_an_amount_more_changes_the_order_just_placed(
     [created] = (await world.erp("/orders/search-details", supplier_id=offer["supplier_id"],
                                  date_from=date.today().isoformat(), size=5))["items"]  # fmt: skip
     assert created["lines"][0]["quantity"] == 100, placed.last_text
-    run = await world.run(then, history=_thread(world))
+    run = await world.run(then, history=world.thread())
     assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
     assert run.proposal[1]["order_id"] == created["order_no"]
     assert run.proposal[1]["lines"] == [{"part_id": part["id"], "quantity": expected}]

@@ -104,7 +104,7 @@ def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision | None:
     if last.name in view.client_tools:
         return _client_result(last, zh)
     if last.name in ("cancel_async_task", "check_async_task", "list_async_tasks"):
-        return tasks.after_task_tool(last, zh)
+        return tasks.after_task_tool(view, last, zh)
     if last.name in READS:
         return None
     if last.name == "read_file":
@@ -257,7 +257,9 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
         return erp
     now = erp.ground(view.request)
     intent = read(view.request).intent
-    if now.parts or now.categories or intent not in ("order_create", "inventory", "out_of_scope"):
+    # "CQMP那家交期几天", "换成200个呢总价多少": the part quoted, asked again
+    asks = ("order_create", "inventory", "out_of_scope", "quote", "analysis")
+    if now.parts or now.categories or intent not in asks:
         return None
     quoted = erp.ground(before).parts
     if len({m.record.get("id") for m in quoted}) != 1:
@@ -265,6 +267,24 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
     sku = str(quoted[0].record.get("sku"))
     written = f"{view.written}（{sku}）" if zh else f"{view.written} ({sku})"
     return replace(view, request=to_simplified(written), written=written)
+
+
+def _about_launched(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """Right after an analysis started, a bare word about it ("取消", "算了不用了", "进度怎么样
+    了", "is it done?"): that analysis stopped or checked. None: not after a start, or the
+    message is about an order."""
+    if _answering(view, tasks.LAUNCHED) is None or find_order_no(view.request):
+        return None
+    text = view.request
+    if reading.intent not in ("out_of_scope", "small_talk", "order_cancel", "order_lookup"):
+        return None
+    if lexicon.has(text, "order_noun", "order_verb", "new_order"):
+        return None
+    if lexicon.has(text, "stop") or _DROP.search(text):
+        return tasks.task_question(view, "analysis_cancel", zh)
+    if lexicon.has(text, "status"):
+        return tasks.task_question(view, "analysis_status", zh)
+    return None
 
 
 def _narrowing(view: View, zh: bool) -> Decision | None:
@@ -440,7 +460,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         corrected = _order_correction(view, reading, zh)
         if corrected is not None:
             return corrected
-        shown = _about_shown_order(view, reading, zh)
+        shown = _about_shown_order(view, reading, zh) or _about_launched(view, reading, zh)
         if shown is not None:
             return shown
         narrower = _narrowing(view, zh)
@@ -450,7 +470,10 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         if isinstance(quoted, Decision):
             return quoted
         if quoted is not None:
-            return _route(quoted, read(quoted.request), zh, follow_up=False)
+            again = read(quoted.request)
+            if again.intent == "out_of_scope" and has_quantity(view.request):
+                again = Reading("quote", None, False, True)  # "what about 500 pcs?"
+            return _route(quoted, again, zh, follow_up=False)
         combined = _answer_to_what_to_do(view, zh)
         if isinstance(combined, Decision):
             return combined

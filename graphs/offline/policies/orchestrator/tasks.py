@@ -28,6 +28,21 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _REPORT = re.compile(r"report_\d{8}[\w-]*\.md")
 
 
+# "取消所有分析", "cancel all the analyses", "stop them all": every one started here.
+_ALL = re.compile(r"所有|全部|都|统统|(?<![a-z])(?:all|every|everything|both)(?![a-z])", re.I)
+
+
+def _cancelled(view: View) -> set[str]:
+    """Ids of the tasks this conversation already cancelled."""
+    return {
+        str(m.content).rsplit(":", 1)[-1].strip()
+        for m in view.messages
+        if getattr(m, "type", "") == "tool"
+        and getattr(m, "name", "") == "cancel_async_task"
+        and str(m.content).startswith("Cancelled")
+    }
+
+
 def known_tasks(view: View) -> list[str]:
     """Ids of the background tasks this conversation started, oldest first."""
     ids: list[str] = []
@@ -264,9 +279,16 @@ def task_question(view: View, intent: Intent, zh: bool) -> Decision:
         return Decision(replies.no_task(zh), note="no-task")
     named = [t for t in _UUID.findall(view.request) if t in tasks]
     if intent == "analysis_cancel":
+        every = _ALL.search(view.request) and not named
+        stopped = _cancelled(view)
+        chosen = [t for t in tasks if t not in stopped] if every else [(named or tasks)[-1]]
+        if not chosen:
+            return Decision(say(zh, "之前开始的分析都已经取消了。",
+                                "Every analysis started here is already cancelled."),
+                            note="no-task")  # fmt: skip
         return Decision(
             say(zh, "取消后台分析。", "Cancelling the background analysis."),
-            [(tool, {"task_id": (named or tasks)[-1]})],
+            [(tool, {"task_id": t}) for t in chosen],
             note="cancel-task",
         )
     return Decision(
@@ -276,10 +298,22 @@ def task_question(view: View, intent: Intent, zh: bool) -> Decision:
     )
 
 
-def after_task_tool(last: ToolResult, zh: bool) -> Decision:
+def after_task_tool(view: View, last: ToolResult, zh: bool) -> Decision:
     """The answer once a cancel or status call came back, in the buyer's words (the tools
     answer in English and JSON, for a model)."""
     task_id = str(last.args.get("task_id") or "")
+    batch = [r for r in view.last_turn() if r.name == "cancel_async_task"]
+    if len(batch) > 1:  # "取消所有分析": each one, stopped or not
+        done = [str(r.args.get("task_id")) for r in batch if r.ok]
+        failed = [f"{r.args.get('task_id')}: {r.content}" for r in batch if not r.ok]
+        text = say(zh, f"已取消 {len(done)} 个后台分析（task_id: {'、'.join(done)}），"
+                       "不会再写报告。",
+                   f"Cancelled {len(done)} background analyses (task_id: {', '.join(done)}); "
+                   "they will not write reports.") if done else ""  # fmt: skip
+        if failed:
+            text += say(zh, "\n没能取消：" + "；".join(failed),
+                        "\nCould not cancel: " + "; ".join(failed))  # fmt: skip
+        return Decision(text.strip(), note="task-cancelled")
     if last.name == "cancel_async_task":
         if last.ok:
             return Decision(

@@ -8,6 +8,7 @@ A change never becomes a new order.
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, timedelta
 from typing import Any
@@ -153,7 +154,10 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     window = named_period(_naming_words(facts.body), facts.today)
     several = not asking and lexicon.has(facts.body, "several_orders")
     latest = read(without_period(facts.body) if window else facts.body).latest and not several
-    still_open = not latest and lexicon.has(facts.body, "open")
+    # "这周有什么货到", "IU7什么时候到": the open orders, a period naming when they arrive
+    inbound = not asking and lexicon.has(facts.body, "inbound")
+    still_open = inbound or (not latest and lexicon.has(facts.body, "open"))
+    arriving, window = (window, None) if inbound else (None, window)
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
     if not (found.suppliers or found.parts or latest or still_open or window or several
@@ -172,6 +176,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     items = _searches(facts, queries, _IN_PERIOD if window else (count or _RECENT))
     if isinstance(items, Decision):
         return items
+    if arriving is not None:
+        return _arriving(facts, found, items, arriving)
     if not items:
         return _none_found(facts, found, still_open, window, asking)
     if latest or (len(items) == 1 and not still_open):
@@ -235,6 +241,55 @@ def _total(facts: Facts, queries: list[dict[str, Any]]) -> int:
 def _span(window: tuple[date, date]) -> str:
     start, end = (d.isoformat() for d in window)
     return start if start == end else f"{start} – {end}"
+
+
+def _month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _natural_end(span: tuple[date, date], today: date) -> date:
+    """The end of the week, month, quarter or year a period "up to today" belongs to."""
+    start, end = span
+    if end != today or start > today:
+        return end
+    if start.weekday() == 0 and (today - start).days < 7:
+        return start + timedelta(days=6)  # this week
+    if start.day != 1 or start.year != today.year:
+        return end
+    if start.month == today.month:
+        return _month_end(today.year, today.month)  # this month
+    if start.month == 1 and today.month > 3:
+        return date(today.year, 12, 31)  # this year
+    if start.month in (1, 4, 7, 10) and today.month - start.month < 3:
+        return _month_end(today.year, start.month + 2)  # this quarter
+    return end
+
+
+def _arriving(
+    facts: Facts, found: Grounding, items: list[Record], span: tuple[date, date]
+) -> Decision:
+    """The open orders expected in ``span`` ("这周有什么货到"), each with its date; a
+    period running to today ("this week") runs to its end, as goods arrive later."""
+    span = (span[0], _natural_end(span, facts.today))
+    due = [o for o in items if span[0].isoformat() <= str(o.get("expected_date") or "")[:10]
+           <= span[1].isoformat()]  # fmt: skip
+    when = _span(span)
+    if not due:
+        later = (
+            facts.say(
+                f"（另有 {len(items)} 张未完成的订单在别的日期到货）",
+                f" ({len(items)} open orders are due on other dates)",
+            )
+            if items
+            else ""
+        )
+        return Decision(
+            facts.say(f"{when} 没有预计到货的订单{later}。", f"No orders are due {when}{later}."),
+            note="none-found",
+        )
+    lines = [order_summary(o, facts.zh).splitlines()[0] for o in due]
+    head = facts.say(f"{when} 预计到货的订单：\n", f"Orders due {when}:\n")
+    return Decision(head + "\n".join(lines), note="listed")  # fmt: skip
 
 
 def _none_found(

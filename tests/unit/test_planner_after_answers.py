@@ -1,0 +1,181 @@
+"""What buyers say right after an answer, and questions about goods on their way, through
+the planner's real decision path against the real seeded ERP, with the thread as deepagents
+keeps it.
+
+From a red-team round: right after an analysis started, "取消", "算了不用了" and "进度怎么样了"
+were out of scope, "取消所有分析" stopped one of two, and "换成近6个月" asked for a BOM; right
+after a quote, "换成200个呢总价多少" asked which category to analyse, "what about 500 pcs?" was
+out of scope and "CQMP那家交期几天" asked which part; "IU7 报个价" asked what to do; "上次跟
+GZMT订IU7是什么价" quoted today's prices; "IU7什么时候到" and "这周有什么货到" were not
+understood ("when will the IU7 arrive?" quoted lead times). Every figure is read from the ERP.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, priced_today
+
+TODAY = date(2026, 12, 3)
+_TASK = re.compile(r"task_id: ([0-9a-f-]{36})")
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _category(world: PlannerWorld) -> dict[str, Any]:
+    return (await world.erp("/categories"))["items"][0]
+
+
+def _nothing_done(run: Run) -> None:
+    committing = ("order_create", "order_update", "order_validate")
+    assert run.proposal is None and not run.delegations, run.calls
+    assert not any(run.called(t, "procurement-order") for t in committing), run.calls
+
+
+@pytest.mark.parametrize(
+    ("said", "tool"),
+    [("取消", "cancel_async_task"), ("算了不用了", "cancel_async_task"),
+     ("never mind", "cancel_async_task"), ("进度怎么样了", "check_async_task"),
+     ("is it done yet?", "check_async_task")],
+)  # fmt: skip
+async def test_a_bare_word_after_a_launch_is_about_that_analysis(
+    world: PlannerWorld, said: str, tool: str
+) -> None:
+    category = await _category(world)
+    started = await world.run(f"帮我做一下{category['name_zh']}的供应商比价")
+    [task_id] = _TASK.findall(started.last_text)
+    run = await world.run(said, history=world.thread())
+    _nothing_done(run)
+    [call] = run.called(tool)
+    assert call["task_id"] == task_id, run.calls
+    assert task_id in run.last_text, run.last_text
+
+
+async def test_cancelling_all_analyses_cancels_each(world: PlannerWorld) -> None:
+    first, second = (await world.erp("/categories"))["items"][:2]
+    await world.run(f"比较一下{first['name_zh']}的价格")
+    history = world.thread()
+    await world.run(f"再比较一下{second['name_zh']}", history=history)
+    history = world.thread()
+    ids = [m for t in history if getattr(t, "name", "") == "start_async_task"
+           for m in _TASK.findall(str(t.content))]  # fmt: skip
+    assert len(ids) == 2
+    run = await world.run("取消所有分析", history=history)
+    assert sorted(c["task_id"] for c in run.called("cancel_async_task")) == sorted(ids)
+    assert all(i in run.last_text for i in ids), run.last_text
+
+
+async def test_a_new_window_after_a_launch_starts_it_again(world: PlannerWorld) -> None:
+    category = await _category(world)
+    await world.run(f"比较一下{category['name_zh']}的价格")
+    run = await world.run("换成近6个月", history=world.thread())
+    assert run.delegations, run.last_text
+    assert '"window_months": 6' in run.delegations[-1] and category["code"] in run.delegations[-1]
+
+
+async def _quoted(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A part its model names alone with two or more offers valid today in one currency."""
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            offers = [o for o in part["offers"] if priced_today({"offer": o})]
+            if len(same) == 1 and len(offers) >= 2 and len({o["currency"] for o in offers}) == 1:
+                return part, sorted(offers, key=lambda o: o["price_minor"])
+    pytest.fail("the seed has no such part")  # pragma: no cover
+
+
+@pytest.mark.parametrize("ask", ["{model} 报个价", "给个{model}的价", "quote me {model}"])
+async def test_a_quote_asked_in_few_words_is_a_quote(world: PlannerWorld, ask: str) -> None:
+    part, offers = await _quoted(world)
+    run = await world.run(ask.format(model=part["model"]))
+    _nothing_done(run)
+    assert all(o["supplier_code"] in run.last_text for o in offers), run.last_text
+
+
+@pytest.mark.parametrize(
+    ("ask", "then"),
+    [("{model} 报个价", "换成{q}个呢总价多少"), ("how much is {model}?", "what about {q} pcs?")],
+)
+async def test_a_quantity_after_a_quote_is_the_total(
+    world: PlannerWorld, ask: str, then: str
+) -> None:
+    part, offers = await _quoted(world)
+    q = max(o["min_order_qty"] for o in offers) * 3
+    await world.run(ask.format(model=part["model"]))
+    run = await world.run(then.format(q=q), history=world.thread())
+    _nothing_done(run)
+    for offer in offers:
+        assert f"{offer['price_minor'] * q / 100:,.2f}" in run.last_text, run.last_text
+
+
+async def test_a_supplier_named_after_a_quote_is_that_offer(world: PlannerWorld) -> None:
+    part, offers = await _quoted(world)
+    dearest = offers[-1]
+    await world.run(f"{part['model']} 报个价")
+    run = await world.run(f"{dearest['supplier_code']}那家交期几天", history=world.thread())
+    _nothing_done(run)
+    first = next(ln for ln in run.last_text.splitlines() if ln.startswith("- "))
+    assert dearest["supplier_code"] in first and f"{dearest['lead_time_days']} 天" in first
+
+
+async def test_the_price_paid_last_time_with_a_supplier(world: PlannerWorld) -> None:
+    for order in (await world.erp("/orders/search-details", size=30))["items"]:
+        if order["status"] == "cancelled":
+            continue
+        line = order["lines"][-1]
+        part = await world.erp(f"/parts/{line['part_id']}")
+        same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+        newest = (await world.erp("/orders/search-details", supplier_id=order["supplier_id"],
+                                  part_id=part["id"], size=1))["items"]  # fmt: skip
+        if len(same) == 1 and newest[0]["order_no"] == order["order_no"]:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no order to read a price from")
+    run = await world.run(f"上次跟{order['supplier_code']}订{part['model']}是什么价")
+    _nothing_done(run)
+    assert order["order_no"] in run.last_text, run.last_text
+    assert f"{line['unit_price_minor'] / 100:.2f}" in run.last_text, run.last_text
+
+
+async def test_when_goods_arrive_lists_the_open_orders(world: PlannerWorld) -> None:
+    part, offers = await _quoted(world)
+    offer = offers[0]
+    q = offer["min_order_qty"] * offer["order_step"]
+    none = await world.run(f"{part['model']}什么时候到")
+    _nothing_done(none)
+    assert "没有" in none.last_text and part["sku"] in none.last_text, none.last_text
+    await world.run(f"给{offer['supplier_code']}订{part['model']} {q}个",
+                    script=Script(decisions=[{"type": "approve"}]))  # fmt: skip
+    [placed] = (await world.erp("/orders/search-details", part_id=part["id"],
+                                status="draft", size=5))["items"]  # fmt: skip
+    for ask in (f"{part['model']}什么时候到", f"when will the {part['model']} arrive?"):
+        run = await world.run(ask)
+        _nothing_done(run)
+        assert placed["order_no"] in run.last_text, (ask, run.last_text)
+        assert str(placed["expected_date"]) in run.last_text, (ask, run.last_text)
+
+
+@pytest.mark.parametrize("ask", ["这周有什么货到", "what's arriving this week?"])
+async def test_what_arrives_this_week(world: PlannerWorld, ask: str) -> None:
+    monday = TODAY - timedelta(days=TODAY.weekday())
+    sunday = monday + timedelta(days=6)
+    due = [o for s in ("draft", "pending_approval", "approved", "partially_received")
+           for o in (await world.erp("/orders/search-details", status=s, size=100))["items"]
+           if monday.isoformat() <= str(o["expected_date"]) <= sunday.isoformat()]  # fmt: skip
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert monday.isoformat() in run.last_text and sunday.isoformat() in run.last_text
+    assert all(o["order_no"] in run.last_text for o in due), run.last_text
+    if not due:
+        assert "没有" in run.last_text or "No orders" in run.last_text, run.last_text
