@@ -130,11 +130,13 @@ GROUPS: dict[str, str] = {
         "信息", "资料", "详情", "介绍", "简介", "评级", "评分", "等级", "哪个国家", "哪国", "国家",
         "币种", "结算货币", "网站", "官网", "是谁", "什么公司", "哪家公司", "背景", "档案",
         "状态", "还在合作", "还合作", "停用了", "暂停合作",
+        "网址", "链接", "联系方式", "联系电话", "电话", "联系人", "邮箱", "地址",
     ) + "|" + _en(
         "tell me about", "info", "information", "details", "profile", "rating", "rated",
         "who is", "who are", "what country", "which country", "where is", "where are",
         "based", "currency", "website", "background", "still active", "an active supplier",
         "on hold", "blocked", "status of supplier", "supplier status",
+        "url", "contact", "phone", "email", "address", "reach them",
     ),
     # What a supplier sells us ("NGK 供应哪些零件", "what does Bosch sell us?"): its parts
     # and prices from the ERP.

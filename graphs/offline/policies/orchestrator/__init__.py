@@ -37,6 +37,7 @@ from graphs.offline.policies.base import ADDED_SECTION, Decision, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.conditions import held_order
+from graphs.offline.policies.orchestrator.directory import supplier_directory
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
 from graphs.offline.policies.orchestrator.quote import QUOTED, quote
@@ -485,6 +486,9 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         return analysis(view, reading, zh, text=f"{to_simplified(earlier)}\n{view.request}")
     if reading.held is not None:
         return held_order(view, reading, zh)
+    listed = supplier_directory(view, reading, zh)  # "哪些供应商停用了", "Japanese suppliers?"
+    if listed is not None:
+        return listed
     match reading.intent:
         case "analysis_status" | "analysis_cancel":
             return tasks.task_question(view, reading.intent, zh)

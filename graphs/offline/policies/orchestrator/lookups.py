@@ -15,6 +15,7 @@ Read-only: nothing is ordered and no analysis starts; the answer says what can b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graphs.offline import lexicon
@@ -32,6 +33,7 @@ _SHOWN = 8  # equivalents listed; the rest counted
 _PAGE = 50  # a supplier's parts read at once
 _PER_CATEGORY = 6  # parts named per category; the rest counted
 _TOOL = "part_equivalents"
+_CONTACT = re.compile(r"电话|联系人|联系方式|邮箱|地址|phone|contact|e-?mail|address|reach", re.I)
 
 
 def asks_equivalents(text: str) -> bool:
@@ -198,6 +200,10 @@ def supplier_info(view: View, zh: bool) -> Decision | None:
             note="supplier-read",
         )
     texts = [_supplier_text(s, counts.get(int(s["id"])), zh) for s in suppliers]
+    if _CONTACT.search(view.request):  # "NGK的联系电话": the ERP keeps no such field
+        texts.append(say(zh, "ERP 的供应商档案里没有电话、联系人、邮箱或地址，只有官网（见上）。",
+                         "The ERP's supplier records hold no phone, contact person, email or "
+                         "address; only the website (above)."))  # fmt: skip
     more = say(zh, "\n要查它的订单、报价或给它下单，告诉我。",
                "\nTell me if you want its orders, its prices or to place an order.")  # fmt: skip
     return Decision("\n".join(texts) + more, note="supplier-info")

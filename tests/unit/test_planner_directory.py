@@ -1,0 +1,117 @@
+"""Questions about the list of suppliers and a supplier's contact details, through the
+planner's real decision path against the real seeded ERP.
+
+From a red-team round: "哪些供应商停用了" asked which category to analyse, "which of our
+suppliers are Japanese?" asked for a category named "Japanese", "评分最高的5家供应商" and
+"NGK的联系电话" were out of scope, and "哪些供应商卖刹车片" started a whole price comparison.
+Each expected supplier is read from the ERP (its records, and for a category every part's
+offers valid today); nothing may be ordered or analysed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, Run, planner_world, priced_today
+
+TODAY = date(2026, 12, 3)
+_LISTED = re.compile(r"^- (\S+) ", re.M)
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
+    return list((await world.erp("/suppliers/search", name="", size=100))["items"])
+
+
+def _listed(run: Run) -> set[str]:
+    assert run.proposal is None and not run.delegations and not run.called("task"), run.calls
+    return set(_LISTED.findall(run.last_text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ("哪些供应商停用了", lambda s: s["status"] == "blocked"),
+        ("which suppliers are on hold?", lambda s: s["status"] == "on_hold"),
+        ("which of our suppliers are Japanese?", lambda s: s["country"] == "JP"),
+        ("德国的供应商有哪些", lambda s: s["country"] == "DE"),
+        ("list our distributors", lambda s: s["kind"] == "distributor"),
+        ("进口的厂家有哪些", lambda s: s["country"] != "CN" and s["kind"] == "maker"),
+    ],
+)
+async def test_suppliers_that_fit_a_record_field(world: PlannerWorld, text: str, fits: Any) -> None:
+    expected = {s["code"] for s in await _suppliers(world) if fits(s)}
+    assert expected, "the seed has such suppliers"
+    run = await world.run(text)
+    assert _listed(run) == expected, run.last_text
+
+
+@pytest.mark.parametrize(("text", "n"), [("评分最高的5家供应商", 5), ("top 3 rated suppliers", 3)])
+async def test_the_best_rated_suppliers(world: PlannerWorld, text: str, n: int) -> None:
+    suppliers = await _suppliers(world)
+    ratings = sorted((s["rating"] for s in suppliers), reverse=True)
+    run = await world.run(text)
+    listed = _listed(run)
+    assert len(listed) == n, run.last_text
+    rated = {s["code"]: s["rating"] for s in suppliers}
+    assert sorted((rated[c] for c in listed), reverse=True) == ratings[:n], run.last_text
+
+
+async def _sellers(world: PlannerWorld, category: str) -> set[str]:
+    codes = {s["id"]: s["code"] for s in await _suppliers(world)}
+    sellers: set[str] = set()
+    page = 1
+    while True:
+        listed = await world.erp("/parts", category=category, size=100, page=page)
+        for item in listed["items"]:
+            part = await world.erp(f"/parts/{item['id']}")
+            sellers |= {codes[o["supplier_id"]] for o in part["offers"]
+                        if priced_today({"offer": o})}  # fmt: skip
+        if not listed.get("has_more"):
+            return sellers
+        page += 1
+
+
+@pytest.mark.parametrize(
+    "template", ["哪些供应商卖{zh}", "which suppliers sell us {en}?", "国产的{zh}供应商有哪些"]
+)
+async def test_the_suppliers_of_a_category(world: PlannerWorld, template: str) -> None:
+    categories = (await world.erp("/categories"))["items"]
+    category = categories[len(categories) // 2]
+    expected = await _sellers(world, category["code"])
+    if "国产" in template:
+        domestic = {s["code"] for s in await _suppliers(world) if s["country"] == "CN"}
+        expected &= domestic
+    assert expected
+    text = template.format(zh=category["name_zh"], en=category["name_en"].lower() + "s")
+    run = await world.run(text)
+    assert _listed(run) == expected, run.last_text
+
+
+async def test_a_price_question_about_suppliers_stays_a_comparison(world: PlannerWorld) -> None:
+    category = (await world.erp("/categories"))["items"][0]
+    run = await world.run(f"哪些供应商的{category['name_zh']}最便宜")
+    assert run.delegations, run.last_text
+
+
+@pytest.mark.parametrize(
+    "text", ["{code}的联系电话", "what's {en}'s phone number?", "{code}的网址是多少"]
+)
+async def test_contact_details_are_what_the_record_holds(world: PlannerWorld, text: str) -> None:
+    supplier = next(s for s in await _suppliers(world) if s["website"])
+    run = await world.run(text.format(code=supplier["code"], en=supplier["name_en"]))
+    assert run.proposal is None and not run.delegations
+    assert supplier["website"] in run.last_text, run.last_text
+    if "网址" not in text:  # a phone asked: said not kept, never made up
+        assert "没有电话" in run.last_text or "no phone" in run.last_text, run.last_text
