@@ -179,3 +179,31 @@ async def test_what_arrives_this_week(world: PlannerWorld, ask: str) -> None:
     assert all(o["order_no"] in run.last_text for o in due), run.last_text
     if not due:
         assert "没有" in run.last_text or "No orders" in run.last_text, run.last_text
+
+
+async def test_a_brand_added_to_an_unlimited_comparison_is_already_in(world: PlannerWorld) -> None:
+    category = await _category(world)
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    maker = next(s for s in suppliers if s["kind"] == "maker" and s["status"] == "active")
+    await world.run(f"比较一下{category['name_zh']}的价格")
+    run = await world.run(f"also include {maker['code']}", history=world.thread())
+    assert not run.delegations, run.delegations  # nothing narrowed to that brand
+    assert maker["name_en"] in run.last_text and "already" in run.last_text, run.last_text
+    # with a brand limit, the brand named is added to it
+    other = next(s for s in suppliers if s["kind"] == "maker" and s is not maker)
+    await world.run(f"比较一下{category['name_zh']}的价格，只看{other['code']}")
+    run = await world.run(f"把{maker['name_zh']}也加上", history=world.thread())
+    [description] = run.delegations
+    assert maker["code"] in description and other["code"] in description, description
+
+
+async def test_a_distributor_or_a_blocked_supplier_named_is_said(world: PlannerWorld) -> None:
+    category = await _category(world)
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for s in suppliers:
+        if s["kind"] != "distributor":
+            continue
+        run = await world.run(f"比较一下{category['name_zh']}的价格，只看{s['code']}")
+        assert run.delegations, run.last_text
+        assert f"（{s['code']}）是经销商" in run.last_text, run.last_text
+        assert ("不能向它下单" in run.last_text) == (s["status"] != "active"), run.last_text

@@ -33,7 +33,7 @@ from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
 from graphs.offline.intent import Intent, Reading, is_substitution, read
 from graphs.offline.policies import skills
-from graphs.offline.policies.base import ADDED_SECTION, Decision, say
+from graphs.offline.policies.base import ADDED_SECTION, Decision, local_name, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.conditions import held_order
@@ -288,6 +288,14 @@ def _about_launched(view: View, reading: Reading, zh: bool) -> Decision | None:
     return None
 
 
+# A supplier added to the comparison, not the only one ("also include Bosch", "把博世也加上").
+_ADDING = re.compile(
+    r"也(?:加上|加进|算上|看|比|包括)|加上|加进|算上|还有|另外|(?<![a-z])(?:also|too|as well|"
+    r"include|including|add)(?![a-z])",
+    re.I,
+)
+
+
 def _narrowing(view: View, zh: bool) -> Decision | None:
     """Right after an analysis started, a message that only limits it ("只看 NGK 和博世的",
     "only the last 3 months"): the same request with the new limits, started again. None:
@@ -304,6 +312,14 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
     limits = lexicon.has(view.request, "exclusion", "domestic", "imported")
     if not (now.suppliers or find_window_months(view.request) or limits):
         return None
+    before = erp.ground(to_simplified(earlier)).suppliers
+    if _ADDING.search(view.request) and now.suppliers and not before:
+        # "also include Bosch" when no brand was limited: already in, nothing restarted
+        names = ("、" if zh else ", ").join(local_name(m.record, zh) for m in now.suppliers)
+        return Decision(say(zh, f"{names}已经在这次比价里：它没有限定品牌，包括所有供应商的报价。",
+                            f"{names} is already in: the comparison is not limited to any "
+                            "brand and covers every supplier's prices."),
+                        note="already-included")  # fmt: skip
     text = f"{to_simplified(earlier)}\n{view.request}"
     return analysis(view, Reading("analysis", None, False, True), zh, text=text)
 

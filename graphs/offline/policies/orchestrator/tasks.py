@@ -9,11 +9,13 @@ from typing import Any
 from graphs.messages import message_text
 from graphs.middleware.analysis_outcome import FailureKind, failure_kind
 from graphs.offline import lexicon
+from graphs.offline.entities import find_suppliers, token_spans
 from graphs.offline.history import ToolResult, View
 from graphs.offline.intent import Intent
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator import replies
 from graphs.offline.scope import read_scope
+from graphs.orders.words import supplier_status_word
 
 __all__ = ["LAUNCHED", "known_tasks", "launched", "on_notification", "task_question"]
 
@@ -212,6 +214,44 @@ def _understood(view: View, started: list[ToolResult], zh: bool) -> list[str]:
     return lines
 
 
+_BODY = re.compile(r"【(?:分析)?需求正文】(.*?)(?=【[^】]+】|\Z)", re.S)
+
+
+def _not_brands(view: View, started: list[ToolResult], zh: bool) -> str:
+    """What the buyer should know of the suppliers the request names that the scope could
+    not take as they were meant ("只看力帆": a distributor is no part brand; a supplier not
+    active takes no orders), or ""."""
+    suppliers = list(_records(view, "supplier_query").values())
+    notes: list[str] = []
+    for r in started:
+        description = str(r.args.get("description", ""))
+        body = _BODY.search(description)
+        if r.name != "start_async_task" or body is None:
+            continue
+        scope = read_scope(description)
+        text = body.group(1)
+        for m in find_suppliers(text, suppliers, skip=token_spans(text)):
+            s = m.record
+            code = str(s.get("code"))
+            if code in scope.excluded or any(code in n for n in notes):
+                continue
+            name = f"{s.get('name_zh') if zh else s.get('name_en')}（{code}）" if zh else (
+                f"{s.get('name_en')} ({code})")  # fmt: skip
+            if s.get("kind") == "distributor":
+                notes.append(say(zh, f"{name}是经销商，不是零件品牌，比价范围不能只限定到它，"
+                                     "这次比较的是所有供应商的报价",
+                                 f"{name} is a distributor, not a part brand, so the "
+                                 "comparison cannot be limited to it: it covers every "
+                                 "supplier's prices"))  # fmt: skip
+            if s.get("status") != "active":
+                word = supplier_status_word(str(s.get("status")), "zh" if zh else "en")
+                notes.append(say(zh, f"{name}目前{word}，不能向它下单",
+                                 f"{name} is {word} and cannot take orders now"))  # fmt: skip
+    if not notes:
+        return ""
+    return say(zh, "说明：" + "；".join(notes) + "。\n", "Note: " + "; ".join(notes) + ".\n")
+
+
 def launched(view: View, zh: bool) -> Decision:
     """The analyses this turn started, each with what it covers and its task id (or why one
     could not start)."""
@@ -224,7 +264,8 @@ def launched(view: View, zh: bool) -> Decision:
                 f"The analysis could not start: {failed[0].content}"),
             note="launch-failed",
         )  # fmt: skip
-    understood = "\n".join(_understood(view, started, zh))
+    understood = "\n".join(_understood(view, started, zh)) + "\n" + _not_brands(view, started, zh)
+    understood = understood.rstrip("\n")
     several = (
         say(zh, f"请求涉及 {len(ids)} 个类别，每个类别单独分析、各出一份报告。",
             f"Your request covers {len(ids)} categories: one analysis and one report each. ")
