@@ -203,6 +203,8 @@ def _aside(text: str, masked: str) -> Reading | None:
         return Reading("master_data", None, False, True)
     if lexicon.has(text, "reminder"):
         return Reading("reminder", None, False, True)  # no clock to act on later
+    if lexicon.has(masked, "repeat_order"):
+        return Reading("order_create", None, False, True)  # "照上次的单子再跟汤浅下一遍"
     if lexicon.has(masked, "placed_already"):
         return Reading("order_lookup", None, False, True)  # "老王已经跟NGK订了100个"
     if lexicon.has(masked, "inbound") and not lexicon.has(masked, "lead_time", "new_order"):

@@ -573,6 +573,17 @@ GROUPS["spend"] = _zh(
     "how much did we buy", "how much business",
 )  # fmt: skip
 
+# The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",
+# "repeat the last order with KMC"): its lines, at today's prices, for approval.
+GROUPS["repeat_order"] = (
+    r"(?:同|跟|和|照|按|按照)\s*上(?:次|回|一次|一单|一张)\s*(?:的单子?|的订单|那张单?)?\s*"
+    r"(?:一样|一模一样|相同)?[^。]{0,14}?(?:再|重新)?\s*(?:订|下|来|买)\s*(?:一单|一张|一遍|一次)"
+    r"|照上次的单|再(?:来|下|订)一(?:单|张)(?:一样的|同样的)"
+    r"|(?<![a-z])(?:repeat|redo|re-?place)\s+(?:the\s+|my\s+|our\s+)?(?:last|previous)\s+"
+    r"(?:order|po)|same\s+(?:order|po)\s+(?:as\s+(?:last\s+time|before)|again)"
+    r"|(?:re-?order|order)\s+the\s+same\s+(?:as\s+last\s+time|again|as\s+before)"
+)
+
 # How much of a named part was bought ("我们今年买了多少IU7", "IU7 上个月订了多少个", "how
 # many C8HSA did we order last month?"): the quantities on the period's orders.
 GROUPS["bought_how_many"] = (

@@ -162,3 +162,46 @@ async def test_an_amount_more_changes_the_order_just_placed(
     assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
     assert run.proposal[1]["order_id"] == created["order_no"]
     assert run.proposal[1]["lines"] == [{"part_id": part["id"], "quantity": expected}]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "同上次一样，再跟{code}订一单",
+        "照上次的单子再跟{zh}下一遍",
+        "repeat the last order with {code}",
+    ],
+)
+async def test_the_last_order_placed_again(world: PlannerWorld, template: str) -> None:
+    # an active supplier whose newest order (not cancelled) can be placed again today
+    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+        if supplier["status"] != "active":
+            continue
+        orders = await world.erp("/orders/search-details", supplier_id=supplier["id"], size=5)
+        last = next((o for o in orders["items"] if o["status"] != "cancelled"), None)
+        if last is None:
+            continue
+        before = world.fingerprint()
+        run = await world.run(template.format(code=supplier["code"], zh=supplier["name_zh"]))
+        assert world.fingerprint() == before  # a card, nothing written yet
+        if run.proposal is None:
+            continue  # the ERP refused it today (a price expired): said, next supplier
+        assert last["order_no"] in run.last_text, run.last_text
+        args = run.proposal[1]
+        assert args["supplier_id"] == supplier["id"]
+        assert args["lines"] == [{"part_id": ln["part_id"], "quantity": ln["quantity"]}
+                                 for ln in last["lines"]]  # fmt: skip
+        return
+    pytest.fail("no supplier's last order could be placed again")  # pragma: no cover
+
+
+async def test_no_last_order_to_repeat_is_asked(world: PlannerWorld) -> None:
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    for supplier in suppliers:
+        found = await world.erp("/orders/search-details", supplier_id=supplier["id"], size=1)
+        if not found["items"]:
+            run = await world.run(f"跟上次一样再给{supplier['code']}下一单")
+            assert run.proposal is None and run.question is not None, run.last_text
+            assert {"part", "quantity"} <= set(run.question["fields"])
+            return
+    pytest.fail("every supplier has orders")  # pragma: no cover

@@ -641,22 +641,56 @@ def _create_call(
     expected = _expected_date(facts)
     if expected is not None:
         args["expected_date"] = expected
+    fallback = facts.say(
+        f"准备下单：{_sname(facts, supplier)}，{_pname(facts, part)} × {quantity}，"
+        f"预计到货 {args.get('expected_date', '按交期')}。提交前需要你批准。",
+        f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity}, "
+        f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
+    )
+    return _proposed(facts, args, lead, fallback)
+
+
+def _proposed(facts: Facts, args: dict[str, Any], lead: str, fallback: str) -> Decision:
+    """The new order ``args`` checked by the ERP's dry run and put up for approval (or the
+    refusal); ``fallback``: the text when this agent has no dry run (OrderGuard checks)."""
     validation = check.validated(facts, "order_create", args)
     if isinstance(validation, Decision):
         return validation
     if validation is not None and not validation.get("ok"):
         return check.refusal(facts, "order_create", args, validation)
-    if validation is not None:
-        text = check.preview(facts, validation)
-    else:  # no dry run available to this agent: OrderGuard still checks the call
-        text = facts.say(
-            f"准备下单：{_sname(facts, supplier)}，{_pname(facts, part)} × {quantity}，"
-            f"预计到货 {args.get('expected_date', '按交期')}。提交前需要你批准。",
-            f"Ready to order from {_sname(facts, supplier)}: {_pname(facts, part)} × {quantity}, "
-            f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
-        )
+    text = check.preview(facts, validation) if validation is not None else fallback
     note = _price_note(facts, validation)
     return Decision(lead + text + note, [("order_create", args)], note="create")
+
+
+def _repeat(facts: Facts, found: Grounding) -> Decision | None:
+    """The supplier's newest order (not cancelled) proposed again, line by line (None: not
+    asked, or no single supplier named, or a part named: then it is a normal order)."""
+    if not lexicon.has(facts.body, "repeat_order") or found.parts or len(found.suppliers) != 1:
+        return None
+    supplier = found.suppliers[0].record
+    query = {"supplier_id": supplier["id"], "size": 5}
+    data = _read(facts, "order_search_details", query)
+    if data is None:
+        return Decision(facts.say("查找上一张订单。", "Finding the last order."),
+                        [("order_search_details", query)], note="last-order")  # fmt: skip
+    last = next((o for o in _items(data) if o.get("status") != "cancelled"), None)
+    if last is None:
+        return ask(facts, ["part", "quantity"], facts.say(
+            f"没有找到向{_sname(facts, supplier)}下过的订单。要订哪个零件、多少？",
+            f"I found no earlier order with {_sname(facts, supplier)}. Which part, and how "
+            "many?"))  # fmt: skip
+    lines = [{"part_id": ln["part_id"], "quantity": ln["quantity"]}
+             for ln in last.get("lines") or [] if isinstance(ln, dict)]  # fmt: skip
+    args: dict[str, Any] = {"supplier_id": supplier["id"], "lines": lines, "note": _note(facts)}
+    expected = _expected_date(facts)
+    if expected is not None:
+        args["expected_date"] = expected
+    lead = facts.say(f"照上一张订单 {last.get('order_no')}（{last.get('order_date')}）的明细重下，"
+                     "按今天的价格：\n",
+                     f"The last order {last.get('order_no')} ({last.get('order_date')}) again, "
+                     "line by line, at today's prices:\n")  # fmt: skip
+    return _proposed(facts, args, lead, "")
 
 
 def create(facts: Facts) -> Decision:
@@ -668,6 +702,9 @@ def create(facts: Facts) -> Decision:
     if step is not None:
         return step
     found = _newest_parts(facts, found)
+    repeated = _repeat(facts, found)
+    if repeated is not None:
+        return repeated
     bad = _bad_quantity(facts, found)
     chosen = _choose(facts, found, suppliers)
     if bad is not None:
