@@ -226,6 +226,18 @@ class AgentService:
     ) -> dict[str, Any]:
         """Run one user message (or resume an interrupted run with ``resume``) to its final
         answer, serving client-tool calls on the way."""
+        # Recorded with the run's id at the session's next write (the thread's, or the
+        # socket leaving): an adapter that takes the session over before the outcome is
+        # sent follows the run, even if it has ended by then.
+        binding.answering = True
+        try:
+            return await self._chat(session, binding, message, resume)
+        finally:
+            binding.answering = False
+
+    async def _chat(
+        self, session: Session, binding: AgentBinding, message: str | None, resume: Any
+    ) -> dict[str, Any]:
         thread_id = binding.thread_id or await self.new_thread(session, binding)
         # With the Agent Server's auth on, the session belongs to an authenticated user and
         # the run is theirs. Otherwise the adapter's token identifies the client application,
@@ -275,6 +287,7 @@ class AgentService:
         if last_ai is None:
             last_ai = _last_ai(state)
         content = _text(last_ai.get("content")) if last_ai else ""
+        binding.answering = False  # in the same record as the answer, if it is queued
         session.send(
             notification("agent.response", {"content": content, "agent_id": binding.agent_id})
         )
@@ -303,6 +316,7 @@ class AgentService:
             item = pending_interrupt(raw, binding.agent_id, thread_id)
             pending[item.interrupt_id] = item
         known, binding.interrupts = binding.interrupts, pending
+        binding.answering = False  # the cards are the outcome: a takeover sends them again
         # Recorded before the client hears of them: a reconnect anywhere sends them again.
         await session.persist()
         for item in pending.values():
@@ -466,9 +480,12 @@ class AgentService:
             )
         return await self.chat(session, binding, None, resume=by_interrupt)
 
-    async def active_runs(self, binding: AgentBinding) -> list[dict[str, Any]]:
-        """Runs on the agent's thread that have not ended, oldest first (while background
-        work runs, only the adapter's own: the others are the watcher's)."""
+    async def runs_to_follow(self, binding: AgentBinding) -> list[dict[str, Any]]:
+        """After a takeover: the runs on the agent's thread to follow, oldest first. Those
+        that have not ended (while background work runs, only the adapter's own: the others
+        are the watcher's); and, while the previous owner had not sent the outcome of its
+        chat (``binding.answering``), that chat's run even if it has ended since: nobody
+        else sends what it ended with. Empty while that run is not on the thread yet."""
         if binding.thread_id is None:
             return []
         runs = [dict(r) for r in await self.client.runs.list(binding.thread_id, limit=5)]
@@ -478,20 +495,40 @@ class AgentService:
             for r in runs
             if r.get("status") in _ACTIVE_RUN and (not binding.watching or r["run_id"] in ours)
         ]
-        return sorted(active, key=lambda r: str(r["created_at"]))
+        if active or not binding.answering:
+            return sorted(active, key=lambda r: str(r["created_at"]))
+        if binding.run_id is not None:
+            return [{"run_id": binding.run_id}]
+        # Its id was not recorded yet: the newest run the record does not know is the chat's.
+        known = ours | set(binding.pushed)
+        new = sorted(
+            (r for r in runs if r["run_id"] not in known), key=lambda r: str(r["created_at"])
+        )
+        return new[-1:]
 
     async def follow(
-        self, session: Session, binding: AgentBinding, active: list[dict[str, Any]]
+        self, session: Session, binding: AgentBinding, runs: list[dict[str, Any]]
     ) -> dict[str, Any]:
         """After a takeover: runs another adapter was streaming on the agent's thread when
-        the session moved (``active``) end there unseen, so follow them from here: wait for
-        them, then send what they ended with (client-tool calls, served; approval or
-        question cards; or the answer as ``agent.response``)."""
+        the session moved (``runs``, :meth:`runs_to_follow`) end there unseen, so follow
+        them from here: wait for them (if they have not ended yet), then send what they
+        ended with (client-tool calls, served; approval or question cards; or the answer as
+        ``agent.response``)."""
+        binding.answering = True  # a move from here on is followed in turn
+        try:
+            return await self._follow(session, binding, runs)
+        finally:
+            binding.answering = False
+
+    async def _follow(
+        self, session: Session, binding: AgentBinding, runs: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         thread_id = binding.thread_id
         assert thread_id is not None
-        for run in active:
+        for run in runs:
             binding.run_id = str(run["run_id"])  # agent.cancel stops it
-            binding.own_runs.append(binding.run_id)  # not a background result
+            if binding.run_id not in binding.own_runs:
+                binding.own_runs.append(binding.run_id)  # not a background result
             session.status("thinking", "Following the agent's run", binding.agent_id)
             await self.client.runs.join(thread_id, binding.run_id)
         thread = await self.client.threads.get(thread_id)
@@ -510,6 +547,7 @@ class AgentService:
             return await self._interrupted(session, binding, thread_id, raw)
         last_ai = _last_ai(await self._state(thread_id))
         content = _text(last_ai.get("content")) if last_ai else ""
+        binding.answering = False  # in the same record as the answer, if it is queued
         session.send(
             notification(
                 "agent.response",

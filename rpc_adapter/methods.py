@@ -35,6 +35,9 @@ logger = logging.getLogger(__name__)
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_TOOLS = 128
+_FOLLOW_WAIT = 10.0
+"""Seconds a takeover looks for the run of a chat whose outcome was not sent (the previous
+owner may have been starting it)."""
 
 
 class _Params(BaseModel):
@@ -261,12 +264,14 @@ class Methods:
             self.service.chat(self.session, binding, message, resume=resume)
         )
         try:
-            return await binding.chat
+            # Shielded: cancelling this request does not cancel the chat by itself (below).
+            return await asyncio.shield(binding.chat)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if binding.cancelled and task is not None and not task.cancelling():
                 return {"status": "cancelled", "agent_id": binding.agent_id}
-            binding.chat.cancel()
+            if not self.session.handed_over:  # else its run goes on for the new owner
+                binding.chat.cancel()
             raise
 
     def adopt(self, calls: list[StoredCall]) -> None:
@@ -305,30 +310,45 @@ class Methods:
                 self.service.watch(self.session, binding, binding.thread_id)
             if not binding.busy and not binding.interrupts:  # a card waits: nothing runs
                 self.session.spawn(self._follow(binding))
+            elif not binding.busy:
+                binding.answering = False  # the cards are what it ended with (resent)
 
     async def _follow(self, binding: AgentBinding) -> None:
-        try:
-            active = await self.service.active_runs(binding)
-        except Exception as exc:
-            logger.warning("session %s: no run list (%r)", self.session.session_id, exc)
-            return
+        # A chat whose outcome was not sent may not have its run on the thread yet (the
+        # previous owner was starting it): look again for a while.
+        deadline = time.monotonic() + _FOLLOW_WAIT
+        while True:
+            try:
+                runs = await self.service.runs_to_follow(binding)
+            except Exception as exc:
+                logger.warning("session %s: no run list (%r)", self.session.session_id, exc)
+                runs = []
+            if runs or binding.busy or not binding.answering or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(self.service.watch_interval)
         # Busy only once there is something to follow: the client may already be answering.
-        if active and not binding.busy:
-            binding.chat = asyncio.create_task(self.service.follow(self.session, binding, active))
+        if runs and not binding.busy:
+            binding.chat = asyncio.create_task(self.service.follow(self.session, binding, runs))
             await self._answer_adopted(binding, None)
+        elif not binding.busy and binding.answering:
+            sid, agent = self.session.session_id, binding.agent_id
+            logger.warning("session %s: the run of %s's last chat was not found", sid, agent)
+            binding.answering = False
+            self.session.changed()
 
     async def _answer_adopted(self, binding: AgentBinding, request_id: Any) -> None:
         """Await the binding's chat task started without a request of this socket; answer
         ``request_id`` (the request that started it elsewhere), if any."""
         assert binding.chat is not None
         try:
-            reply = result_response(request_id, await binding.chat)
+            reply = result_response(request_id, await asyncio.shield(binding.chat))
         except SessionMoved:
             return
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if not binding.cancelled or (task is not None and task.cancelling()):
-                binding.chat.cancel()
+                if not self.session.handed_over:  # else its run goes on for the new owner
+                    binding.chat.cancel()
                 raise
             reply = result_response(
                 request_id, {"status": "cancelled", "agent_id": binding.agent_id}

@@ -5,9 +5,10 @@ written to the Agent Server's Store (its Store API, through the adapter's SDK cl
 the session's namespace ``("rpc_sessions", <session_id>)``, one item per adapter instance
 that served it, keyed by the instance's id (:class:`SessionRecord`): who may resume it,
 its agents and their threads, the client-tool calls and the approvals or questions still
-waiting, and the final messages queued while no socket was attached. It is written on
-those events only, never per delta, and coalesced (one write in flight per session, the
-latest state wins).
+waiting, the chat whose outcome is not sent yet (its run, followed by the instance that
+takes the session over), and the final messages queued while no socket was attached. It
+is written on those events only, never per delta, and coalesced (one write in flight per
+session, the latest state wins).
 
 Ownership: the record names the adapter instance that serves the session (``owner``) and
 an ``epoch`` bumped on every takeover. A reconnect that lands on another instance (or on
@@ -116,6 +117,11 @@ class StoredAgent(BaseModel):
     one)."""
     pushed: list[str] = Field(default_factory=list)
     """The latest background runs whose result was sent."""
+    answering: bool = False
+    """A chat was going and what it ended with was not sent (nor queued here) yet: the
+    instance that takes the session over follows its run, even one that ended since."""
+    run_id: str | None = None
+    """That chat's run, when known."""
 
 
 class StoredMessage(BaseModel):
@@ -205,6 +211,8 @@ def snapshot(
                 watching=b.watching,
                 own_runs=list(b.own_runs)[-_KEPT_RUNS:],
                 pushed=list(b.pushed)[-_KEPT_RUNS:],
+                answering=b.answering,
+                run_id=b.run_id if b.answering else None,
             )
             for b in session.agents.values()
         ],

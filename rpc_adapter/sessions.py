@@ -170,6 +170,10 @@ class AgentBinding:
     """Background runs whose result was sent already."""
     resume_watch: bool = False
     """Taken over while another adapter followed the thread: follow it from here."""
+    answering: bool = False
+    """A chat is going whose outcome (the answer, client-tool calls or cards) has not been
+    sent yet: an adapter that takes the session over follows its run (``run_id``), even
+    one that ended meanwhile, and sends what it ended with."""
 
     @property
     def watching(self) -> bool:
@@ -206,6 +210,9 @@ class Session:
     detached_wall: float | None = None
     """Wall-clock time its socket left (comparable across processes, for the record)."""
     recorder: Recorder | None = None
+    handed_over: bool = False
+    """Let go of because another instance serves it now (:meth:`release`): a chat still
+    running here is not cancelled (its run goes on for that instance)."""
 
     @property
     def moved(self) -> bool:
@@ -356,13 +363,22 @@ class Session:
         for task in list(self.tasks):
             task.cancel()
 
-    def release(self, code: int = CLOSE_REPLACED, reason: str = _MOVED) -> None:
+    def release(
+        self, code: int = CLOSE_REPLACED, reason: str = _MOVED, *, stop_runs: bool = False
+    ) -> None:
         """Stop serving the session here without answering or resuming anything: another
         instance serves it now, or will after a restart. An attached socket is closed with
-        ``code``."""
+        ``code``.
+
+        The agents' runs go on: the instance that serves the session now follows them and
+        sends what they end with. A chat streaming one here is left to end unseen (what it
+        sends is dropped, nothing is written): cancelling it would cancel the run on the
+        Agent Server (it streams with ``on_disconnect="cancel"``). ``stop_runs`` (this
+        adapter shutting down) cancels them as before."""
+        self.handed_over = not stop_runs
         for binding in self.agents.values():
             for task in (binding.chat, binding.watcher):
-                if task is not None:
+                if task is not None and (stop_runs or task is binding.watcher):
                     task.cancel()
         for task in list(self.tasks):
             task.cancel()
@@ -551,7 +567,7 @@ class SessionManager:
             if s.recorder is None:
                 s.close()
             else:
-                s.release(1012, "adapter restarting; reconnect")
+                s.release(1012, "adapter restarting; reconnect", stop_runs=True)
         self.sessions.clear()
         if self._chores:
             await asyncio.wait(set(self._chores), timeout=_STOP_FLUSH_S)
@@ -572,6 +588,7 @@ def restore_into(session: Session, record: SessionRecord) -> list[StoredCall]:
             thread_id=agent.thread_id,
         )
         binding.own_runs.extend(agent.own_runs)
+        binding.answering, binding.run_id = agent.answering, agent.run_id
         binding.pushed.extend(agent.pushed)
         binding.resume_watch = agent.watching
         for i in agent.interrupts:
