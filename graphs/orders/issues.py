@@ -125,6 +125,25 @@ def _price(f: Facts, lang: Lang) -> tuple[str, str]:
     )  # fmt: skip
 
 
+def _number(value: Any) -> str:
+    """``33.3`` → ``"33.3"``, ``10.0`` → ``"10"``; anything else as it is."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _quantity(f: Facts, lang: Lang) -> tuple[str, str]:
+    unit = unit_word(f.unit, lang)
+    qty = f"{f.get('quantity')} {unit}".strip()
+    times, largest = _number(f.get("times")), f.get("largest_order_qty")
+    on_hand, safety = f.get("on_hand"), f.get("safety_stock")
+    return (
+        pick(lang, f"{f.part()} 订 {qty}，是平时用量（近 12 个月单张订单最多 {largest}，"
+                   f"在库 {on_hand}，安全库存 {safety}）的 {times} 倍。",
+             f"{f.part()}: {qty} is {times} times the usual amount (at most {largest} on one "
+             f"order in the last 12 months, {on_hand} in stock, safety stock {safety})."),
+        pick(lang, "请确认数量没有多打零。", "Check that no extra zero was typed."),
+    )  # fmt: skip
+
+
 def _simple(zh: str, en: str, zh_fix: str, en_fix: str) -> Rule:
     def rule(f: Facts, lang: Lang) -> tuple[str, str]:
         values = {k: f.get(k) for k in ("supplier_id", "part_id", "sku", "order_no", "valid_from",
@@ -151,6 +170,7 @@ _RULES: dict[str, Rule] = {
     "DATE_UNREACHABLE": _unreachable,
     "DATE_INSIDE_LEAD_TIME": _inside_lead,
     "PRICE_ABOVE_AVERAGE": _price,
+    "QUANTITY_UNUSUAL": _quantity,
     "SUPPLIER_NOT_FOUND": _simple(
         "ERP 里没有这个供应商（编号 {supplier_id}）。", "The ERP has no supplier {supplier_id}.",
         "请重新选择供应商。", "Pick the supplier again.",

@@ -15,7 +15,9 @@ date is not before the order date and can be reached even expedited (order date 
 expected version, is not closed or cancelled, the status change is allowed, lines change
 only in draft. Soft (``"warning"``): a unit price more than ``price_warning_percent``
 above what the company paid on average for the part over the last 12 months; a date
-inside the supplier's standard lead time (reachable only expedited).
+inside the supplier's standard lead time (reachable only expedited); a quantity more than
+``quantity_warning_factor`` times the part's usual level (the largest of: its largest
+order line in the last 12 months, its stock on hand, its safety stock), a likely typo.
 
 Messages and fixes are English sentences; ``code``, ``details``, ``suggested`` and
 ``alternatives`` carry the same facts as data, so a client can say them in its
@@ -35,7 +37,14 @@ from sqlalchemy.orm import Session
 
 from sim.erp.errors import ErpError, ErrorCode
 from sim.erp.masterdata import MasterData
-from sim.erp.models import Part, PurchaseOrder, PurchaseOrderLine, Supplier, SupplierPrice
+from sim.erp.models import (
+    Inventory,
+    Part,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    Supplier,
+    SupplierPrice,
+)
 from sim.erp.schemas import LineIn
 from sim.erp.views import OfferTerms, PartView, SupplierView, money, offer_terms
 
@@ -51,8 +60,10 @@ __all__ = [
     "alternatives",
     "check_draft",
     "delivery_issues",
+    "line_warnings",
     "price_lines",
     "price_warnings",
+    "quantity_warnings",
     "refuse_first",
     "supplier_issue",
 ]
@@ -78,6 +89,7 @@ IssueCode = Literal[
     "NOTHING_TO_CHANGE",
     "PRICE_ABOVE_AVERAGE",
     "DATE_INSIDE_LEAD_TIME",
+    "QUANTITY_UNUSUAL",
 ]
 Severity = Literal["error", "warning"]
 
@@ -97,9 +109,10 @@ _MAX_ALTERNATIVES = 5
 @dataclass(frozen=True)
 class Rules:
     """The tunable parts of the rules (``SIM_ERP_PRICE_WARNING_PERCENT``,
-    ``SIM_ERP_EXPEDITE_RATIO``)."""
+    ``SIM_ERP_EXPEDITE_RATIO``, ``SIM_ERP_QUANTITY_WARNING_FACTOR``)."""
 
     price_warning_percent: float = 10.0
+    quantity_warning_factor: float = 10.0
     expedite_ratio: float = 0.5
     history_days: int = 365
 
@@ -617,6 +630,127 @@ def price_warnings(
     return warnings
 
 
+def _times(quantity: int, usual: int) -> float:
+    """``quantity / usual`` rounded down to one decimal (never shown above what it is)."""
+    return (quantity * 10 // usual) / 10
+
+
+@dataclass(frozen=True)
+class _Usual:
+    """What a part's usual quantity is read from."""
+
+    largest_order_qty: int
+    on_hand: int
+    safety_stock: int
+
+    @property
+    def level(self) -> int:
+        return max(self.largest_order_qty, self.on_hand, self.safety_stock)
+
+
+def _usual_levels(
+    session: Session, rules: Rules, part_ids: Sequence[int], order_date: date
+) -> dict[int, _Usual]:
+    """Per part: its largest quantity on one order line (any supplier, not cancelled) in the
+    12 months before ``order_date``, its stock on hand and safety stock (0 when unknown)."""
+    since = order_date - timedelta(days=rules.history_days)
+    rows = session.execute(
+        select(PurchaseOrderLine.part_id, func.max(PurchaseOrderLine.quantity))
+        .join(PurchaseOrder, PurchaseOrder.id == PurchaseOrderLine.order_id)
+        .where(
+            PurchaseOrderLine.part_id.in_(part_ids),
+            PurchaseOrder.status != "cancelled",
+            PurchaseOrder.order_date >= since,
+            PurchaseOrder.order_date < order_date,
+        )
+        .group_by(PurchaseOrderLine.part_id)
+    )
+    largest: dict[int, int] = {part_id: most for part_id, most in rows}
+    stock = {
+        inv.part_id: inv
+        for inv in session.scalars(select(Inventory).where(Inventory.part_id.in_(part_ids)))
+    }
+    out: dict[int, _Usual] = {}
+    for part_id in part_ids:
+        inv = stock.get(part_id)
+        out[part_id] = _Usual(
+            largest.get(part_id) or 0,
+            inv.on_hand if inv else 0,
+            inv.safety_stock if inv else 0,
+        )
+    return out
+
+
+def quantity_warnings(
+    session: Session, rules: Rules, *, priced: Sequence[PricedLine], order_date: date
+) -> list[Issue]:
+    """A warning per line whose quantity is more than the set factor times the part's usual
+    level: the largest of its largest quantity on one order line (any supplier, not
+    cancelled) in the 12 months before ``order_date``, its stock on hand and its safety
+    stock. A part with none of these (all 0) has nothing to compare with: no warning."""
+    if not priced:
+        return []
+    levels = _usual_levels(session, rules, [item.part["id"] for item in priced], order_date)
+    factor = rules.quantity_warning_factor
+    warnings: list[Issue] = []
+    for item in priced:
+        part, qty = item.part, item.quantity
+        seen = levels[part["id"]]
+        usual = seen.level
+        if usual <= 0 or qty <= usual * factor:
+            continue
+        times = _times(qty, usual)
+        unit = part["unit"]
+        warnings.append(
+            Issue(
+                "QUANTITY_UNUSUAL",
+                "warning",
+                f"{qty} {unit} of {part['sku']} is {times:g} times its usual level of {usual} "
+                f"{unit} (largest order line in the last 12 months: {seen.largest_order_qty}; "
+                f"on hand: {seen.on_hand}; safety stock: {seen.safety_stock}).",
+                f"Check the quantity: {qty} is {times:g} times the usual {usual}; make sure "
+                "no extra zero was typed.",
+                item.index,
+                {
+                    "part_id": part["id"],
+                    "sku": part["sku"],
+                    "quantity": qty,
+                    "usual": usual,
+                    "largest_order_qty": seen.largest_order_qty,
+                    "on_hand": seen.on_hand,
+                    "safety_stock": seen.safety_stock,
+                    "factor": factor,
+                    "times": times,
+                },
+            )
+        )
+    return warnings
+
+
+def line_warnings(
+    session: Session,
+    master: MasterData,
+    rules: Rules,
+    *,
+    supplier: SupplierView,
+    priced: Sequence[PricedLine],
+    order_date: date,
+    currency: str,
+) -> list[Issue]:
+    """The soft rules on the lines: a price above the 12-month average
+    (:func:`price_warnings`), a quantity far above the part's usual
+    (:func:`quantity_warnings`)."""
+    return price_warnings(
+        session,
+        master,
+        rules,
+        supplier=supplier,
+        priced=priced,
+        order_date=order_date,
+        currency=currency,
+    ) + quantity_warnings(session, rules, priced=priced, order_date=order_date)
+
+
 @dataclass
 class Checked:
     """An order as the rules see it: priced lines, dates, and every issue found."""
@@ -726,7 +860,7 @@ def check_draft(
     issues.extend(delivery.issues)
     if warnings:
         issues.extend(
-            price_warnings(
+            line_warnings(
                 session,
                 master,
                 rules,

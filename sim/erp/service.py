@@ -24,6 +24,7 @@ class Erp:
         self.db = Database(settings.resolved_database_url)
         self.rules = Rules(
             price_warning_percent=settings.price_warning_percent,
+            quantity_warning_factor=settings.quantity_warning_factor,
             expedite_ratio=settings.expedite_ratio,
         )
         self._master: MasterData | None = None

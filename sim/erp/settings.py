@@ -35,6 +35,13 @@ class ErpSettings(CommonSettings):
         le=1000,
         description="Warn when a unit price is this many percent above the 12-month average.",
     )
+    quantity_warning_factor: float = Field(
+        default=10.0,
+        ge=1,
+        le=1000,
+        description="Warn when a line's quantity is more than this many times the part's usual "
+        "level (largest order line in 12 months, stock on hand, safety stock).",
+    )
     expedite_ratio: float = Field(
         default=0.5,
         gt=0,

@@ -22,8 +22,8 @@ from sim.erp.checks import (
     Rules,
     check_draft,
     delivery_issues,
+    line_warnings,
     price_lines,
-    price_warnings,
     supplier_issue,
 )
 from sim.erp.db import Database
@@ -150,7 +150,7 @@ def _check_change(
         )
         issues.extend(line_issues)
         issues.extend(
-            price_warnings(
+            line_warnings(
                 session,
                 master,
                 rules,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from sim.catalog import REFERENCE_DATE, generate
+from sim.erp.schemas import MAX_QUANTITY
 from sim.erp.seed import order_step
 from tests.unit.erp_fixtures import (
     SEED,
@@ -339,6 +341,162 @@ def test_the_warning_threshold_is_a_setting(erp_template: Path, tmp_path: Path) 
         mine.watch.close()
 
 
+# ---------------------------------------------------------------- a quantity far above the usual
+
+
+def usual_in_db(url: str, part_id: int) -> dict[str, int]:
+    """What the ERP's database holds for the part: its largest quantity on one order line
+    (orders not cancelled, any supplier) in the 12 months before DAY, its stock on hand and
+    its safety stock; ``usual``: the largest of the three."""
+    path = make_url(url).database
+    assert path
+    since = (REFERENCE_DATE - timedelta(days=365)).isoformat()
+    with closing(sqlite3.connect(path)) as conn:
+        (largest,) = conn.execute(
+            "SELECT MAX(l.quantity) FROM purchase_order_line l "
+            "JOIN purchase_order o ON o.id = l.order_id "
+            "WHERE l.part_id = ? AND o.status != 'cancelled' "
+            "AND o.order_date >= ? AND o.order_date < ?",
+            (part_id, since, DAY),
+        ).fetchone()
+        on_hand, safety = conn.execute(
+            "SELECT on_hand, safety_stock FROM inventory WHERE part_id = ?", (part_id,)
+        ).fetchone()
+    facts = {"largest_order_qty": largest or 0, "on_hand": on_hand, "safety_stock": safety}
+    return facts | {"usual": max(facts.values())}
+
+
+def ngk_offers() -> dict[int, Any]:
+    """NGK's price-list rows valid on DAY, by part."""
+    return {
+        p.part_id: p
+        for p in CATALOG.prices
+        if p.supplier_id == 1
+        and p.currency == "CNY"
+        and p.valid_from <= REFERENCE_DATE <= p.valid_to
+    }
+
+
+def above(limit: float, moq: int) -> int:
+    """The smallest quantity the supplier takes (≥ MOQ, whole order steps) above ``limit``."""
+    step = order_step(moq)
+    return max(moq, (int(limit) // step + 1) * step)
+
+
+def unusual(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    return [w for w in answer["warnings"] if w["code"] == "QUANTITY_UNUSUAL"]
+
+
+def test_a_quantity_far_above_the_parts_usual_is_a_warning(erp: Erp) -> None:
+    facts = usual_in_db(erp.url, 1)
+    assert facts["usual"] > 0
+    moq = ngk_offers()[1].min_order_qty
+    qty = above(10 * facts["usual"], moq)
+    body = {"supplier_id": 1, "lines": [{"part_id": 1, "quantity": qty}]}
+    answer = erp.draft(**body)
+    assert answer["ok"] is True and answer["violations"] == []
+    [warning] = unusual(answer)
+    assert (warning["severity"], warning["line"]) == ("warning", 0)
+    details = warning["details"]
+    times = details.pop("times")
+    assert details == {"part_id": 1, "sku": "SP-NGK-IU7", "quantity": qty, "factor": 10, **facts}
+    assert qty / facts["usual"] - 0.1 < times <= qty / facts["usual"]  # one decimal, not up
+    assert str(qty) in warning["message"] and str(facts["usual"]) in warning["message"]
+    assert warning["fix"].startswith("Check the quantity") and f"{times:g} times" in warning["fix"]
+
+    # Not more than factor × usual: no warning (the largest such quantity the supplier takes).
+    step = order_step(moq)
+    at_most = 10 * facts["usual"] // step * step
+    assert unusual(erp.draft(supplier_id=1, lines=[{"part_id": 1, "quantity": at_most}])) == []
+
+    # A warning does not stop the ERP from taking the order: the row is written.
+    before = erp.watch.state()
+    response = erp.create(**body)
+    assert response.status_code == 201, response.text
+    order = response.json()
+    assert [ln["quantity"] for ln in order["lines"]] == [qty]
+    assert erp.watch.state()[1]["purchase_order"] == before[1]["purchase_order"] + 1
+    assert erp.client.get(f"/orders/{order['id']}").status_code == 200
+
+
+def test_the_usual_level_is_the_largest_of_history_stock_and_safety_stock(erp: Erp) -> None:
+    offers = ngk_offers()
+    facts = {part: usual_in_db(erp.url, part) for part in offers}
+    # Stock above anything ordered in a year: ten times the history is still usual.
+    stocked = next(
+        part
+        for part, f in facts.items()
+        if f["largest_order_qty"] > 0
+        and above(10 * f["largest_order_qty"], offers[part].min_order_qty) <= 10 * f["usual"]
+    )
+    # Never ordered in a year, but kept in stock: compared with the stock.
+    unordered = next(
+        part for part, f in facts.items() if f["largest_order_qty"] == 0 and f["usual"] > 0
+    )
+    stocked_qty = above(10 * facts[stocked]["largest_order_qty"], offers[stocked].min_order_qty)
+    unordered_qty = above(10 * facts[unordered]["usual"], offers[unordered].min_order_qty)
+    lines = [
+        {"part_id": 1, "quantity": offers[1].min_order_qty},
+        {"part_id": stocked, "quantity": stocked_qty},
+        {"part_id": unordered, "quantity": unordered_qty},
+    ]
+    answer = erp.draft(supplier_id=1, lines=lines)
+    assert answer["ok"] is True
+    [warning] = unusual(answer)
+    assert warning["line"] == 2
+    assert warning["details"]["usual"] == facts[unordered]["usual"]
+    assert warning["details"]["largest_order_qty"] == 0
+
+
+def test_a_part_with_nothing_to_compare_gets_no_quantity_warning(
+    erp_template: Path, tmp_path: Path
+) -> None:
+    settings = settings_for(erp_template, tmp_path)
+    offers = ngk_offers()
+    unordered = next(
+        p
+        for p in offers
+        if usual_in_db(settings.resolved_database_url, p)["largest_order_qty"] == 0
+    )
+    path = make_url(settings.resolved_database_url).database
+    assert path
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            "UPDATE inventory SET on_hand = 0, safety_stock = 0 WHERE part_id = ?", (unordered,)
+        )
+    step = order_step(offers[unordered].min_order_qty)
+    huge = MAX_QUANTITY // step * step
+    body = {"supplier_id": 1, "lines": [{"part_id": unordered, "quantity": huge}]}
+    with client_for(settings) as client:
+        mine = Erp(client, settings.resolved_database_url)
+        answer = mine.draft(**body)
+        assert answer["ok"] is True and unusual(answer) == []
+        # One unit in stock is something to compare with.
+        with closing(sqlite3.connect(path)) as conn, conn:
+            conn.execute("UPDATE inventory SET on_hand = 1 WHERE part_id = ?", (unordered,))
+        [warning] = unusual(mine.draft(**body))
+        assert (warning["details"]["usual"], warning["details"]["on_hand"]) == (1, 1)
+        mine.watch.close()
+
+
+def test_the_quantity_factor_is_a_setting(
+    erp_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIM_ERP_QUANTITY_WARNING_FACTOR", "20")
+    settings = settings_for(erp_template, tmp_path)
+    assert settings.quantity_warning_factor == 20
+    usual = usual_in_db(settings.resolved_database_url, 1)["usual"]
+    moq = ngk_offers()[1].min_order_qty
+    with client_for(settings) as client:
+        mine = Erp(client, settings.resolved_database_url)
+        ten_times = [{"part_id": 1, "quantity": above(10 * usual, moq)}]
+        assert unusual(mine.draft(supplier_id=1, lines=ten_times)) == []
+        twenty_times = [{"part_id": 1, "quantity": above(20 * usual, moq)}]
+        [warning] = unusual(mine.draft(supplier_id=1, lines=twenty_times))
+        assert warning["details"]["factor"] == 20 and warning["details"]["times"] >= 20
+        mine.watch.close()
+
+
 def test_every_line_is_checked(erp: Erp) -> None:
     sold = {p.part_id for p in CATALOG.prices if p.supplier_id == 1}
     unsold = next(p.id for p in CATALOG.parts if p.id not in sold)
@@ -411,6 +569,22 @@ def test_a_change_is_checked_like_update(erp: Erp) -> None:
     )
     assert response.status_code == 200
     assert codes(erp.validate(order_id=cancelled["id"], note="x")) == ["ORDER_LOCKED"]
+
+
+def test_a_draft_whose_quantity_grows_tenfold_is_warned_and_still_updated(erp: Erp) -> None:
+    draft = _placed(erp)
+    qty = above(10 * usual_in_db(erp.url, 1)["usual"], ngk_offers()[1].min_order_qty)
+    change = {"lines": [{"part_id": 1, "quantity": qty}]}
+    answer = erp.validate(order_id=draft["id"], **change)
+    assert answer["kind"] == "update" and answer["ok"] is True
+    [warning] = unusual(answer)
+    assert warning["details"]["quantity"] == qty
+    response = erp.client.put(
+        f"/orders/update/{draft['id']}",
+        json={"expected_version": draft["version"], "actor": "li.lei", **change},
+    )
+    assert response.status_code == 200, response.text
+    assert [ln["quantity"] for ln in response.json()["lines"]] == [qty]
 
 
 def test_update_refuses_what_the_dry_run_flags(erp: Erp) -> None:

@@ -422,6 +422,21 @@ async def test_order_validate_returns_the_erps_dry_run_and_writes_nothing(
     assert real_erp.fingerprint() == before
 
 
+async def test_order_validate_passes_the_erps_warnings_on(
+    erp_mcp: Client[Any], real_erp: InProcessErp
+) -> None:
+    # "1万个" of a part ordered a few hundred at a time: one zero too many, most likely.
+    checked = await call(
+        erp_mcp, "order_validate", supplier_id=1, lines=[{"part_id": 1, "quantity": 10000}]
+    )
+    truth = (await real_erp.resend(real_erp.transport.sent[-1])).json()
+    assert checked == without_none(truth)
+    assert checked["ok"] is True
+    [warning] = [w for w in checked["warnings"] if w["code"] == "QUANTITY_UNUSUAL"]
+    assert warning["severity"] == "warning" and warning["details"]["quantity"] == 10000
+    assert warning["details"]["usual"] > 0 and warning["message"] and warning["fix"]
+
+
 async def test_order_validate_needs_a_new_order_or_an_order_id(
     erp_mcp: Client[Any], real_erp: InProcessErp
 ) -> None:

@@ -42,6 +42,7 @@ from graphs.middleware.order_approval import OrderApproval
 from graphs.middleware.order_guard import OrderGuard
 from graphs.order_keys import fill_order_key
 from graphs.orders.policy import ApprovalPolicy
+from graphs.orders.words import pick
 from tests.unit.erp_inprocess import InProcessErp, pinned_settings
 from tests.unit.test_mw_support import call, scripted
 
@@ -318,6 +319,34 @@ async def test_english_buyers_read_english(agent: Agent) -> None:
     state = await agent.ask(graph, cfg, "tom", "Order 200 NGK spark plugs IU7 from NGK")
     text = card(state)["action_requests"][0]["description"]
     assert "Supplier: NGK Spark Plug Co. (NGK)" in text and "Order total: 10,860.00 CNY" in text
+
+
+async def test_an_outsized_quantity_is_flagged_on_the_card(agent: Agent) -> None:
+    # 1万个 of a part ordered a few hundred at a time: the ERP takes it, with a warning
+    # the approver reads in their language.
+    async with agent.erp.rest() as rest:
+        checked = await rest.post("/orders/validate", json=create(10000)[0]["args"])
+    [warning] = [w for w in checked.json()["warnings"] if w["code"] == "QUANTITY_UNUSUAL"]
+    facts = warning["details"]
+    times = f"{facts['times']:g}"
+    says = {
+        "zh": f"NGK 火花塞 IU7（SP-NGK-IU7） 订 10000 个，是平时用量（近 12 个月单张订单最多 "
+              f"{facts['largest_order_qty']}，在库 {facts['on_hand']}，安全库存 "
+              f"{facts['safety_stock']}）的 {times} 倍。请确认数量没有多打零。（QUANTITY_UNUSUAL）",
+        "en": f"NGK Spark Plug IU7 (SP-NGK-IU7): 10000 pcs is {times} times the usual amount (at "
+              f"most {facts['largest_order_qty']} on one order in the last 12 months, "
+              f"{facts['on_hand']} in stock, safety stock {facts['safety_stock']}). Check that "
+              "no extra zero was typed. (QUANTITY_UNUSUAL)",
+    }  # fmt: skip
+    asked = [("li.lei", "给 NGK 下单 1万个 IU7", "zh"),
+             ("tom", "Order 10000 NGK spark plugs IU7 from NGK", "en")]  # fmt: skip
+    for user, request, lang in asked:
+        graph = agent.graph(create(10000), "结束")
+        state = await agent.ask(graph, config(), user, request)
+        text = card(state)["action_requests"][0]["description"]  # put up for approval
+        assert pick(lang, "提醒：", "Warnings:") in text, text
+        assert says[lang] in text, text
+    assert await ngk_orders(agent.erp) == []  # nothing placed before a decision
 
 
 async def test_an_unreachable_erp_means_no_approval(agent: Agent, real_erp: InProcessErp) -> None:
