@@ -253,7 +253,7 @@ def read(text: str) -> Reading:
     )
     if ordering and has_quantity(masked):
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
-        masked = lexicon.strip_words(masked, ("cheapest",))
+        masked = lexicon.strip_words(masked, ("cheapest", "fastest"))
     asked = _stock_or_price(masked, ordering)
     held = _held(masked, ordering)
     if held is not None:  # "如果库存低于150就补200个": the facts, nothing ordered

@@ -98,6 +98,8 @@ GROUPS: dict[str, str] = {
         r"(?:[^，,。！？!?]{0,8}?(?:采购订单|采购单|订单|单子|(?<![a-z])po(?![a-z]))(?!号|编号)"
         r"|单(?![位价据号]))"
         r"|^\s*new\s+(?:po|p\.o\.|purchase\s+order|order)(?![a-z])"
+        # a pasted order's header ("订单：NGK IU7*100，CPR8EA-9*50", "PO: GZMT IU7 x 100")
+        r"|^\s*(?:新)?(?:采购订单|采购单|订单|下单|订货单|(?<![a-z])po)\s*[:：]\s*(?!\s*PO\d)"
     ) + "|" + _en(
         *(
             f"{verb} {article}{new}{noun}"
@@ -456,6 +458,11 @@ GROUPS["imported"] = _zh("进口", "国外", "海外", "外资", "外国") + "|"
 GROUPS["cheapest"] = _zh("最便宜", "最低价", "价格最低", "报价最低", "最划算") + "|" + _en(
     "cheapest", "lowest price", "lowest-priced", "lowest priced", "least expensive",
 )  # fmt: skip
+# The quickest delivery as the choice of supplier inside an order ("找最快的那家", "from
+# whoever delivers fastest").
+GROUPS["fastest"] = _zh(
+    "最快的", "交期最短", "最快到", "最快能到", "到得最快", "最快发货",
+) + "|" + _en("fastest", "quickest", "shortest lead time", "soonest")  # fmt: skip
 # Small talk about the assistant itself ("你是谁？能干嘛", "what can you do for me").
 GROUPS["small_talk"] += (
     "|"

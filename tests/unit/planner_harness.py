@@ -432,6 +432,24 @@ def task_history(task_id: str = TASK_ID) -> list[BaseMessage]:
     ]
 
 
+async def offered_part(
+    world: PlannerWorld, accept: Callable[[dict[str, Any]], bool] = lambda _offer: True
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A part its model names alone, an offer for it valid today from an active supplier
+    that ``accept`` takes, and that supplier: the first such in the ERP's category order."""
+    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            for offer in part["offers"]:
+                if (offer["supplier_id"] in active and priced_today({"offer": offer})
+                        and len(same) == 1 and accept(offer)):  # fmt: skip
+                    return part, offer, active[offer["supplier_id"]]
+    raise AssertionError("the seed has no part with such an offer")
+
+
 def priced_today(part: dict[str, Any]) -> bool:
     """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
     offer, now = part.get("offer"), date.today().isoformat()

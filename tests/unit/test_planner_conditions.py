@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, priced_today
+from tests.unit.planner_harness import PlannerWorld, offered_part, planner_world
 
 TODAY = date(2026, 12, 3)
 ORDERING = ("order_create", "order_validate", "order_update")
@@ -30,23 +30,10 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 
 
 async def _sold(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
-    """A part named alone by its model, an active supplier's offer for it valid today, and
-    a quantity that offer accepts."""
-    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
-              if s["status"] == "active"}  # fmt: skip
-    for category in (await world.erp("/categories"))["items"]:
-        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
-            part = await world.erp(f"/parts/{listed['id']}")
-            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
-            for offer in part["offers"]:
-                if (
-                    offer["supplier_id"] in active
-                    and priced_today({"offer": offer})
-                    and len(same) == 1
-                ):
-                    q = offer["min_order_qty"] * offer["order_step"] * 2
-                    return part, active[offer["supplier_id"]], q
-    pytest.fail("the seed has no part with an active offer")  # pragma: no cover
+    """A part named alone by its model, an active supplier for it, and a quantity its offer
+    valid today accepts."""
+    part, offer, supplier = await offered_part(world)
+    return part, supplier, offer["min_order_qty"] * offer["order_step"] * 2
 
 
 CONDITIONAL = [

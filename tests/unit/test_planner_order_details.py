@@ -21,7 +21,14 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, priced_today
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Run,
+    Script,
+    offered_part,
+    planner_world,
+    priced_today,
+)
 
 TODAY = date(2026, 12, 3)
 
@@ -35,18 +42,10 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 async def _offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]]:
     """A part its model names alone and an active supplier's offer for it valid today whose
     quantities go by 1 (any count above the minimum is accepted), the minimum at most 50."""
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
-              if s["status"] == "active"}  # fmt: skip
-    for category in (await world.erp("/categories"))["items"]:
-        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
-            part = await world.erp(f"/parts/{listed['id']}")
-            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
-            for offer in part["offers"]:
-                if (offer["supplier_id"] in active and priced_today({"offer": offer})
-                        and offer["order_step"] == 1 and offer["min_order_qty"] <= 50
-                        and len(same) == 1):  # fmt: skip
-                    return part, offer
-    pytest.fail("the seed has no part with such an offer")  # pragma: no cover
+    part, offer, _supplier = await offered_part(
+        world, lambda o: o["order_step"] == 1 and o["min_order_qty"] <= 50
+    )
+    return part, offer
 
 
 def _card(run: Run) -> tuple[int, int, int, str | None]:
@@ -205,3 +204,77 @@ async def test_no_last_order_to_repeat_is_asked(world: PlannerWorld) -> None:
             assert {"part", "quantity"} <= set(run.question["fields"])
             return
     pytest.fail("every supplier has orders")  # pragma: no cover
+
+
+async def _two_parts(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An active supplier selling two parts (models naming them alone) at prices valid
+    today, with quantities going by 1 and minimums of at most 50."""
+    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+        if supplier["status"] != "active":
+            continue
+        listed = await world.erp(f"/parts/supplier/{supplier['id']}", size=50)
+        picked = []
+        for item in listed["items"]:
+            part = await world.erp(f"/parts/{item['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            offer = next(o for o in part["offers"] if o["supplier_id"] == supplier["id"])
+            if (len(same) == 1 and priced_today({"offer": offer}) and offer["order_step"] == 1
+                    and offer["min_order_qty"] <= 50 and "-" not in part["model"]):  # fmt: skip
+                picked.append(part)
+            if len(picked) == 2:
+                return supplier, picked
+    pytest.fail("no supplier sells two such parts")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "给{sup}订{a} 60个和{b} 70个",
+        "给{sup}订60个{a}、70个{b}",
+        "{sup}\n{a} 60\n{b} 70\n{m}月{d}号前到",
+        "订单：{sup} {a}*60，{b}*70",
+        "order 60 {a} and 70 {b} from {sup}",
+    ],
+)
+async def test_several_parts_from_one_supplier_are_one_order(
+    world: PlannerWorld, template: str
+) -> None:
+    supplier, (a, b) = await _two_parts(world)
+    lead = max(o["lead_time_days"] for p in (a, b) for o in p["offers"]
+               if o["supplier_id"] == supplier["id"])  # fmt: skip
+    by = TODAY + timedelta(days=lead + 10)
+    text = template.format(sup=supplier["code"], a=a["model"], b=b["model"], m=by.month, d=by.day)
+    run = await world.run(text)
+    assert run.proposal is not None and run.proposal[0] == "order_create", run.last_text
+    args = run.proposal[1]
+    assert args["supplier_id"] == supplier["id"]
+    assert args["lines"] == [{"part_id": a["id"], "quantity": 60},
+                             {"part_id": b["id"], "quantity": 70}]  # fmt: skip
+    if "号前到" in template:
+        assert args["expected_date"] == by.isoformat()
+
+
+@pytest.mark.parametrize("template", ["{sup} {model_lower} 60 pcs asap",
+                                      "{sup} {model} 补60个 急用"])  # fmt: skip
+async def test_an_order_line_with_urgency_words(world: PlannerWorld, template: str) -> None:
+    part, offer = await _offer(world)
+    text = template.format(sup=offer["supplier_code"], model=part["model"],
+                           model_lower=part["model"].lower())  # fmt: skip
+    run = await world.run(text)
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], 60), run.last_text
+
+
+async def test_the_fastest_supplier_when_asked(world: PlannerWorld) -> None:
+    part, _ = await _offer(world)
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
+    fastest = min(live, key=lambda o: (o["lead_time_days"], o["price_minor"]))
+    q = max(o["min_order_qty"] for o in live) * max(o["order_step"] for o in live)
+    for text in (
+        f"要{q}个{part['model']}，找最快的那家",
+        f"order {q} {part['model']} from whoever delivers fastest",
+    ):
+        run = await world.run(text)
+        assert _card(run)[:3] == (fastest["supplier_id"], part["id"], q), run.last_text
+        assert str(fastest["lead_time_days"]) in run.last_text, run.last_text

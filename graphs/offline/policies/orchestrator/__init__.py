@@ -194,18 +194,29 @@ def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
     return _to_order_agent(view, reading, zh)
 
 
+# Words an order line carries besides names: urgency, politeness, a restock verb.
+_FILLER = re.compile(
+    r"(?:asap|urgent(?:ly)?|rush|please|pls|plz|thanks|thx|急用|加急|很急|急|尽快|紧急|马上|赶紧"
+    r"|补货?|补充|要|谢谢|麻烦了?|速度|快)[!！。.,，]*",
+    re.I,
+)
+# A line of a pasted order list: a model and a count ("IU7 100", "CPR8EA-9 x 50").
+_LIST_LINE = re.compile(r"(?m)^\s*[A-Za-z0-9][\w.\-/]*(?:\s+|\s*[x×*]\s*)\d+\s*$")
+
+
 def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     """An order written as a line of an order list, with no verb ("G22 手把套，星辉，100 副",
     "Mikuni VM22 x 30"): a count of a part the ERP knows, or of a category at a named
     supplier, and nothing else asked. None: not that (or the ERP reads still to make)."""
-    if not has_quantity(view.request):
+    if not (has_quantity(view.request) or _LIST_LINE.search(view.request)):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
     found = erp.ground(view.request)
     today = today_in(view.system)
-    unknown = [w for w in found.unknown if find_date(w, today) is None]  # 下周五前 is a date
+    unknown = [w for w in found.unknown  # 下周五前 is a date, "asap" / "急用" no name
+               if find_date(w, today) is None and not _FILLER.fullmatch(w)]  # fmt: skip
     if unknown or not (found.parts or (found.categories and found.suppliers)):
         return None
     return _to_order_agent(view, Reading("order_create", None, False, True), zh)

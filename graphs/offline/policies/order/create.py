@@ -372,16 +372,29 @@ def _without_supplier(
     ][:_OPTIONS]
     if live and lexicon.has(facts.body, "cheapest") and len({o.get("currency") for o in live}) == 1:
         # "order 100 of the cheapest BKR6E": the lowest offer (one currency: comparable).
-        best = min(live, key=lambda o: int(o.get("price_minor") or 0))
-        chosen = next((s for s in suppliers if s.get("id") == best.get("supplier_id")), None)
-        if chosen is not None:
-            choice.supplier, choice.missing = chosen, []
-            price = f"{best.get('price')} {best.get('currency')}"
-            choice.why = facts.say(
-                f"按最低价选了 {_sname(facts, chosen)}（{price}）。",
-                f"Chose {_sname(facts, chosen)}, the lowest price ({price}). ",
-            )
+        _pick(facts, choice, suppliers, min(live, key=lambda o: int(o.get("price_minor") or 0)),
+              "按最低价", "the lowest price")  # fmt: skip
+    elif live and lexicon.has(facts.body, "fastest"):
+        # "找最快的那家", "whoever delivers fastest": the shortest lead time, then the price
+        best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
+                                        int(o.get("price_minor") or 0)))  # fmt: skip
+        _pick(facts, choice, suppliers, best, "按交期最短", "the shortest lead time")
     return choice
+
+
+def _pick(facts: Facts, choice: _Choice, suppliers: list[Record], best: Record, zh: str,
+          en: str) -> None:  # fmt: skip
+    """The supplier of offer ``best``, chosen for the reason said (``zh`` / ``en``)."""
+    chosen = next((s for s in suppliers if s.get("id") == best.get("supplier_id")), None)
+    if chosen is None:
+        return
+    choice.supplier, choice.missing = chosen, []
+    terms = f"{best.get('price')} {best.get('currency')}"
+    days = best.get("lead_time_days")
+    choice.why = facts.say(
+        f"{zh}选了 {_sname(facts, chosen)}（{terms}，交期 {days} 天）。",
+        f"Chose {_sname(facts, chosen)}, {en} ({terms}, lead time {days} days). ",
+    )
 
 
 def _newest_parts(facts: Facts, found: Grounding) -> Grounding:
@@ -693,6 +706,57 @@ def _repeat(facts: Facts, found: Grounding) -> Decision | None:
     return _proposed(facts, args, lead, "")
 
 
+def _counts_by_part(facts: Facts, found: Grounding) -> list[tuple[Record, int]] | None:
+    """Each part the text names with its own count ("IU7 100个和IU9 200个", a pasted list
+    "IU7 100\nIU9 200", "100个IU7、200个IU9"), in order; None when a part has none."""
+    mentions: list[Mention] = []
+    for m in sorted(found.parts, key=lambda m: m.start):
+        if all(m.record.get("id") != n.record.get("id") for n in mentions):
+            mentions.append(m)
+    text = facts.text
+    exclude = [str(m.term) for m in mentions] + model_tokens(text)
+    exclude += [str(m.term) for m in found.suppliers]
+    # the count follows each part, or (when the text starts with one) precedes it
+    before = read_quantity(text[: mentions[0].start], exclude=exclude)
+    spans = [(mentions[i - 1].end if i else 0, m.start) for i, m in enumerate(mentions)] if (
+        before is not None and before.value is not None) else [
+        (m.end, mentions[i + 1].start if i + 1 < len(mentions) else len(text))
+        for i, m in enumerate(mentions)]  # fmt: skip
+    out = []
+    for m, (a, b) in zip(mentions, spans, strict=True):
+        count = read_quantity(_PACK_SIZE.sub(" ", text[a:b]), exclude=exclude)
+        if count is None or count.value is None or count.packs:
+            return None
+        out.append((m.record, count.value))
+    return out
+
+
+def _several_lines(facts: Facts, found: Grounding) -> Decision | None:
+    """One supplier and several parts, each with its count: one order with a line each
+    (None: not that; the one-part flow asks what is missing)."""
+    suppliers = {m.record.get("id"): m.record for m in found.suppliers}
+    parts = {m.record.get("id") for m in found.parts}
+    if len(suppliers) != 1 or len(parts) < 2 or facts.answer_text or facts.answers:
+        return None
+    counted = _counts_by_part(facts, found)
+    if counted is None:
+        return None
+    [supplier] = suppliers.values()
+    args: dict[str, Any] = {
+        "supplier_id": supplier["id"],
+        "lines": [{"part_id": p["id"], "quantity": q} for p, q in counted],
+        "note": _note(facts),
+    }
+    expected = _expected_date(facts)
+    if expected is not None:
+        args["expected_date"] = expected
+    listed = ("；" if facts.zh else "; ").join(f"{_pname(facts, p)} × {q}" for p, q in counted)
+    fallback = facts.say(f"准备下单：{_sname(facts, supplier)}，{listed}。提交前需要你批准。",
+                         f"Ready to order from {_sname(facts, supplier)}: {listed}. Needs your "
+                         "approval first.")  # fmt: skip
+    return _proposed(facts, args, "", fallback)
+
+
 def create(facts: Facts) -> Decision:
     """The next step of a new order."""
     done = after_commit(facts, "order_create")
@@ -702,7 +766,7 @@ def create(facts: Facts) -> Decision:
     if step is not None:
         return step
     found = _newest_parts(facts, found)
-    repeated = _repeat(facts, found)
+    repeated = _repeat(facts, found) or _several_lines(facts, found)
     if repeated is not None:
         return repeated
     bad = _bad_quantity(facts, found)
