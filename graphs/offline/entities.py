@@ -19,6 +19,7 @@ the buyer named that the ERP does not know ("挡风玻璃", "pizza").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -407,7 +408,15 @@ def ruled_out(text: str, mentions: Sequence[Mention]) -> list[Mention]:
             if hit.end <= m.start and len(gap) <= 24 and not re.search(r"[，。;；!！?？\n]", gap):
                 out.append(m)
                 break
+    # "不要 CQMP 和 GZMT", "not Bosch or NGK": a name joined to a left-out one by "and" is out too
+    ordered = sorted(mentions, key=lambda m: m.start)
+    for before, m in itertools.pairwise(ordered):
+        if before in out and m not in out and _JOINED.fullmatch(text[before.end : m.start]):
+            out.append(m)
     return out
+
+
+_JOINED = re.compile(r"\s*(?:和|与|跟|及|以及|或|或者|、|/|,|，|and|or|nor|&)?\s*(?:的)?\s*", re.I)
 
 
 def ground(

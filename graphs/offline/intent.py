@@ -73,7 +73,7 @@ class Reading:
     # An order held back: made to wait on a condition ("if our stock is below 150"), or
     # proposed for an opinion ("小李说要订100个，你觉得呢", "GZMT 订IU7 100个吗？"). Answered
     # with the facts, nothing ordered.
-    held: Literal["condition", "advice"] | None = None
+    held: Literal["condition", "advice", "noted"] | None = None
 
 
 def _task_question(text: str) -> Intent | None:
@@ -180,9 +180,30 @@ def _conditional(masked: str) -> bool:
     return lexicon.has(plain, "condition") and not lexicon.has(plain, "price_question")
 
 
-def _held(masked: str, ordering: bool) -> Literal["condition", "advice"] | None:
-    """Whether an order in ``masked`` is held back: on a condition, or for an opinion."""
-    if not (ordering or lexicon.has(masked, "order_verb", "restock", "new_order")):
+def _passed_on(masked: str) -> bool:
+    """Somebody else's plan or word passed on ("老板打算下周跟GZMT订200个", "供应商说…能到",
+    "my manager will order…, just fyi"), not an order given: said before any order verb,
+    or marked as for information, and nothing asked of the assistant."""
+    if lexicon.has(masked, "asks_me"):
+        return False
+    if lexicon.has(masked, "fyi"):
+        return True
+    plan = lexicon.first(masked, "others_plan")
+    verb = lexicon.first(masked, "order_verb")
+    return plan is not None and (verb is None or plan.start < verb.start)
+
+
+def _held(masked: str, ordering: bool) -> Literal["condition", "advice", "noted"] | None:
+    """Whether an order in ``masked`` is held back: on a condition, for an opinion, or
+    passed on as somebody else's plan or word ("noted")."""
+    mentioned = ordering or lexicon.has(masked, "order_verb", "restock", "new_order")
+    if not (mentioned or has_quantity(masked)):
+        return None
+    if lexicon.has(masked, "advice"):
+        return "advice"  # "小李说要订100个，你觉得呢": an opinion asked
+    if _passed_on(masked):
+        return "noted"  # "老板打算下周跟GZMT订200个，你先知道一下"
+    if not mentioned:
         return None
     if lexicon.has(masked, "advice") or (
         lexicon.has(masked, "yes_no") and not lexicon.has(masked, "asks_me")

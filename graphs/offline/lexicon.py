@@ -440,6 +440,7 @@ GROUPS["exclusion"] = _zh(
     "除了", "除去", "排除", "不含", "不包括", "去掉", "剔除", "不算", "不看", "不考虑", "刨除",
 ) + "|" + _en(
     "except", "excluding", "exclude", "excludes", "other than", "apart from", "but not",
+    "besides", "aside from", "save for",
     "leave out", "leaving out", "not including", "minus", "ignore", "ignoring", "skip",
 )  # fmt: skip
 # Suppliers by where they are: the team's own country, or abroad ("只看国产的", "imported").
@@ -635,6 +636,31 @@ GROUPS["placed_already"] = (
     r"|(?<![a-z])already\s+(?:\w+\s+)?(?:ordered|placed|bought|purchased)(?![a-z])"
     r"|(?<![a-z])(?:has|have|had)\s+(?:already\s+)?(?:ordered|placed|bought)(?![a-z])"
 )
+# Whether an order was placed, asked ("是不是还没下？", "下了没", "has it been ordered?"): a
+# look-up of the orders, never an order.
+GROUPS["placed_already"] += (
+    r"|是不是还没(?:下|订)|(?:下|订)了没|(?:下|订)了吗|有没有(?:下|订)(?:单|过)?|还没(?:下|订)吗"
+    r"|(?<![a-z])(?:has|have|was|were)\s+(?:it|this|that|they|the\s+order)\s+(?:been\s+)?"
+    r"(?:ordered|placed)|(?:ordered|placed)\s+(?:it\s+)?yet\b"
+)
+# Somebody else's plan or a supplier's word, passed on ("老板打算下周跟GZMT订200个IU7，你先
+# 知道一下", "供应商说GZMT IU7 200个12月20号能到", "my manager will order 200 IU7 next friday,
+# just fyi"): facts to know, not an order for the assistant to place.
+GROUPS["others_plan"] = (
+    r"(?:老板|经理|领导|主管|总监|同事|采购部|仓库|车间|[小老][王李张刘陈赵杨黄周吴孙]"
+    r"|[张王李刘陈赵杨黄周吴孙](?:经理|总|工|主管|姐|哥)|他们|他|她|供应商|厂家|对方|客户)"
+    r"[^，,。？?]{0,6}?(?:说|讲|打算|准备|计划|想|会|说要|说会|说能|表示|回复|答应)"
+    r"|(?<![a-z])(?:my|our|the)\s+(?:manager|boss|supervisor|colleague|team|supplier|vendor|"
+    r"director)\s+(?:will|is\s+going\s+to|plans?\s+to|wants?\s+to|said|says|is\s+planning\s+to|"
+    r"might|may|told\s+me)(?![a-z])"
+    r"|(?<![a-z])(?:he|she|they)\s+(?:will|is\s+going\s+to|are\s+going\s+to|plans?\s+to|said)"
+    r"(?![a-z])"
+)
+# Passed on for information ("你先知道一下", "just fyi"): nothing asked of the assistant.
+GROUPS["fyi"] = (
+    r"你先知道一下|知会一下|跟你说一声|告诉你一声|先跟你说|同步一下|(?<![a-z])(?:fyi|heads[- ]up|"
+    r"just\s+so\s+you\s+know|for\s+your\s+info(?:rmation)?)(?![a-z])"
+)
 # Stock on order ("how many IU7 do we have on order?", "IU7 在途多少"): a stock question,
 # never an order.
 GROUPS["on_order"] = _en("on order", "in transit", "incoming") + "|" + _zh("在途")
@@ -652,6 +678,9 @@ GROUPS["asks_me"] = (
         "可以",
         "可不可以",
         "给我",
+        "让你",
+        "叫你",
+        "要你",
     )
     + "|"
     + _en("can you", "could you", "would you", "will you", "please", "pls")

@@ -256,8 +256,18 @@ _SCALES = {"万": 10_000, "千": 1000, "百": 100, "k": 1000, "thousand": 1000, 
            "mn": 1_000_000}  # fmt: skip
 
 
+# A scale with one digit after it, as people abbreviate: "1k2" / "1万2" / "3千5" are 1200,
+# 12000, 3500 (the digit is a tenth of the scale), never the scale's digits and that one.
+_SCALED_TENTHS = re.compile(r"(?<![A-Za-z0-9.])(\d+)\s*(万|千|k)(\d)(?![\d.])", re.I)
+
+
 def _scaled(text: str) -> str:
-    """Digits with a scale word as one number ("1万" → 10000, "2k" → 2000)."""
+    """Digits with a scale word as one number ("1万" → 10000, "2k" → 2000, "1k2" → 1200)."""
+    text = _SCALED_TENTHS.sub(
+        lambda m: str(int(m.group(1)) * _SCALES[m.group(2).lower()]
+                      + int(m.group(3)) * _SCALES[m.group(2).lower()] // 10),
+        text,
+    )  # fmt: skip
 
     def value(m: re.Match[str]) -> str:
         number = float(m.group(1)) * _SCALES[m.group(2).lower()]

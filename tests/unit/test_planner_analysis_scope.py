@@ -104,3 +104,25 @@ async def test_two_parts_named_are_the_parts_compared(world: PlannerWorld) -> No
     run = await world.run(f"{a['model']}和{b['model']}哪家便宜，帮我比一下")
     assert sorted(_scope(run).parts) == sorted([a["sku"], b["sku"]]), run.delegations
     assert a["sku"] in run.last_text and b["sku"] in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{cat_zh}比价，不要 {a} 和 {b}", "{cat_zh}比价，不要{a}、{b}",
+     "compare {cat_en} prices, not {a} or {b}", "compare {cat_en} suppliers besides {a} and {b}"],
+)  # fmt: skip
+async def test_several_left_out_are_all_excluded(world: PlannerWorld, template: str) -> None:
+    category, makers = await _category_of_makers(world)
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    distributor = next(
+        s for s in suppliers if s["kind"] == "distributor" and s["status"] == "active"
+    )
+    a, b = makers[0]["code"], distributor["code"]
+    text = template.format(cat_en=category["name_en"].lower(), cat_zh=category["name_zh"], a=a, b=b)
+    run = await world.run(text)
+    scope = _scope(run)
+    assert sorted(scope.excluded) == sorted([a, b]), (text, scope)
+    assert a not in scope.brands, (text, scope)
+    assert "是经销商" not in run.last_text and "is a distributor" not in run.last_text, (
+        run.last_text
+    )

@@ -128,5 +128,36 @@ async def test_cancelled_orders_are_listed_not_cancelled(world: PlannerWorld, te
 async def test_a_polite_request_is_still_an_order(world: PlannerWorld, template: str) -> None:
     part, supplier, q = await _sold(world)
     run = await world.run(template.format(sup=supplier["code"], model=part["model"], q=q))
-    assert run.proposal is not None, run.last_text
-    assert run.proposal[1]["lines"] == [{"part_id": part["id"], "quantity": q}]
+    # the order is checked with the ERP (a card, or the date the ERP cannot make said)
+    [checked] = run.called("order_validate", "procurement-order")
+    assert checked["lines"] == [{"part_id": part["id"], "quantity": q}], run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "my manager will order {q} {model} from {sup} next friday, just fyi",
+        "老板打算下周跟 {sup} 订 {q} 个 {model}，你先知道一下",
+        "供应商说 {sup} {model} {q}个 12月20号能到",
+    ],
+)
+async def test_somebody_elses_plan_is_no_order(world: PlannerWorld, template: str) -> None:
+    part, supplier, q = await _sold(world)
+    before = world.fingerprint()
+    run = await world.run(template.format(sup=supplier["code"], model=part["model"], q=q))
+    _no_order(run)
+    assert part["sku"] in run.last_text, run.last_text
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    "template", ["老板说让你给{sup}下{q}个{model}", "给{sup}下{q}个{model}，他说12月20号能到"]
+)
+async def test_an_order_passed_on_to_me_is_still_an_order(
+    world: PlannerWorld, template: str
+) -> None:
+    part, supplier, q = await _sold(world)
+    run = await world.run(template.format(sup=supplier["code"], model=part["model"], q=q))
+    # the order is checked with the ERP (a card, or the date the ERP cannot make said)
+    [checked] = run.called("order_validate", "procurement-order")
+    assert checked["lines"] == [{"part_id": part["id"], "quantity": q}], run.last_text

@@ -278,3 +278,96 @@ async def test_the_fastest_supplier_when_asked(world: PlannerWorld) -> None:
         run = await world.run(text)
         assert _card(run)[:3] == (fastest["supplier_id"], part["id"], q), run.last_text
         assert str(fastest["lead_time_days"]) in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    ("template", "count"),
+    [
+        ("{sup} {model} 二十个 {m}月{d}日到", 20),
+        ("{sup} {model} 二百五十个", 250),
+        ("{model} {sup} 60pcs {m}/{d} note: 分两批发货", 60),
+        ("{sup} {model} qty:60 date:{y}/{m}/{d}", 60),
+        ("{model} 60 {sup} asap", 60),
+        ("{sup} {model} 60 pcs, ETA {m}/{d}", 60),
+        ("{sup} ,{model},60,{y}-{m:02d}-{d:02d}", 60),
+        ("{sup} {model} 1k2", 1200),
+        ("{m}月{d}日前 {sup} 给我送 60 个 {model} 过来", 60),
+    ],
+)
+async def test_an_order_line_as_teams_type_it(
+    world: PlannerWorld, template: str, count: int
+) -> None:
+    part, offer = await _offer(world)
+    by = TODAY + timedelta(days=offer["lead_time_days"] + 10)
+    text = template.format(sup=offer["supplier_code"], model=part["model"], y=by.year,
+                           m=by.month, d=by.day)  # fmt: skip
+    run = await world.run(text)
+    supplier, part_id, quantity, expected = _card(run)
+    assert (supplier, part_id, quantity) == (offer["supplier_id"], part["id"], count), text
+    if "{d}" in template and "asap" not in template:
+        assert expected == by.isoformat(), (text, expected)
+    if "note" in template:
+        assert run.proposal is not None and "分两批发货" in run.proposal[1]["note"]
+
+
+async def _placed(world: PlannerWorld, part: dict[str, Any], offer: dict[str, Any]) -> str:
+    """An order of ``part`` from ``offer``'s supplier, approved: its number."""
+    await world.run(f"给{offer['supplier_code']}订{part['model']} 100个",
+                    script=Script(decisions=[{"type": "approve"}]))  # fmt: skip
+    found = await world.erp("/orders/search-details", supplier_id=offer["supplier_id"],
+                            status="draft", size=5)  # fmt: skip
+    [order] = found["items"]
+    return str(order["order_no"])
+
+
+async def test_after_an_order_another_suppliers_order_is_a_new_one(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    await _placed(world, part, offer)
+    other, other_offer, _supplier = await offered_part(
+        world, lambda o: o["supplier_id"] != offer["supplier_id"] and o["order_step"] == 1
+        and o["min_order_qty"] <= 50,
+    )  # fmt: skip
+    run = await world.run(f"{other_offer['supplier_code']} {other['model']} 30个",
+                          history=world.thread())  # fmt: skip
+    assert _card(run)[:3] == (other_offer["supplier_id"], other["id"], 30), run.last_text
+
+
+async def test_after_an_order_a_part_added_is_a_new_line(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    order_no = await _placed(world, part, offer)
+    sold = (await world.erp(f"/parts/supplier/{offer['supplier_id']}", size=50))["items"]
+    extra = next(p for p in sold if p["id"] != part["id"])
+    extra_offer = extra["offer"]
+    q = extra_offer["min_order_qty"] * extra_offer["order_step"]
+    run = await world.run(f"再加 {extra['sku']} {q}个", history=world.thread())
+    assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
+    assert run.proposal[1]["order_id"] == order_no
+    assert run.proposal[1]["lines"] == [{"part_id": part["id"], "quantity": 100},
+                                        {"part_id": extra["id"], "quantity": q}]  # fmt: skip
+    assert extra["sku"] in run.last_text, run.last_text
+
+
+async def test_after_an_order_dont_cancel_does_nothing(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    await _placed(world, part, offer)
+    before = world.fingerprint()
+    run = await world.run("单子别取消，先放着，等老板确认", history=world.thread())
+    assert run.proposal is None and not run.called("order_update"), run.calls
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize("choice", ["就最便宜那家吧，{q}个", "交期最短的那家，{q}个"])
+async def test_after_a_quote_the_cheapest_or_fastest_is_ordered(
+    world: PlannerWorld, choice: str
+) -> None:
+    part, _ = await _offer(world)
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
+    key = (lambda o: o["price_minor"]) if "便宜" in choice else (
+        lambda o: (o["lead_time_days"], o["price_minor"]))  # fmt: skip
+    best = min(live, key=key)
+    q = max(o["min_order_qty"] for o in live) * max(o["order_step"] for o in live)
+    await world.run(f"{part['model']} 报价")
+    run = await world.run(choice.format(q=q), history=world.thread())
+    assert _card(run)[:3] == (best["supplier_id"], part["id"], q), run.last_text

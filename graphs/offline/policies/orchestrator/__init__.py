@@ -45,6 +45,7 @@ from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
 from graphs.offline.text import (
     find_date,
     find_order_no,
+    find_quantity,
     find_window_months,
     has_quantity,
     model_tokens,
@@ -194,30 +195,47 @@ def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
     return _to_order_agent(view, reading, zh)
 
 
-# Words an order line carries besides names: urgency, politeness, a restock verb.
+# Words an order line carries besides names: urgency, politeness, a restock verb, a
+# delivery verb, field labels ("qty:", "ETA"), units.
 _FILLER = re.compile(
     r"(?:asap|urgent(?:ly)?|rush|please|pls|plz|thanks|thx|急用|加急|很急|急|尽快|紧急|马上|赶紧"
-    r"|补货?|补充|要|谢谢|麻烦了?|速度|快)[!！。.,，]*",
+    r"|补货?|补充|要|谢谢|麻烦了?|速度|快|送|送来|过来|送过来|发过来|给我|到货|交货"
+    r"|qty|quantity|date|eta|etd|due|deliver(?:y|ed)?|by|pcs|pc|units?|boxes|box|cases?|cartons?"
+    r"|数量|日期|到货日期|交期)[!！。.,，:：]*",
     re.I,
 )
+# A count in words ("二十副", "二百五十", "壹佰伍拾个"): a quantity, not an unknown name.
+_COUNT_WORD = re.compile(
+    r"[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+\s*(?:个|件|只|套|条|片|副|支|盒|箱|包|根|台|对)?"
+)
+# Where an order line's note starts: what follows is the note's words, not names.
+_NOTE_MARK = re.compile(r"(?:备注|備註|附言|说明|note|remark|memo|comment)\s*[:：]", re.I)
 # A line of a pasted order list: a model and a count ("IU7 100", "CPR8EA-9 x 50").
 _LIST_LINE = re.compile(r"(?m)^\s*[A-Za-z0-9][\w.\-/]*(?:\s+|\s*[x×*]\s*)\d+\s*$")
 
 
 def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     """An order written as a line of an order list, with no verb ("G22 手把套，星辉，100 副",
-    "Mikuni VM22 x 30"): a count of a part the ERP knows, or of a category at a named
-    supplier, and nothing else asked. None: not that (or the ERP reads still to make)."""
-    if not (has_quantity(view.request) or _LIST_LINE.search(view.request)):
+    "Mikuni VM22 x 30", "IU7 200 GZMT asap", "GZMT IU7 qty:200 date:2026/12/20"): a count
+    of a part the ERP knows, or of a category at a named supplier, and nothing else asked
+    (a note after "备注：" / "note:" is the note's). None: not that (or the reads to make)."""
+    if not re.search(r"\d|[一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]", view.request):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
     found = erp.ground(view.request)
+    if not (found.parts or (found.categories and found.suppliers)):
+        return None
+    head = _NOTE_MARK.split(view.request)[0]
+    tokens = model_tokens(head) + [m.term for m in found.suppliers]
+    counted = (has_quantity(head) or _LIST_LINE.search(head)
+               or (found.suppliers and find_quantity(head, exclude=tokens)))  # fmt: skip
     today = today_in(view.system)
-    unknown = [w for w in found.unknown  # 下周五前 is a date, "asap" / "急用" no name
-               if find_date(w, today) is None and not _FILLER.fullmatch(w)]  # fmt: skip
-    if unknown or not (found.parts or (found.categories and found.suppliers)):
+    unknown = [w for w in found.unknown  # 下周五前 is a date, "asap" / "急用" / "二十副" no name
+               if w in head and find_date(w, today) is None and not _FILLER.fullmatch(w)
+               and not _COUNT_WORD.fullmatch(w)]  # fmt: skip
+    if not counted or unknown:
         return None
     return _to_order_agent(view, Reading("order_create", None, False, True), zh)
 
@@ -445,6 +463,14 @@ _BACK = re.compile(
 )
 
 
+def _shown_text(view: View) -> str:
+    """The last answer's text (the one that showed the order)."""
+    for m in reversed(view.messages[: view.request_index]):
+        if isinstance(m, AIMessage) and not m.tool_calls:
+            return message_text(m)
+    return ""
+
+
 def _shown_order(view: View) -> str | None:
     """The one order number the last answer showed (an order just created, looked up or
     changed), or None."""
@@ -458,21 +484,48 @@ def _shown_order(view: View) -> str | None:
     return None
 
 
+_ADDING_PART = re.compile(
+    r"再加|加上|追加|加一(?:个|行)|添加|(?<![a-z])(?:add|also)(?![a-z])", re.I
+)
+
+
+def _names_other(view: View, shown: str, zh: bool) -> bool | Decision:
+    """Whether the message names a supplier or a part the order just shown does not hold
+    ("KMC 428-116L 30条" after a GZMT order: a new order, not a change of that one); or the
+    reads that tell."""
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    found = erp.ground(view.request)
+    other_supplier = any(
+        not any(str(m.record.get(k) or "\0") in shown for k in ("code", "name_zh", "name_en"))
+        for m in found.suppliers
+    )
+    other_part = any(str(m.record.get("sku") or "\0") not in shown for m in found.parts)
+    return other_supplier or other_part
+
+
 def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     """Right after an answer that showed one order, a message about "it" ("cancel it", "make it
-    150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number. None: not that."""
+    150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number. None: not that
+    (a message naming another supplier or part with no word pointing back is its own)."""
     order_no = _shown_order(view)
     if order_no is None or find_order_no(view.request):
         return None
-    text = view.request
+    text = lexicon.mask(view.request, ("cancel", "change"))  # "别取消，先放着": no cancel
     acting = (lexicon.has(text, "cancel", "change") or read_quantity(text) is not None
               or relative_quantity(text, 1) is not None)  # fmt: skip
     dated = find_date(text, today_in(view.system)) is not None
     noted = bool(re.search(r"备注|\bnote\b|\bremark\b", text, re.I))
-    if not (_BACK.search(text) or (reading.intent == "out_of_scope" and (acting or dated))):
+    back = _BACK.search(text)
+    if not (back or (reading.intent == "out_of_scope" and (acting or dated))):
         return None
     if not (acting or dated or noted or reading.intent == "order_lookup"):
         return None
+    if not (back or _ADDING_PART.search(text)):  # "再加 BKR7E 100个": a line for it
+        other = _names_other(view, _shown_text(view), zh)
+        if isinstance(other, Decision) or other:
+            return other if isinstance(other, Decision) else None
     asking = lexicon.has(text, "asked_about")
     intent: Intent = "order_change"
     if lexicon.has(text, "cancel") and not asking:
@@ -499,7 +552,10 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return quoted
         if quoted is not None:
             again = read(quoted.request)
-            if again.intent == "out_of_scope" and has_quantity(view.request):
+            choosing = lexicon.has(view.request, "cheapest", "fastest")
+            if choosing and has_quantity(view.request) and again.intent != "order_create":
+                again = Reading("order_create", None, False, True)  # "就最便宜那家吧，100个"
+            elif again.intent == "out_of_scope" and has_quantity(view.request):
                 again = Reading("quote", None, False, True)  # "what about 500 pcs?"
             return _route(quoted, again, zh, follow_up=False)
         combined = _answer_to_what_to_do(view, zh)

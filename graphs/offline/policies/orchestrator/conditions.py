@@ -1,7 +1,9 @@
 """An order held back: made to wait on a condition ("order 200 IU7 from NGK if our stock is
 below 150", "如果IU7库存低于150就给NGK下200个", "如果有零件低于安全库存，就帮我补货"), or
 proposed for an opinion ("小李说要跟GZMT订100个IU7，你觉得呢", "we should probably order
-100 IU7 from GZMT", "GZMT 订IU7 100个吗？").
+100 IU7 from GZMT", "GZMT 订IU7 100个吗？"), or passed on as somebody else's plan or a
+supplier's word ("老板打算下周跟GZMT订200个IU7，你先知道一下", "my manager will order 200 IU7
+next friday, just fyi").
 
 The planner does not judge the condition, nor decide for the buyer, and an approval card
 for an order that may not be wanted is one careless click from a wrong order. So nothing is
@@ -23,6 +25,13 @@ __all__ = ["held_order"]
 
 
 def _opening(reading: Reading, zh: bool) -> str:
+    if reading.held == "noted":
+        return say(
+            zh,
+            "知道了。这是别人的安排或供应商的说法，不是让我下单，所以我没有下单。相关的库存和报价如下：",
+            "Noted. That is somebody else's plan or a supplier's word, not an order for me to "
+            "place, so no order was placed. Here are the stock and prices it concerns:",
+        )
     if reading.held == "condition":
         return say(
             zh,

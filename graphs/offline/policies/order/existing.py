@@ -409,8 +409,41 @@ def _still_possible(facts: Facts, order: Record) -> str:
     )
 
 
+def _added_line(facts: Facts, order: Record, args: dict[str, Any], body: str) -> Decision | None:
+    """A part the order does not hold, named with a count ("把这张单加上 BKR7E 100个", "再加
+    BKR7E 100个"): a line added to a draft (``args["lines"]``), or the order's status said
+    (only a draft takes new lines). None: no such part named."""
+    found, _suppliers, step = facts.master_data()
+    if step is not None:
+        return step
+    lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
+    held = {ln.get("part_id") for ln in lines}
+    new = [m for m in found.parts if m.record.get("id") not in held]
+    if not new:
+        return None
+    part = new[0].record
+    count = read_quantity(body, exclude=[str(order.get("order_no")), *model_tokens(body)])
+    no, sku = order.get("order_no"), part.get("sku")
+    if order.get("status") != "draft":
+        word = status_word(order.get("status"), facts.lang)
+        return Decision(facts.say(
+            f"订单 {no} 现在是“{word}”，只有草稿能加行，没有改动。要给 {sku} 另下一张单，"
+            "请直接说供应商和数量。",
+            f"Order {no} is {word}; only a draft takes new lines, so nothing was changed. To "
+            f"order {sku} separately, say the supplier and the quantity."),
+            note="refused")  # fmt: skip
+    if count is None or count.value is None:
+        return ask(facts, ["quantity"], facts.say(f"{sku} 加多少？", f"How many {sku}?"))
+    kept = [{"part_id": ln.get("part_id"), "quantity": ln.get("quantity")} for ln in lines]
+    args["lines"] = [*kept, {"part_id": part["id"], "quantity": count.value}]
+    return None
+
+
 def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> Decision | None:
     """Set ``args["lines"]`` for a quantity change (None), or ask / refuse."""
+    added = _added_line(facts, order, args, body)
+    if added is not None or "lines" in args:
+        return added
     lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
     exclude = [str(ln.get("sku")) for ln in lines] + [str(order.get("order_no"))]
     exclude += model_tokens(body)
@@ -533,7 +566,15 @@ def _changes(facts: Facts, order: Record, args: dict[str, Any]) -> str:
     out = []
     before = {ln.get("part_id"): ln for ln in order.get("lines") or [] if isinstance(ln, dict)}
     for line in args.get("lines") or []:
-        was = before.get(line.get("part_id"), {})
+        was = before.get(line.get("part_id"))
+        if was is None:  # a line added
+            named = {m.record.get("id"): m.record for m in facts.master_data()[0].parts}
+            sku = (named.get(line.get("part_id")) or {}).get("sku") or line.get("part_id")
+            out.append(facts.say(f"加一行 {sku} × {line['quantity']}",
+                                 f"a new line: {sku} × {line['quantity']}"))  # fmt: skip
+            continue
+        if was.get("quantity") == line["quantity"]:
+            continue
         out.append(facts.say(f"{was.get('sku')} 数量 {was.get('quantity')} → {line['quantity']}",
                              f"{was.get('sku')} quantity {was.get('quantity')} → "
                              f"{line['quantity']}"))  # fmt: skip
