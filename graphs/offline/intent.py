@@ -150,6 +150,8 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
     300 个要多少钱", "IU7 交期多久"), or neither (None)."""
     if lexicon.has(masked, "advice"):
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
+    if lexicon.has(masked, "sellers") and model_tokens(masked) and not ordering:
+        return "quote"  # "谁卖 HO-1650", "who supplies YB5L-B?": its offers
     priced = lexicon.has(masked, "price", "lead_time")
     stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
     if lexicon.has(masked, "order_noun") and all(w.startswith("how many") for w in stock):
@@ -226,8 +228,9 @@ def _aside(text: str, masked: str) -> Reading | None:
         return Reading("reminder", None, False, True)  # no clock to act on later
     if lexicon.has(masked, "repeat_order"):
         return Reading("order_create", None, False, True)  # "照上次的单子再跟汤浅下一遍"
-    if lexicon.has(masked, "placed_already"):
-        return Reading("order_lookup", None, False, True)  # "老王已经跟NGK订了100个"
+    if lexicon.has(masked, "placed_already", "bought_how_many"):
+        # "老王已经跟NGK订了100个", "上个月从KMC进了多少条链条", "IU7 一年采购均价多少"
+        return Reading("order_lookup", None, False, True)
     if lexicon.has(masked, "inbound") and not lexicon.has(masked, "lead_time", "new_order"):
         return Reading("order_lookup", None, False, True)  # "这周有什么货到": open orders
     return None

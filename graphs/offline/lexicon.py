@@ -245,7 +245,7 @@ GROUPS: dict[str, str] = {
     ),
     "status": _zh(
         "进度", "好了没", "好了吗", "好没好", "做完", "完成了", "完了吗", "怎么样了", "状态如何",
-        "状态怎么样", "到哪一步", "出来了吗",
+        "状态怎么样", "到哪一步", "出来了吗", "出来了没", "出来没", "好了没有", "做好了吗",
     ) + "|" + _en(
         "done", "finished", "ready", "progress", "status", "coming along", "going", "updates",
         "update on", "news",
@@ -362,7 +362,8 @@ GROUPS["switch_to"] = _zh(
 # policy answers them with the archive's index instead of starting a new analysis.
 GROUPS["my_reports"] = _zh(
     "我的报告", "我的分析报告", "历史报告", "以前的报告", "之前的报告", "过去的报告", "报告列表",
-    "所有报告", "报告存档", "报告记录",
+    "所有报告", "报告存档", "报告记录", "上次那个比价报告", "上次的报告", "上次那份报告",
+    "报告在哪", "报告放哪", r"报告[^，,。？?]{0,4}在哪",
 ) + "|" + _en(
     "my reports", "my analyses", "my past reports", "past reports", "previous reports",
     "old reports", "report archive", "list of reports", "all reports", "all my reports",
@@ -595,7 +596,10 @@ GROUPS["repeat_order"] = (
 # How much of a named part was bought ("我们今年买了多少IU7", "IU7 上个月订了多少个", "how
 # many C8HSA did we order last month?"): the quantities on the period's orders.
 GROUPS["bought_how_many"] = (
-    r"(?:买|订|采购|进)(?:了|过)(?:多少|几)(?:个|件|只|套|副|条|支|盒|箱)?"
+    # the average paid over a period ("IU7 最近一年采购均价多少", "average price we paid")
+    r"(?:采购|进货|购买|买的|订的)?(?:均价|平均价|平均单价|平均采购价)"
+    r"|(?<![a-z])(?:average|avg)\s+(?:unit\s+)?(?:price|cost)(?:\s+(?:we\s+)?paid)?(?![a-z])"
+    r"|(?:买|订|采购|进)(?:了|过)(?:多少|几)(?:个|件|只|套|副|条|支|盒|箱)?"
     r"|(?<![a-z])how\s+(?:many|much)\b.{0,40}?\b(?:did|have|has)\s+(?:we|i|you)\s+"
     r"(?:buy|bought|order|ordered|purchase|purchased|get|got)\b"
 )
@@ -642,6 +646,21 @@ GROUPS["placed_already"] += (
     r"|是不是还没(?:下|订)|(?:下|订)了没|(?:下|订)了吗|有没有(?:下|订)(?:单|过)?|还没(?:下|订)吗"
     r"|(?<![a-z])(?:has|have|was|were)\s+(?:it|this|that|they|the\s+order)\s+(?:been\s+)?"
     r"(?:ordered|placed)|(?:ordered|placed)\s+(?:it\s+)?yet\b"
+)
+# Sending an order on ("先别提交", "don't submit it yet", "hold it"): negated, no order.
+GROUPS["submit"] = _zh(
+    "提交", "发出去", "发给供应商", r"(?<=[别不])下(?=$|[，,。！!\s了吧])"
+) + "|" + _en(
+    "submit", "submit it", "send it", "place it", "send the order",
+)  # fmt: skip
+# Who sells a named part ("谁卖 HO-1650", "哪家有IU7卖", "who supplies YB5L-B?"): its
+# offers, a quote (not a comparison).
+GROUPS["sellers"] = (
+    r"谁(?:家)?(?:卖|有卖|有货|供应|能供|做)|哪(?:家|些供应商|几家)(?:有)?(?:卖|有货|供应|能供)"
+    r"|(?:谁|哪家)有[^，,。？?]{1,16}?(?:卖|的货)"
+    r"|(?<![a-z])who\s+(?:sells|supplies|carries|stocks|has)(?![a-z])"
+    r"|(?<![a-z])(?:which|what)\s+suppliers?\s+(?:sells?|supplies|supply|carry|carries|stocks?|has|have)"
+    r"(?![a-z])"
 )
 # Somebody else's plan or a supplier's word, passed on ("老板打算下周跟GZMT订200个IU7，你先
 # 知道一下", "供应商说GZMT IU7 200个12月20号能到", "my manager will order 200 IU7 next friday,

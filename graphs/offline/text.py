@@ -79,6 +79,7 @@ _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
               "七": 7, "八": 8, "九": 9}  # fmt: skip
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_ZH_UNITS_ALL = "十百千万"
 _EN_SMALL = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -97,7 +98,7 @@ _EN_NUMBER = re.compile(
 
 
 # The financial (大写) numerals, as on invoices and contracts: 贰佰 is 两百.
-_FORMAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬", "一二二三三四五六六七八九十百千万")
+_FORMAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬兩", "一二二三三四五六六七八九十百千万两")
 
 
 def zh_number(text: str) -> int | None:
@@ -105,16 +106,21 @@ def zh_number(text: str) -> int | None:
     text = text.translate(_FORMAL)
     if not text or not _ZH_NUMBER.fullmatch(text):
         return None
-    total, section, digit = 0, 0, None
+    total, section, digit, last = 0, 0, None, 0
     for ch in text:
         if ch in _ZH_DIGITS:
             digit = _ZH_DIGITS[ch]
         elif ch == "万":
             total += (section + (digit or 0)) * 10000
-            section, digit = 0, None
+            section, digit, last = 0, None, 10000
         else:
-            section += (digit if digit is not None else 1) * _ZH_UNITS[ch]
+            last = _ZH_UNITS[ch]
+            section += (digit if digit is not None else 1) * last
             digit = None
+    if digit and last >= 100 and text[-2] in _ZH_UNITS_ALL:
+        # "两百五" is 250, "一千二" 1200, "三万五" 35000: a last digit right after a unit of
+        # a hundred or more counts in the unit below it (as people say them)
+        return total + section + digit * (last // 10)
     return total + section + (digit or 0)
 
 
@@ -256,6 +262,10 @@ _SCALES = {"万": 10_000, "千": 1000, "百": 100, "k": 1000, "thousand": 1000, 
            "mn": 1_000_000}  # fmt: skip
 
 
+_LONE_ZH_COUNT = re.compile(
+    r"(?<![\u4e00-\u9fff])([零〇一二两三四五六七八九]?[十百千万][零〇一二两三四五六七八九十百千万]*)"
+    r"(?![\u4e00-\u9fff])"
+)
 # A scale with one digit after it, as people abbreviate: "1k2" / "1万2" / "3千5" are 1200,
 # 12000, 3500 (the digit is a tenth of the scale), never the scale's digits and that one.
 _SCALED_TENTHS = re.compile(r"(?<![A-Za-z0-9.])(\d+)\s*(万|千|k)(\d)(?![\d.])", re.I)
@@ -298,8 +308,9 @@ def _words_to_digits(text: str) -> str:
     digits with a scale as one number (1万 → 10000)."""
 
     def zh(m: re.Match[str]) -> str:
+        # set apart: "HO-1650一千二个" must not read as the model's digits and 1200
         value = zh_number(m.group(1))
-        return f"{value}{m.group(2)}" if value is not None else m.group(0)
+        return f" {value}{m.group(2)}" if value is not None else m.group(0)
 
     # "3百五十": one digit in a Chinese numeral is that numeral's digit (三百五十)
     text = re.sub(
@@ -308,6 +319,8 @@ def _words_to_digits(text: str) -> str:
         text.translate(_FORMAL),
     )
     text = _scaled(_dozens(text))
+    # "三百" as the whole answer, or "两百" standing alone in a line ("IU7 两百 + BKR7E 一百")
+    text = _LONE_ZH_COUNT.sub(lambda m: str(zh_number(m.group(1)) or m.group(1)), text)
     text = re.sub(r"([零〇一二两三四五六七八九十百千万]+)\s*(" + _UNITS + ")", zh, text)
     text = re.sub(
         r"(?<=[订买购下])([零〇一二两三四五六七八九十百千万]{2,})",
@@ -502,7 +515,11 @@ def _absolute(text: str, today: date) -> date | None:
         month = int(raw) if raw.isdigit() else _MONTHS_EN[raw.lower()[:3]]
         year = today.year if month >= today.month else today.year + 1
         return date(year, month, calendar.monthrange(year, month)[1])
-    m = re.search(r"(\d{1,2})\s*月\s*(\d{1,2})\s*(?:[日号]|(?=(?:前|之前|以前|到|交|送|发)))", text)
+    m = re.search(
+        r"(\d{1,2})\s*月\s*(\d{1,2})\s*(?:[日号]|(?=(?:前|之前|以前|到|交|送|发))"
+        r"|(?=\s*(?:$|[，,。.!！；;])))",
+        text,
+    )
     if m:
         return _on_or_after(date(today.year, int(m.group(1)), int(m.group(2))), today)
     m = re.search(
@@ -726,8 +743,21 @@ def unread_date(text: str, today: date) -> str | None:
     return None
 
 
+# A month and day in Chinese numerals ("十二月二十号", "一月五日"): read as digits.
+_ZH_MONTH_DAY = re.compile(
+    r"([一二三四五六七八九十]{1,2})\s*月\s*([一二三四五六七八九十]{1,3})\s*(?=[日号])"
+)
+
+
+def _zh_dates(text: str) -> str:
+    return _ZH_MONTH_DAY.sub(
+        lambda m: f"{zh_number(m.group(1))}月{zh_number(m.group(2))}", text.translate(_FORMAL)
+    )
+
+
 def find_date(text: str, today: date) -> date | None:
     """A delivery date in the text (absolute or relative to ``today``), or ``None``."""
+    text = _zh_dates(text)
     try:
         return (
             _absolute(text, today)

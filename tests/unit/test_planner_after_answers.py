@@ -207,3 +207,26 @@ async def test_a_distributor_or_a_blocked_supplier_named_is_said(world: PlannerW
         assert run.delegations, run.last_text
         assert f"（{s['code']}）是经销商" in run.last_text, run.last_text
         assert ("不能向它下单" in run.last_text) == (s["status"] != "active"), run.last_text
+
+
+async def test_only_domestic_after_a_launch_restarts_it_so(world: PlannerWorld) -> None:
+    category = await _category(world)
+    await world.run(f"比较一下{category['name_zh']}的价格")
+    run = await world.run("换成只看国内供应商", history=world.thread())
+    [description] = run.delegations
+    assert '"origin": "domestic"' in description, description
+
+
+@pytest.mark.parametrize("ask", ["报告出来了没", "is the report done?"])
+async def test_a_report_asked_for_with_none_running(world: PlannerWorld, ask: str) -> None:
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert run.final_note == "no-task", (run.final_note, run.last_text)
+
+
+@pytest.mark.parametrize("ask", ["谁卖 {model}", "哪家有{model}卖", "who supplies {model}?"])
+async def test_who_sells_a_part_is_its_quote(world: PlannerWorld, ask: str) -> None:
+    part, offers = await _quoted(world)
+    run = await world.run(ask.format(model=part["model"]))
+    _nothing_done(run)
+    assert all(o["supplier_code"] in run.last_text for o in offers), run.last_text

@@ -115,3 +115,11 @@ async def test_contact_details_are_what_the_record_holds(world: PlannerWorld, te
     assert supplier["website"] in run.last_text, run.last_text
     if "网址" not in text:  # a phone asked: said not kept, never made up
         assert "没有电话" in run.last_text or "no phone" in run.last_text, run.last_text
+
+
+async def test_a_country_that_is_also_in_a_name(world: PlannerWorld) -> None:
+    suppliers = await _suppliers(world)
+    expected = {s["code"] for s in suppliers if s["country"] == "HK"}
+    assert expected
+    run = await world.run("有哪些香港的供应商")
+    assert _listed(run) == expected, run.last_text

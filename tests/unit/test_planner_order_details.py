@@ -371,3 +371,73 @@ async def test_after_a_quote_the_cheapest_or_fastest_is_ordered(
     await world.run(f"{part['model']} 报价")
     run = await world.run(choice.format(q=q), history=world.thread())
     assert _card(run)[:3] == (best["supplier_id"], part["id"], q), run.last_text
+
+
+@pytest.mark.parametrize(
+    ("template", "count"),
+    [("{sup} {model} 两百五 {m}月{d}号到", 250), ("给{sup}下{model}一千二个", 1200),
+     ("麻烦帮忙下个单哈：{sup}，{model}，壹佰伍拾个，{zm}月{zd}号前", 150)],
+)  # fmt: skip
+async def test_chinese_numerals_in_counts_and_dates(
+    world: PlannerWorld, template: str, count: int
+) -> None:
+    part, offer = await _offer(world)
+    by = TODAY + timedelta(days=offer["lead_time_days"] + 10)
+    zh_digits = "零一二三四五六七八九十"
+
+    def zh(n: int) -> str:  # 1-31 as written in characters (十二, 二十五)
+        tens, ones = divmod(n, 10)
+        return (("" if tens == 1 else zh_digits[tens]) + "十" if tens else "") + (
+            zh_digits[ones] if ones else "")  # fmt: skip
+
+    text = template.format(sup=offer["supplier_code"], model=part["model"], m=by.month,
+                           d=by.day, zm=zh(by.month), zd=zh(by.day))  # fmt: skip
+    run = await world.run(text)
+    supplier, part_id, quantity, expected = _card(run)
+    assert (supplier, part_id, quantity) == (offer["supplier_id"], part["id"], count), text
+    if "{d}" in template or "{zd}" in template:
+        assert expected == by.isoformat(), (text, expected)
+
+
+async def test_a_count_in_characters_answers_the_question(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(
+        f"给{offer['supplier_code']}下{part['model']}", script=Script(answers=["三百"])
+    )
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], 300), run.last_text
+
+
+async def test_a_note_after_a_space(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(f"向{offer['supplier_code']}订{part['model']} 60个，备注 客户张总的单")
+    assert run.proposal is not None and "客户张总的单" in run.proposal[1]["note"], run.proposal
+
+
+@pytest.mark.parametrize("then", ["日期改成 {m} 月 {d}", "换成 {other}"])
+async def test_a_word_about_the_open_card(world: PlannerWorld, then: str) -> None:
+    part, offer = await _offer(world)
+    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    other = next(o for o in part["offers"] if o["supplier_id"] != offer["supplier_id"]
+                 and o["supplier_id"] in active and priced_today({"offer": o}))  # fmt: skip
+    q = max(offer["min_order_qty"], other["min_order_qty"]) * other["order_step"] * 2
+    by = TODAY + timedelta(days=max(offer["lead_time_days"], other["lead_time_days"]) + 10)
+    await world.run(f"{offer['supplier_code']} {part['model']} {q}个")
+    run = await world.run(then.format(m=by.month, d=by.day, other=other["supplier_code"]),
+                          history=world.thread())  # fmt: skip
+    supplier, part_id, quantity, expected = _card(run)
+    assert (part_id, quantity) == (part["id"], q), run.last_text
+    if "日期" in then:
+        assert (supplier, expected) == (offer["supplier_id"], by.isoformat()), run.proposal
+    else:
+        assert supplier == other["supplier_id"], run.proposal
+
+
+@pytest.mark.parametrize("hold", ["—— 先别提交，我问下领导", "，不过先别下，明天再说"])
+async def test_an_order_held_in_the_same_message(world: PlannerWorld, hold: str) -> None:
+    part, offer = await _offer(world)
+    before = world.fingerprint()
+    run = await world.run(f"{offer['supplier_code']} {part['model']} 60个 {hold}")
+    assert run.proposal is None and not run.called("order_validate"), run.calls
+    assert "不下单" in run.last_text, run.last_text
+    assert world.fingerprint() == before

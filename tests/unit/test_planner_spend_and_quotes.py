@@ -170,3 +170,43 @@ async def test_whether_a_date_can_be_made_is_answered(world: PlannerWorld, templ
                 assert "赶得上" in said or "makes" in said, (text, said)
             else:
                 assert "赶不上" in said or "too late" in said, (text, said)
+
+
+async def test_a_category_bought_from_one_supplier(world: PlannerWorld) -> None:
+    span = (date(2026, 1, 1), TODAY)
+    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+        orders = [o for o in await _orders(world, span, supplier_id=supplier["id"])
+                  if o["status"] != "cancelled"]  # fmt: skip
+        if orders:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no supplier with orders this year")
+    first = await world.erp(f"/parts/{orders[0]['lines'][0]['part_id']}")
+    code = first["category_code"]
+    in_category = set()
+    for item in (await world.erp("/parts", category=code, size=100))["items"]:
+        in_category.add(item["id"])
+    quantity = sum(ln["quantity"] for o in orders for ln in o["lines"]
+                   if ln["part_id"] in in_category)  # fmt: skip
+    run = await world.run(f"今年从{supplier['code']}进了多少{first['category_zh']}")
+    _nothing_ordered(run)
+    assert f"共 {quantity} 件" in run.last_text, (quantity, run.last_text)
+
+
+async def test_the_average_price_paid_for_a_part(world: PlannerWorld) -> None:
+    year = (TODAY - timedelta(days=364), TODAY)
+    for order in await _orders(world, (date(2026, 6, 1), date(2026, 6, 30))):
+        part = await world.erp(f"/parts/{order['lines'][0]['part_id']}")
+        same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+        mine = [o for o in await _orders(world, year, part_id=part["id"])
+                if o["status"] != "cancelled"]  # fmt: skip
+        if len(same) == 1 and mine:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no part ordered this year")
+    lines = [ln for o in mine for ln in o["lines"] if ln["part_id"] == part["id"]]
+    average = sum(ln["quantity"] * ln["unit_price_minor"] for ln in lines) / sum(
+        ln["quantity"] for ln in lines)  # fmt: skip
+    run = await world.run(f"{part['model']} 最近一年采购均价多少")
+    _nothing_ordered(run)
+    assert f"{round(average) / 100:,.2f}" in run.last_text, (average, run.last_text)

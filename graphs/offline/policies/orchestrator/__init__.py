@@ -229,13 +229,15 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
         return None
     head = _NOTE_MARK.split(view.request)[0]
     tokens = model_tokens(head) + [m.term for m in found.suppliers]
-    counted = (has_quantity(head) or _LIST_LINE.search(head)
+    several = len({m.record.get("id") for m in found.parts}) > 1  # a count each, read later
+    counted = (has_quantity(head) or _LIST_LINE.search(head) or several
                or (found.suppliers and find_quantity(head, exclude=tokens)))  # fmt: skip
     today = today_in(view.system)
     unknown = [w for w in found.unknown  # 下周五前 is a date, "asap" / "急用" / "二十副" no name
                if w in head and find_date(w, today) is None and not _FILLER.fullmatch(w)
                and not _COUNT_WORD.fullmatch(w)]  # fmt: skip
-    if not counted or unknown:
+    held = lexicon.mask(head, ("submit", "order_verb")) != head  # "…，先别提交": no order
+    if not counted or unknown or held:
         return None
     return _to_order_agent(view, Reading("order_create", None, False, True), zh)
 
@@ -336,7 +338,8 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
     if isinstance(erp, Decision):
         return erp
     now = erp.ground(view.request)
-    if now.categories or now.parts or read(view.request).intent not in ("analysis", "out_of_scope"):
+    intent = read(view.request).intent
+    if now.categories or now.parts or intent not in ("analysis", "out_of_scope", "substitution"):
         return None
     limits = lexicon.has(view.request, "exclusion", "domestic", "imported")
     if not (now.suppliers or find_window_months(view.request) or limits):
@@ -419,7 +422,8 @@ def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None
         )  # fmt: skip
     if _CONFIRM.search(text):
         return _to_order_agent(view, Reading("order_create"), zh, body=earlier, added=added)
-    if reading.intent not in ("order_create", "order_change", "out_of_scope", "small_talk"):
+    asks = ("order_create", "order_change", "out_of_scope", "small_talk", "substitution")
+    if reading.intent not in asks:  # "换成 LONCIN" on an open card: that supplier, no BOM
         return None
     erp = read_erp(view, text, zh)
     if isinstance(erp, Decision):
@@ -612,7 +616,10 @@ def decide(view: View) -> Decision:
     answered = lookups.equivalents(view, zh)  # "C8HSA 有哪些替代型号": no BOM in sight
     if answered is not None:
         return answered
-    if is_substitution(view.request):
+    # "换成 LONCIN" on an order being made, "换成只看国内供应商" right after a launch: a
+    # change of that order or that analysis, not parts replaced in a BOM.
+    about_last = _pending_order(view) is not None or _answering(view, tasks.LAUNCHED)
+    if is_substitution(view.request) and not about_last:
         # Its own flow: the client's BOM tool is read for it, not relayed.
         return substitution.step(view, zh)
     new_lines = substitution.applied_changes(view)

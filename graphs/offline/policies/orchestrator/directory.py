@@ -161,9 +161,10 @@ def supplier_directory(view: View, reading: Reading, zh: bool) -> Decision | Non
     if isinstance(erp, Decision):
         return erp
     found: Grounding = erp.ground(view.request)
-    if found.parts or (found.suppliers and not found.categories and len(found.suppliers) == 1):
-        return None  # about one supplier or one part: its own answer
     chosen = _filters(view.request)
+    filtered = chosen.said(zh) != ""
+    if found.parts or (found.suppliers and not found.categories and not filtered):
+        return None  # about one supplier or one part: its own answer ("香港的供应商" filters)
     suppliers = list(erp.suppliers)
     scope = chosen.said(zh)
     if found.categories:

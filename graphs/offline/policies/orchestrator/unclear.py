@@ -27,7 +27,7 @@ Record = dict[str, Any]
 
 # A negated action and how it is acknowledged (Chinese, English).
 _NEGATED = (
-    (("order_verb", "placing", "new_order"), "好的，先不下单。", "OK, no order."),
+    (("order_verb", "placing", "new_order", "submit"), "好的，先不下单。", "OK, no order."),
     (("cancel",), "好的，不取消。", "OK, nothing is cancelled."),
     (("change",), "好的，不改。", "OK, nothing is changed."),
     (("analysis",), "好的，先不做分析。", "OK, no analysis."),

@@ -471,7 +471,7 @@ def _ask_missing(facts: Facts, choice: _Choice, quantity_missing: bool, lead: st
 # A note the buyer wrote for the order itself: "备注：加急", "备注写 第二批", "注明：送二号仓",
 # "note: urgent", "please mention on the PO that it's for the Q1 campaign".
 _BODY_NOTE = re.compile(
-    r"(?:备注|附言)\s*(?:写上?|为|是|[:：])\s*(?P<zh>[^\n。]+)"
+    r"(?:备注|附言)\s*(?:写上?|为|是|[:：]|\s)\s*(?P<zh>[^\n。]+)"
     r"|(?:注明|写明|标明)\s*[:：]?\s*(?P<zh2>[^\n。]+)"
     r"|\b(?:note|remark|comment)s?\s*[:：]\s*(?P<en>[^\n]+)"
     r"|\b(?:mention|note|write|put|state|say)\s+(?:it\s+)?on\s+the\s+(?:po|p\.o\.|order)\s+"

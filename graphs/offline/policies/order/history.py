@@ -208,6 +208,18 @@ def _part_scope(facts: Facts, found: Grounding) -> tuple[set[int], str, Record] 
     return ids, (name if facts.zh else name.replace("、", ", ")), narrow
 
 
+def _rows(orders: list[Record], ids: set[int]) -> list[tuple[Record, list[Record]]]:
+    """The orders (not cancelled) with lines of the parts ``ids``, and those lines."""
+    rows = []
+    for order in orders:
+        if order.get("status") == "cancelled":
+            continue
+        lines = [ln for ln in order.get("lines") or [] if int(ln.get("part_id", -1)) in ids]
+        if lines:
+            rows.append((order, lines))
+    return rows
+
+
 def category_history(facts: Facts, found: Grounding) -> Decision | None:
     """The answer to "how much of this category (or these parts) did we buy" (None: the
     question names a supplier or no category, so it is about particular orders)."""
@@ -218,13 +230,20 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
         orders, orders_next = _orders(facts, start, end, **narrow)
         calls = [("order_search_details", orders_next)] if orders_next else []
     else:
-        if not found.categories or found.suppliers or found.parts:
+        one_supplier = len({m.record.get("id") for m in found.suppliers}) == 1
+        if not found.categories or found.parts or (found.suppliers and not (
+                one_supplier and lexicon.has(facts.body, "bought_how_many"))):  # fmt: skip
             return None
         category = found.categories[0].record
         code = str(category.get("code"))
         parts, parts_next = paged(facts.view, "part_query", category=code)
-        orders, orders_next = _orders(facts, start, end)
+        # "上个月从 KMC 进了多少条链条": that supplier's orders only
+        narrow = {"supplier_id": found.suppliers[0].record["id"]} if found.suppliers else {}
+        orders, orders_next = _orders(facts, start, end, **narrow)
         name = str(category.get("name_zh" if facts.zh else "name_en") or code)
+        if found.suppliers:
+            who = found.suppliers[0].record.get("name_zh" if facts.zh else "name_en")
+            name = facts.say(f"{who}的{name}", f"{name} from {who}")
         calls = [("part_query", parts_next)] if parts_next else []
         calls += [("order_search_details", orders_next)] if orders_next else []
         ids = {int(p["id"]) for p in parts if p.get("id") is not None}
@@ -235,13 +254,7 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
             calls,
             note="history-read",
         )  # fmt: skip
-    rows = []
-    for order in orders:
-        if order.get("status") == "cancelled":
-            continue
-        lines = [ln for ln in order.get("lines") or [] if int(ln.get("part_id", -1)) in ids]
-        if lines:
-            rows.append((order, lines))
+    rows = _rows(orders, ids)
     covered = start
     if len(orders) >= MAX_ORDERS and orders:
         covered = date.fromisoformat(str(orders[-1].get("order_date"))[:10])
@@ -269,11 +282,17 @@ def category_history(facts: Facts, found: Grounding) -> Decision | None:
         shown.append(facts.say(f"{head}（{status}）：{items}", f"{head} ({status}): {items}"))
     more = len(rows) - _SHOWN
     tail = facts.say(f"\n……另有 {more} 张。", f"\n... and {more} more.") if more > 0 else ""
+    average = ""
+    if scope is not None and len(scope[0]) == 1 and quantity:  # one part: what it cost a piece
+        each = _money(round(amount / quantity))
+        average = facts.say(
+            f"，平均单价 {each} {currency}", f", {each} {currency} a piece on average"
+        )
     head = facts.say(
         f"{start} 至 {end} 的{name}采购{partial}：{len(rows)} 张订单，共 {quantity} 件，"
-        f"金额 {_money(amount)} {currency}（不含已取消的订单）：\n",
+        f"金额 {_money(amount)} {currency}{average}（不含已取消的订单）：\n",
         f"{name} ordered from {start} to {end}{partial}: {len(rows)} orders, {quantity} "
-        f"pieces, {_money(amount)} {currency} (cancelled orders left out):\n",
+        f"pieces, {_money(amount)} {currency}{average} (cancelled orders left out):\n",
     )
     return Decision(head + "\n".join(shown) + tail, note="history")
 
