@@ -408,6 +408,10 @@ def ruled_out(text: str, mentions: Sequence[Mention]) -> list[Mention]:
             if hit.end <= m.start and len(gap) <= 24 and not re.search(r"[，。;；!！?？\n]", gap):
                 out.append(m)
                 break
+    # "把 BREMBO 排除掉", "BREMBO 去掉": the exclusion word right after the name
+    for m in mentions:
+        if m not in out and any(0 <= hit.start - m.end <= 3 for hit in excluding):
+            out.append(m)
     # "不要 CQMP 和 GZMT", "not Bosch or NGK": a name joined to a left-out one by "and" is out too
     ordered = sorted(mentions, key=lambda m: m.start)
     for before, m in itertools.pairwise(ordered):

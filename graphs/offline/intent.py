@@ -103,6 +103,13 @@ def _by_order_no(masked: str) -> Intent:
 
 def _order_operation(masked: str) -> Intent | None:
     """Cancel / change / look up an existing order, or a new order, from the order words."""
+    if (
+        lexicon.has(masked, "several_orders", "order_noun")
+        and lexicon.has(masked, "order_noun")
+        and re.search(r"(?:最近|近)\s*[\d一二两三四五六七八九十]+\s*(?:个|笔|张)", masked)
+        and not lexicon.has(masked, "order_verb", "new_order", "cancel", "change")
+    ):
+        return "order_lookup"  # "最近10个订单": a count of orders, not of parts
     noun = lexicon.has(masked, "order_noun")
     verb = lexicon.has(masked, "order_verb")
     latest = lexicon.has(masked, "latest") and (noun or verb)
@@ -224,6 +231,8 @@ def _aside(text: str, masked: str) -> Reading | None:
     ):
         # "把IU7的安全库存改成100", "set NGK's price for IU7 to 10": the ERP's own records
         return Reading("master_data", None, False, True)
+    if lexicon.has(masked, "placed_already") and not lexicon.has(masked, "asks_me"):
+        return Reading("order_lookup", None, False, True)  # "…昨天跟CQMP订了100个，记一下"
     if lexicon.has(text, "reminder"):
         return Reading("reminder", None, False, True)  # no clock to act on later
     if lexicon.has(masked, "repeat_order"):
@@ -240,6 +249,7 @@ def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     if not re.search(r"\w", text):  # "?", "...": nothing asked yet
         return Reading("small_talk")
+    text = lexicon.without_note(text)  # a note's words ask for nothing
     # "数量跟上次一样" asks for the last order's quantity, not about the last order.
     masked = lexicon.mask(text, _NEGATABLE)
     for hit in lexicon.find(masked, "same_as_last"):  # blanked, so positions stay valid
@@ -263,6 +273,8 @@ def read(text: str) -> Reading:
     aside = _aside(text, masked)
     if aside is not None:
         return aside
+    if lexicon.has(text, "hold_off") and not lexicon.has(text, "asks_me"):
+        return Reading("out_of_scope", None, False, True)  # "…，先别下，我再想想": acknowledged
     if is_substitution(text):
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):

@@ -354,7 +354,8 @@ def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
         if m:
             return _judge(m.group(1), m.groupdict().get("unit"))
     lone = [
-        m.group(0) for m in re.finditer(r"(?<![\w.\-/])-?\d[\d,]*(?:\.\d+)?(?![\w.\-/])", cleaned)
+        m.group(0)  # a full stop after it ends a sentence ("make it 250."), not a decimal
+        for m in re.finditer(r"(?<![\w.\-/])-?\d[\d,]*(?:\.\d+)?(?![\w\-/]|\.\w)", cleaned)
     ]
     return _judge(lone[0]) if len(lone) == 1 else None
 

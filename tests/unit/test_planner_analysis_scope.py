@@ -126,3 +126,14 @@ async def test_several_left_out_are_all_excluded(world: PlannerWorld, template: 
     assert "是经销商" not in run.last_text and "is a distributor" not in run.last_text, (
         run.last_text
     )
+
+
+@pytest.mark.parametrize(
+    "template", ["比较{cat_zh}价格，{code} 去掉", "{cat_zh}比价，把 {code} 排除掉"]
+)
+async def test_left_out_with_the_word_after_the_name(world: PlannerWorld, template: str) -> None:
+    category, makers = await _category_of_makers(world)
+    code = makers[0]["code"]
+    run = await world.run(template.format(cat_zh=category["name_zh"], code=code))
+    scope = _scope(run)
+    assert scope.excluded == [code] and code not in scope.brands, scope

@@ -208,8 +208,6 @@ _FILLER = re.compile(
 _COUNT_WORD = re.compile(
     r"[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+\s*(?:个|件|只|套|条|片|副|支|盒|箱|包|根|台|对)?"
 )
-# Where an order line's note starts: what follows is the note's words, not names.
-_NOTE_MARK = re.compile(r"(?:备注|備註|附言|说明|note|remark|memo|comment)\s*[:：]", re.I)
 # A line of a pasted order list: a model and a count ("IU7 100", "CPR8EA-9 x 50").
 _LIST_LINE = re.compile(r"(?m)^\s*[A-Za-z0-9][\w.\-/]*(?:\s+|\s*[x×*]\s*)\d+\s*$")
 
@@ -227,7 +225,8 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     found = erp.ground(view.request)
     if not (found.parts or (found.categories and found.suppliers)):
         return None
-    head = _NOTE_MARK.split(view.request)[0]
+    mark = lexicon.NOTE_START.search(view.request)
+    head = view.request[: mark.start()] if mark else view.request
     tokens = model_tokens(head) + [m.term for m in found.suppliers]
     several = len({m.record.get("id") for m in found.parts}) > 1  # a count each, read later
     counted = (has_quantity(head) or _LIST_LINE.search(head) or several
@@ -236,7 +235,8 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     unknown = [w for w in found.unknown  # 下周五前 is a date, "asap" / "急用" / "二十副" no name
                if w in head and find_date(w, today) is None and not _FILLER.fullmatch(w)
                and not _COUNT_WORD.fullmatch(w)]  # fmt: skip
-    held = lexicon.mask(head, ("submit", "order_verb")) != head  # "…，先别提交": no order
+    held = lexicon.has(head, "hold_off") or (  # "…，先别提交", "hold off for now": no order
+        lexicon.mask(head, ("submit", "order_verb")) != head)  # fmt: skip
     if not counted or unknown or held:
         return None
     return _to_order_agent(view, Reading("order_create", None, False, True), zh)
@@ -396,7 +396,7 @@ def _pending_order(view: View) -> tuple[str, str] | None:
                 return None
             answered = [t for t in before[i + 1 :] if isinstance(t, ToolMessage)
                         and t.tool_call_id == call.get("id")]  # fmt: skip
-            if answered and re.search(r"已创建|Created", message_text(answered[0])):
+            if answered and re.search(r"已创建|已創建|Created", message_text(answered[0])):
                 return None  # committed: a change now is a change of that order
             body, added = _BODY.search(text), _ADDED.search(text)
             return ((body.group(1).strip() if body else ""),
@@ -522,8 +522,9 @@ def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | Non
     dated = find_date(text, today_in(view.system)) is not None
     noted = bool(re.search(r"备注|\bnote\b|\bremark\b", text, re.I))
     back = _BACK.search(text)
-    if not (back or (reading.intent == "out_of_scope" and (acting or dated))):
-        return None
+    changing = reading.intent in ("order_change", "order_cancel") and (acting or dated or noted)
+    if not (back or changing or (reading.intent == "out_of_scope" and (acting or dated))):
+        return None  # "到货日期改成12月28号" right after the order: that order
     if not (acting or dated or noted or reading.intent == "order_lookup"):
         return None
     if not (back or _ADDING_PART.search(text)):  # "再加 BKR7E 100个": a line for it

@@ -22,6 +22,7 @@ from graphs.offline import lexicon
 from graphs.offline.history import View
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.offline.text import has_quantity
 from graphs.orders.words import money, supplier_status_word
 from graphs.substitution.bom import bom_in_messages
 from graphs.substitution.client import bom_tools
@@ -38,8 +39,10 @@ _CONTACT = re.compile(r"电话|联系人|联系方式|邮箱|地址|phone|contac
 
 def asks_equivalents(text: str) -> bool:
     """Whether ``text`` asks what can replace a part, with no BOM and no order in it."""
-    return lexicon.has(text, "substitute", "equivalent") and not lexicon.has(
-        text, "bom", "order_verb", "order_noun", "new_order"
+    return (
+        lexicon.has(text, "substitute", "equivalent")
+        and not lexicon.has(text, "bom", "order_verb", "order_noun", "new_order")
+        and not has_quantity(text)  # "CQMP BKR7E 100个，算了换成 QJPARTS": an order line
     )
 
 

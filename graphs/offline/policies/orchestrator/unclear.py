@@ -36,6 +36,8 @@ _NEGATED = (
 
 def _acknowledged(text: str, zh: bool) -> str:
     """The acknowledgement of the actions ``text`` rules out ("" when none)."""
+    if lexicon.has(text, "hold_off"):  # "…，先别下，我再想想": an order held back
+        return say(zh, "好的，先不下单，什么都没提交。", "OK, no order: nothing was submitted.")
     for groups, chinese, english in _NEGATED:
         said = lexicon.has(text, *groups)
         if said and not lexicon.has(lexicon.mask(text, groups), *groups):

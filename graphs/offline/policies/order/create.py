@@ -22,6 +22,7 @@ from graphs.offline.entities import (
     find_suppliers,
     not_negated,
     supplier_marked,
+    token_spans,
 )
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
@@ -54,6 +55,28 @@ _SUPPLIER_SLOT = re.compile(
 _NOTE = re.compile(r"(?:备注|附言|说明|note|remark)s?\s*[:：]?\s*(.+)", re.I | re.S)
 
 
+# A correction inside the message ("200, no wait, make it 250", "LONCIN, sorry I mean GZMT",
+# "12/18 到，不对是 12/19", "算了换成 QJPARTS"): what follows the last one wins.
+_CORRECTION = re.compile(
+    r"不对|哦不|呃不|不是[，,]|算了|更正|应该是|(?<![a-z])(?:sorry,?\s*i\s*mean|i\s*mean|i\s*meant|"
+    r"no,?\s*wait|wait,?\s*no|actually|correction|scratch\s+that|make\s+it)(?![a-z])",
+    re.I,
+)
+
+
+def _corrected(facts: Facts) -> str:
+    """The words after the message's last correction ("" when it makes none)."""
+    body = _before_note(facts.body)
+    hits = list(_CORRECTION.finditer(body))
+    return body[hits[-1].end() :] if hits else ""
+
+
+def _before_note(text: str) -> str:
+    """The order's words: ``text`` before its note ("备注：set quantity to 5000" is a note)."""
+    m = lexicon.NOTE_START.search(text)
+    return text[: m.start()] if m else text
+
+
 @dataclass
 class _Choice:
     """The supplier and part a new order is for, as far as they are known."""
@@ -81,7 +104,7 @@ def _refuse(facts: Facts, zh: str, en: str) -> Decision:
 def _bad_quantity(facts: Facts, found: Grounding) -> Quantity | None:
     """A zero, negative or fractional quantity the buyer wrote (never read as another one)."""
     exclude = model_tokens(facts.text) + [m.term for m in found.suppliers]
-    quantity = read_quantity(facts.body, exclude=exclude)
+    quantity = read_quantity(_before_note(facts.body), exclude=exclude)
     return quantity if quantity is not None and quantity.problem is not None else None
 
 
@@ -113,8 +136,15 @@ def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> 
         hits = find_suppliers(str(named), suppliers)
         if hits:
             return hits
+    corrected = _corrected(facts)
+    if corrected:  # "LONCIN, sorry I mean GZMT": the supplier named after the correction
+        after = find_suppliers(corrected, suppliers, skip=token_spans(corrected))
+        if len({m.record.get("id") for m in after}) == 1:
+            return after[:1]
     if facts.answer_text:  # named since the request ("不对，是博世的", "no, NGK"): that one
-        newest = find_suppliers(facts.answer_text, suppliers)
+        # (not a brand inside a SKU given as the answer: "BT-SAIL-YB5L-B" names no supplier)
+        newest = find_suppliers(facts.answer_text, suppliers,
+                                skip=token_spans(facts.answer_text))  # fmt: skip
         if len(newest) == 1:
             return newest
     mentions = found.suppliers
@@ -471,7 +501,7 @@ def _ask_missing(facts: Facts, choice: _Choice, quantity_missing: bool, lead: st
 # A note the buyer wrote for the order itself: "备注：加急", "备注写 第二批", "注明：送二号仓",
 # "note: urgent", "please mention on the PO that it's for the Q1 campaign".
 _BODY_NOTE = re.compile(
-    r"(?:备注|附言)\s*(?:写上?|为|是|[:：]|\s)\s*(?P<zh>[^\n。]+)"
+    r"(?:备注|附言)\s*(?:(?:写上?|为|是)\s*[:：]?|[:：]|\s)\s*(?P<zh>[^\n。]+)"
     r"|(?:注明|写明|标明)\s*[:：]?\s*(?P<zh2>[^\n。]+)"
     r"|\b(?:note|remark|comment)s?\s*[:：]\s*(?P<en>[^\n]+)"
     r"|\b(?:mention|note|write|put|state|say)\s+(?:it\s+)?on\s+the\s+(?:po|p\.o\.|order)\s+"
@@ -501,7 +531,8 @@ def _note(facts: Facts) -> str:
 def _expected_date(facts: Facts) -> str | None:
     """The delivery date: from an answer first (answers come later, so they win)."""
     sources = [facts.answer("expected_date", "delivery_date", "date", "due", "到货日期", "交期"),
-               *facts.answers.values(), facts.answer_text, facts.body]  # fmt: skip
+               *facts.answers.values(), facts.answer_text, _corrected(facts),
+               _before_note(facts.body)]  # fmt: skip
     for source in sources:
         if source:
             found = find_date(str(source), facts.today)
@@ -528,7 +559,10 @@ def _quantity(facts: Facts, choice: _Choice) -> int | Quantity | None:
                                 (choice.supplier or {}).get("code")) if v]  # fmt: skip
     exclude += model_tokens(facts.text)
     own_unit = str((choice.part or {}).get("unit") or "")
-    for text in (str(answered) if answered is not None else None, facts.answer_text, facts.body):
+    body = _before_note(facts.body)  # a note's words are the note's, never a count
+    sources = (str(answered) if answered is not None else None, facts.answer_text,
+               _corrected(facts), body)  # fmt: skip
+    for text in sources:
         if text:
             found = read_quantity(_PACK_SIZE.sub(" ", text), exclude=exclude)
             if found is None or found.value is None:
@@ -550,10 +584,12 @@ def _undecided(facts: Facts, chosen: _Choice, found: Grounding) -> Decision | No
         return None
     if facts.answer("quantity", "qty", "数量") is not None:
         return None
+    if read_quantity(_corrected(facts)) is not None:
+        return None  # "200个，不对，250个": corrected, not undecided
     exclude = [str(v) for v in (chosen.part.get("model"), chosen.part.get("sku"),
                                 (chosen.supplier or {}).get("code")) if v]  # fmt: skip
-    counts = quantities_written(_PACK_SIZE.sub(" ", facts.body), exclude=exclude + model_tokens(
-        facts.text))  # fmt: skip
+    body = _PACK_SIZE.sub(" ", _before_note(facts.body))
+    counts = quantities_written(body, exclude=exclude + model_tokens(facts.text))
     if len(counts) < 2:
         return None
     listed = ("、" if facts.zh else ", ").join(str(c) for c in counts)
@@ -627,7 +663,7 @@ _PRICE_ASKED = re.compile(
 def _price_note(facts: Facts, validation: Record | None) -> str:
     """What the buyer hears when the order asked for its own price (empty: it did not, or
     asked for the price the ERP charges)."""
-    m = _PRICE_ASKED.search(facts.body)
+    m = _PRICE_ASKED.search(_before_note(facts.body))
     if m is None:
         return ""
     asked = next(g for g in m.groups() if g)

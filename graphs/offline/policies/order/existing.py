@@ -211,7 +211,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
 
 
 _COUNT = re.compile(
-    r"(?:最近|近|前)\s*(\d+|[一二两三四五六七八九十]+)\s*张"
+    r"(?:最近|近|前)\s*(\d+|[一二两三四五六七八九十]+)\s*(?:张|个|笔)"
     r"|(?<![a-z])(?:last|latest|recent)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten"
     r"|twenty)(?![a-z])",
     re.I,

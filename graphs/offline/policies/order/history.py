@@ -309,8 +309,8 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     of orders; with a supplier named, its orders only (None: not a spend question)."""
     if not lexicon.has(facts.body, "spend") or found.parts:
         return None
-    if lexicon.has(facts.body, "paid") and lexicon.has(facts.body, "latest"):
-        return None  # "上次买 VM22 花了多少钱": one order, the last
+    if lexicon.has(facts.body, "paid") and lexicon.has(without_period(facts.body), "latest"):
+        return None  # "上次买 VM22 花了多少钱": one order, the last ("上个月" is a period)
     start, end = period(facts.body, facts.today)
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
