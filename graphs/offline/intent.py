@@ -159,7 +159,8 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
     if lexicon.has(masked, "sellers") and model_tokens(masked) and not ordering:
         return "quote"  # "谁卖 HO-1650", "who supplies YB5L-B?": its offers
-    priced = lexicon.has(masked, "price", "lead_time")
+    # "交期都 12/25" gives the order's date; it asks no lead time
+    priced = lexicon.has(lexicon.strip_words(masked, ("date_field",)), "price", "lead_time")
     stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
     if lexicon.has(masked, "order_noun") and all(w.startswith("how many") for w in stock):
         stock = []  # "how many orders did we cancel": a count of orders, not of stock

@@ -519,6 +519,13 @@ GROUPS["inbound"] = (
     r"come\s+in|be\s+delivered|due)\b"
 )
 
+# A delivery date given as a field ("交期都 12/25", "到货日期：12月20日", "ETA 12/20"): an
+# order's date, not a lead-time question.
+GROUPS["date_field"] = (
+    r"(?:交期|交货期|货期|到货日期|交货日期|到货时间)\s*(?:都|都是|是|为|定在|[:：])?\s*"
+    r"(?=\d|[一二三四五六七八九十]+月|下周|下个?月|明天|后天|月底|年底)"
+)
+
 # Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
 GROUPS["several_orders"] = (
     r"哪些|哪几|几张|多少张|多少单|列出|列一下|所有|全部"

@@ -530,3 +530,37 @@ async def test_a_sku_answered_is_the_part_not_its_brand_as_supplier(world: Plann
     run = await world.run(f"{supplier['code']} {chosen['model']} {q}个",
                           script=Script(answers=[chosen["sku"]]))  # fmt: skip
     assert _card(run)[:3] == (supplier["id"], chosen["id"], q), run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{a} 订 {pa} {qa}个，另外 {b} 订 {pb} {qb}个",
+     "帮我下两张单：1) {a} {pa} {qa}个 2) {b} {pb} {qb}个",
+     "{a} {pa} {qa}个；{b} {pb} {qb}个；交期都 {m}/{d}"],
+)  # fmt: skip
+async def test_orders_for_two_suppliers_are_sent_one_by_one(
+    world: PlannerWorld, template: str
+) -> None:
+    part, offer = await _offer(world)
+    other, other_offer, _ = await offered_part(
+        world, lambda o: o["supplier_id"] != offer["supplier_id"] and o["order_step"] == 1
+        and o["min_order_qty"] <= 50,
+    )  # fmt: skip
+    by = TODAY + timedelta(days=40)
+    text = template.format(a=offer["supplier_code"], pa=part["model"], qa=60,
+                           b=other_offer["supplier_code"], pb=other["model"], qb=70,
+                           m=by.month, d=by.day)  # fmt: skip
+    before = world.fingerprint()
+    run = await world.run(text)
+    assert run.proposal is None and not run.called("order_validate"), run.calls
+    assert run.final_note == "ask:one-order", (run.final_note, run.last_text)
+    assert world.fingerprint() == before
+
+
+async def test_an_order_right_after_a_suppliers_quote_is_from_that_supplier(
+    world: PlannerWorld,
+) -> None:
+    part, offer = await _offer(world)
+    await world.run(f"{offer['supplier_code']} 的 {part['model']} 现在多少钱？")
+    run = await world.run("那就订 60 个", history=world.thread())
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], 60), run.last_text

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import replace
@@ -150,6 +151,15 @@ def _to_order_agent(
 _EACH = re.compile(r"各|每家|分别|\beach\b|\bboth\b", re.I)
 
 
+def _order_clauses(text: str) -> list[tuple[int, int]]:
+    """The parts of an order message that can each be an order: its lines, sentences,
+    numbered items and "另外 / and also" clauses (not every comma: "GZMT，IU7，200个")."""
+    bounds = [0] + [m.end() for m in re.finditer(
+        r"[；;。\n]|另外|此外|还有|然后|(?<![a-z])(?:and\s+also|also|then|plus)(?![a-z])|\d[.)）、]\s",
+        text, re.I)] + [len(text)]  # fmt: skip
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
 def _several_orders(view: View, zh: bool) -> Decision | None:
     """A new-order message that is several orders ("给 NGK 和博世各下 100 个", "300 IU7 from NGK
     and 200 C8HSA from Bosch"): the order agent places one order, with one supplier, per
@@ -164,6 +174,13 @@ def _several_orders(view: View, zh: bool) -> Decision | None:
               supplier_marked(view.request, found.suppliers)}  # fmt: skip
     named = {str(m.record.get("code")): m.record for m in found.suppliers}
     several = marked if len(marked) > 1 else named if _EACH.search(view.request) else {}
+    if len(several) < 2:  # "GZMT 订 IU7 200个，另外 DENSO 订 BKR7E 300个": a clause each
+        by_clause = {}
+        for a, b in _order_clauses(view.request):
+            here = [m for m in found.suppliers if a <= m.start < b]
+            if len({m.record.get("id") for m in here}) == 1 and has_quantity(view.request[a:b]):
+                by_clause[str(here[0].record.get("code"))] = here[0].record
+        several = by_clause if len(by_clause) > 1 else several
     if len(several) < 2:
         return None
     key = "name_zh" if zh else "name_en"
@@ -239,7 +256,7 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
         lexicon.mask(head, ("submit", "order_verb")) != head)  # fmt: skip
     if not counted or unknown or held:
         return None
-    return _to_order_agent(view, Reading("order_create", None, False, True), zh)
+    return _new_order(view, Reading("order_create", None, False, True), zh)
 
 
 def _answering(view: View, step: str = "ask:category") -> str | None:
@@ -297,6 +314,11 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
     if len({m.record.get("id") for m in quoted}) != 1:
         return None  # several parts were quoted: the order agent asks which
     sku = str(quoted[0].record.get("sku"))
+    asked = {m.record.get("id"): m.record for m in erp.ground(before).suppliers}
+    if len(asked) == 1 and not now.suppliers and not lexicon.has(
+            view.request, "cheapest", "fastest"):  # fmt: skip
+        # "NGK 的 IU7 现在多少钱？" then "那就订 300 个": from NGK, the supplier asked about
+        sku = f"{sku} {next(iter(asked.values())).get('code')}"
     written = f"{view.written}（{sku}）" if zh else f"{view.written} ({sku})"
     return replace(view, request=to_simplified(written), written=written)
 
