@@ -151,6 +151,15 @@ def is_substitution(text: str) -> bool:
     return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
 
 
+def _no_analysis(masked: str) -> bool:
+    """Whether the buyer says no analysis is wanted ("不用做分析", "no report needed",
+    "直接报价就行")."""
+    return bool(re.search(
+        r"(?:不用|不要|无需|不必|别)(?:做|出|搞)?(?:分析|报告|比价分析)|直接报(?:个)?价"
+        r"|(?<![a-z])(?:no|without|skip\s+the)\s+(?:analysis|report)(?![a-z])|just\s+(?:the\s+)?"
+        r"(?:prices?|quotes?)(?![a-z])", masked, re.I))  # fmt: skip
+
+
 def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
     """A stock question ("how many IU7 do we have", "should I order more FA352?"), a price or
     offer terms asked of named parts ("IU7 多少钱", "what does NGK charge for IU7", "如果下单
@@ -159,6 +168,8 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
     if lexicon.has(masked, "sellers") and model_tokens(masked) and not ordering:
         return "quote"  # "谁卖 HO-1650", "who supplies YB5L-B?": its offers
+    if _no_analysis(masked) and model_tokens(masked) and not ordering:
+        return "quote"  # "IU7 哪家最便宜？直接报价就行，不用做分析": the offers, no study
     # "交期都 12/25" gives the order's date; it asks no lead time
     priced = lexicon.has(lexicon.strip_words(masked, ("date_field",)), "price", "lead_time")
     stock = [h.text.lower() for h in lexicon.find(masked, "inventory")]
@@ -283,7 +294,7 @@ def read(text: str) -> Reading:
     if lexicon.has(masked, "spend") and not has_quantity(masked):
         return Reading("order_lookup", None, False, True)  # a period's totals
     on_order = lexicon.has(masked, "on_order")
-    masked = lexicon.strip_words(masked, ("on_order",))
+    masked = lexicon.strip_words(masked, ("on_order", "before_ordering"))
     ordering = lexicon.has(masked, "new_order") or (
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))

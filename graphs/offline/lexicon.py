@@ -300,7 +300,9 @@ GROUPS: dict[str, str] = {
     ),
     "negator": _zh(
         # "要不要补货", "用不用下单", "需不需要", "买不买": questions, not negations
-        r"(?<!要)不要", r"(?<!用)不用", "不必", "不想", r"(?<!需)不需要", "无需", "先别", "别",
+        r"(?<!要)不要", r"(?<!用)不用", "不必", "不想", r"(?<!需)不需要", "无需", "先别",
+        # 别 alone, not inside 分别 / 特别 / 区别 / 类别 / 别的 / 别人 / 别家 ...
+        r"(?<![分特区类级差识告个性辨])别(?![的人家处])",
         "暂时不", "暂不", "先不", "不打算", r"(?<![买订下采])不(?=[买订下采])",
     ) + "|" + _en(
         "don't", "dont", "do not", "no", "not", "never", "hold off on", "hold off", "without",
@@ -465,7 +467,9 @@ GROUPS["imported"] = _zh("进口", "国外", "海外", "外资", "外国") + "|"
 
 # "The cheapest" as a choice inside an order ("order 100 of the cheapest BKR6E", "从最便宜的
 # 那家订 200 个 IU7"): the order goes to the lowest offer, no comparison report is made.
-GROUPS["cheapest"] = _zh("最便宜", "最低价", "价格最低", "报价最低", "最划算") + "|" + _en(
+GROUPS["cheapest"] = _zh(
+    "最便宜", "最低价", "价格最低", "报价最低", "最划算", "哪家便宜用哪家", "便宜的那家",
+) + "|" + _en(
     "cheapest", "lowest price", "lowest-priced", "lowest priced", "least expensive",
 )  # fmt: skip
 # The quickest delivery as the choice of supplier inside an order ("找最快的那家", "from
@@ -672,6 +676,11 @@ GROUPS["submit"] = _zh(
 ) + "|" + _en(
     "submit", "submit it", "send it", "place it", "send the order",
 )  # fmt: skip
+# "Before ordering" ("下单前先帮我查下…库存和报价", "before we order, …"): the question
+# asked first, not an order.
+GROUPS["before_ordering"] = (
+    r"(?:下单|订货|订|下)(?:之)?前|(?<![a-z])before\s+(?:i|we)\s+(?:order|place\s+(?:the|an)\s+order)"
+)
 # Who sells a named part ("谁卖 HO-1650", "哪家有IU7卖", "who supplies YB5L-B?"): its
 # offers, a quote (not a comparison).
 GROUPS["sellers"] = (

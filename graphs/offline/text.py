@@ -39,6 +39,7 @@ __all__ = [
     "to_traditional",
     "today_in",
     "unread_date",
+    "words_to_digits",
 ]
 
 # --- language ---------------------------------------------------------------------------
@@ -338,6 +339,11 @@ def _words_to_digits(text: str) -> str:
         return str(value) if value is not None else m.group(0)
 
     return _EN_NUMBER.sub(en, text)
+
+
+def words_to_digits(text: str) -> str:
+    """``text`` with counts written in words as digits ("两百" → "200", "1k2" → "1200")."""
+    return _words_to_digits(text)
 
 
 def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
@@ -802,9 +808,12 @@ def find_window_months(text: str) -> int | None:
         r"([零〇一二两三四五六七八九十]+)(?=\s*个?月)", lambda m: str(zh_number(m.group(1))), text
     )
     digits = _words_to_digits(digits)
-    m = re.search(r"(?:近|最近|过去|前|这)\s*(\d+)\s*个?月", digits) or re.search(
-        r"\b(?:last|past|previous|over the last|over the past)\s+(\d+)\s+months?\b", digits, re.I
-    )
+    m = (
+        re.search(r"(?:近|最近|过去|前|这|换成|改成|改为)\s*(\d+)\s*个?月", digits)
+        or re.search(r"\b(?:last|past|previous|over the last|over the past)\s+(\d+)\s+months?\b",
+                     digits, re.I)
+        or re.search(r"\b(?:make it|change it to|to|for)\s+(\d+)\s+months?\b", digits, re.I)
+    )  # fmt: skip
     if m:
         return int(m.group(1))
     if re.search(r"半年|half a year|six months|\b6 months\b", digits, re.I):

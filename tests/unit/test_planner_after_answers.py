@@ -230,3 +230,66 @@ async def test_who_sells_a_part_is_its_quote(world: PlannerWorld, ask: str) -> N
     run = await world.run(ask.format(model=part["model"]))
     _nothing_done(run)
     assert all(o["supplier_code"] in run.last_text for o in offers), run.last_text
+
+
+@pytest.mark.parametrize(("said", "expect"), [("actually make it 3 months", '"window_months": 3'),
+                                              ("换成近6个月", '"window_months": 6')])  # fmt: skip
+async def test_a_window_said_after_a_launch(world: PlannerWorld, said: str, expect: str) -> None:
+    category = await _category(world)
+    await world.run(f"比较一下{category['name_zh']}的价格")
+    run = await world.run(said, history=world.thread())
+    [description] = run.delegations
+    assert expect in description, description
+
+
+async def test_how_long_after_a_launch_checks_it(world: PlannerWorld) -> None:
+    category = await _category(world)
+    started = await world.run(f"compare {category['name_en'].lower()} prices")
+    [task_id] = _TASK.findall(started.last_text)
+    run = await world.run("how long will it take?", history=world.thread())
+    [call] = run.called("check_async_task")
+    assert call["task_id"] == task_id
+
+
+async def _another_part(world: PlannerWorld, part: dict[str, Any]) -> dict[str, Any]:
+    """Another part of ``part``'s category that its model names alone."""
+    for p in (await world.erp("/parts", category=part["category_code"], size=50))["items"]:
+        same = (await world.erp("/parts/search", name=p["model"], limit=5))["items"]
+        if p["id"] != part["id"] and "-" not in p["model"] and len(same) == 1:
+            return dict(p)
+    pytest.fail("no other part in the category")  # pragma: no cover
+
+
+async def test_another_part_after_a_launch_is_compared(world: PlannerWorld) -> None:
+    part, _ = await _quoted(world)
+    other = await _another_part(world, part)
+    await world.run(f"比价 {part['model']}")
+    run = await world.run(f"换成 {other['model']}", history=world.thread())
+    [description] = run.delegations
+    assert other["sku"] in description and part["sku"] not in description, description
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "下单前先帮我查下 {sup} 的 {model} 库存和报价",
+        "{model} 哪家最便宜？直接报价就行，不用做分析",
+    ],
+)
+async def test_a_quote_asked_before_ordering_or_without_a_study(
+    world: PlannerWorld, ask: str
+) -> None:
+    part, offers = await _quoted(world)
+    run = await world.run(ask.format(sup=offers[0]["supplier_code"], model=part["model"]))
+    _nothing_done(run)
+    assert run.question is None, run.question
+    assert offers[0]["supplier_code"] in run.last_text and part["sku"] in run.last_text
+
+
+async def test_two_parts_compared_each(world: PlannerWorld) -> None:
+    part, _ = await _quoted(world)
+    other = await _another_part(world, part)
+    run = await world.run(f"{part['model']} 和 {other['model']} 分别比一下价")
+    assert run.proposal is None and run.question is None, run.last_text
+    [description] = run.delegations
+    assert part["sku"] in description and other["sku"] in description, description

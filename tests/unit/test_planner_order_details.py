@@ -564,3 +564,17 @@ async def test_an_order_right_after_a_suppliers_quote_is_from_that_supplier(
     await world.run(f"{offer['supplier_code']} 的 {part['model']} 现在多少钱？")
     run = await world.run("那就订 60 个", history=world.thread())
     assert _card(run)[:3] == (offer["supplier_id"], part["id"], 60), run.last_text
+
+
+@pytest.mark.parametrize("answer", ["哪家便宜用哪家", "whichever is fastest"])
+async def test_the_cheapest_or_fastest_as_the_answer(world: PlannerWorld, answer: str) -> None:
+    part, _ = await _offer(world)
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
+    key = (lambda o: o["price_minor"]) if "便宜" in answer else (
+        lambda o: (o["lead_time_days"], o["price_minor"]))  # fmt: skip
+    best = min(live, key=key)
+    q = max(o["min_order_qty"] for o in live) * max(o["order_step"] for o in live)
+    run = await world.run(f"order {q} {part['model']}", script=Script(answers=[answer]))
+    assert _card(run)[:3] == (best["supplier_id"], part["id"], q), run.last_text

@@ -54,6 +54,7 @@ from graphs.offline.text import (
     relative_quantity,
     to_simplified,
     today_in,
+    words_to_digits,
 )
 from graphs.orders.language import buyer_language
 
@@ -245,7 +246,10 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     mark = lexicon.NOTE_START.search(view.request)
     head = view.request[: mark.start()] if mark else view.request
     tokens = model_tokens(head) + [m.term for m in found.suppliers]
-    several = len({m.record.get("id") for m in found.parts}) > 1  # a count each, read later
+    # several parts, each with a count read later ("IU7 两百 + BKR7E 一百"): a number of its own
+    several = len({m.record.get("id") for m in found.parts}) > 1 and bool(
+        re.search(r"(?<![\w.\-/])\d+(?![\w\-/])", words_to_digits(head))
+    )
     counted = (has_quantity(head) or _LIST_LINE.search(head) or several
                or (found.suppliers and find_quantity(head, exclude=tokens)))  # fmt: skip
     today = today_in(view.system)
@@ -336,9 +340,17 @@ def _about_launched(view: View, reading: Reading, zh: bool) -> Decision | None:
         return None
     if lexicon.has(text, "stop") or _DROP.search(text):
         return tasks.task_question(view, "analysis_cancel", zh)
-    if lexicon.has(text, "status"):
+    if lexicon.has(text, "status") or _HOW_LONG.search(text):
         return tasks.task_question(view, "analysis_status", zh)
     return None
+
+
+# "how long will it take?", "要多久", "什么时候好": a question about the analysis just started
+_HOW_LONG = re.compile(
+    r"多久|多长时间|什么时候(?:好|出来|完成)|(?<![a-z])(?:how\s+long|when\s+will\s+it\s+be\s+"
+    r"(?:done|ready|finished))(?![a-z])",
+    re.I,
+)
 
 
 # A supplier added to the comparison, not the only one ("also include Bosch", "把博世也加上").
@@ -361,6 +373,9 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
         return erp
     now = erp.ground(view.request)
     intent = read(view.request).intent
+    if now.parts and not now.categories and lexicon.has(view.request, "substitute"):
+        # "换成 BKR7E" right after "比价 IU7": the same comparison for that part
+        return analysis(view, Reading("analysis", None, False, True), zh, text=view.request)
     if now.categories or now.parts or intent not in ("analysis", "out_of_scope", "substitution"):
         return None
     limits = lexicon.has(view.request, "exclusion", "domestic", "imported")
@@ -636,7 +651,8 @@ def decide(view: View) -> Decision:
     event = view.notification()
     if event is not None:
         return tasks.on_notification(view, event, zh)
-    answered = lookups.equivalents(view, zh)  # "C8HSA 有哪些替代型号": no BOM in sight
+    launched = _answering(view, tasks.LAUNCHED) is not None  # "换成 BKR7E": that analysis
+    answered = None if launched else lookups.equivalents(view, zh)  # "C8HSA 有哪些替代型号"
     if answered is not None:
         return answered
     # "换成 LONCIN" on an order being made, "换成只看国内供应商" right after a launch: a

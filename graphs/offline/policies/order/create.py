@@ -400,11 +400,12 @@ def _without_supplier(
         f"{o.get('supplier_code')} {o.get(name)} @ {o.get('price')} {o.get('currency')}"
         for o in live
     ][:_OPTIONS]
-    if live and lexicon.has(facts.body, "cheapest") and len({o.get("currency") for o in live}) == 1:
+    said = f"{facts.body}\n{facts.answer_text}"  # "=哪家便宜用哪家" as the answer too
+    if live and lexicon.has(said, "cheapest") and len({o.get("currency") for o in live}) == 1:
         # "order 100 of the cheapest BKR6E": the lowest offer (one currency: comparable).
         _pick(facts, choice, suppliers, min(live, key=lambda o: int(o.get("price_minor") or 0)),
               "按最低价", "the lowest price")  # fmt: skip
-    elif live and lexicon.has(facts.body, "fastest"):
+    elif live and lexicon.has(said, "fastest"):
         # "找最快的那家", "whoever delivers fastest": the shortest lead time, then the price
         best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
                                         int(o.get("price_minor") or 0)))  # fmt: skip
