@@ -450,6 +450,13 @@ async def offered_part(
     raise AssertionError("the seed has no part with such an offer")
 
 
+async def sold_part(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """A part named alone by its model, an active supplier for it, and a quantity its offer
+    valid today accepts (twice the minimum)."""
+    part, offer, supplier = await offered_part(world)
+    return part, supplier, offer["min_order_qty"] * offer["order_step"] * 2
+
+
 def priced_today(part: dict[str, Any]) -> bool:
     """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
     offer, now = part.get("offer"), date.today().isoformat()

@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, offered_part, planner_world
+from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
 
 TODAY = date(2026, 12, 3)
 ORDERING = ("order_create", "order_validate", "order_update")
@@ -27,13 +26,6 @@ ORDERING = ("order_create", "order_validate", "order_update")
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
         yield w
-
-
-async def _sold(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
-    """A part named alone by its model, an active supplier for it, and a quantity its offer
-    valid today accepts."""
-    part, offer, supplier = await offered_part(world)
-    return part, supplier, offer["min_order_qty"] * offer["order_step"] * 2
 
 
 CONDITIONAL = [
@@ -51,7 +43,7 @@ CONDITIONAL = [
 async def test_a_conditional_order_places_nothing_and_gives_the_facts(
     world: PlannerWorld, lang: str, template: str
 ) -> None:
-    part, supplier, q = await _sold(world)
+    part, supplier, q = await sold_part(world)
     inv = part["inventory"]
     before = world.fingerprint()
     text = template.format(q=q, model=part["model"], sup=supplier["code"], limit=inv["on_hand"] + 7)
@@ -78,7 +70,7 @@ async def test_a_conditional_order_places_nothing_and_gives_the_facts(
     ],
 )
 async def test_a_polite_if_is_no_condition(world: PlannerWorld, template: str) -> None:
-    part, supplier, q = await _sold(world)
+    part, supplier, q = await sold_part(world)
     run = await world.run(template.format(q=q, model=part["model"], sup=supplier["code"]))
     assert run.proposal is not None, run.last_text
     name, args = run.proposal
