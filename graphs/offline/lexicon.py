@@ -686,6 +686,7 @@ GROUPS["before_ordering"] = (
 GROUPS["sellers"] = (
     r"谁(?:家)?(?:卖|有卖|有货|供应|能供|做)|哪(?:家|些供应商|几家)(?:有)?(?:卖|有货|供应|能供)"
     r"|(?:谁|哪家)有[^，,。？?]{1,16}?(?:卖|的货)"
+    r"|有没有卖|有卖吗|卖不卖|(?<![a-z])do(?:es)?\s+\w+\s+sell(?![a-z])"
     r"|(?<![a-z])who\s+(?:sells|supplies|carries|stocks|has)(?![a-z])"
     r"|(?<![a-z])(?:which|what)\s+suppliers?\s+(?:sells?|supplies|supply|carry|carries|stocks?|has|have)"
     r"(?![a-z])"

@@ -293,3 +293,15 @@ async def test_two_parts_compared_each(world: PlannerWorld) -> None:
     assert run.proposal is None and run.question is None, run.last_text
     [description] = run.delegations
     assert part["sku"] in description and other["sku"] in description, description
+
+
+@pytest.mark.parametrize("ask", ["{sup} 有没有卖 {model}", "does {sup} sell {model}?"])
+async def test_whether_a_supplier_sells_a_part(world: PlannerWorld, ask: str) -> None:
+    part, offers = await _quoted(world)
+    sellers = {o["supplier_id"] for o in part["offers"]}
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    other = next(s for s in suppliers if s["id"] not in sellers and s["kind"] == "maker")
+    run = await world.run(ask.format(sup=other["code"], model=part["model"]))
+    _nothing_done(run)
+    assert "不供应" in run.last_text or "does not sell" in run.last_text, run.last_text
+    assert offers[0]["supplier_code"] in run.last_text, run.last_text

@@ -578,3 +578,24 @@ async def test_the_cheapest_or_fastest_as_the_answer(world: PlannerWorld, answer
     q = max(o["min_order_qty"] for o in live) * max(o["order_step"] for o in live)
     run = await world.run(f"order {q} {part['model']}", script=Script(answers=[answer]))
     assert _card(run)[:3] == (best["supplier_id"], part["id"], q), run.last_text
+
+
+@pytest.mark.parametrize("answer", ["算了不要了", "never mind"])
+async def test_an_answer_that_drops_the_order(world: PlannerWorld, answer: str) -> None:
+    part, offer = await _offer(world)
+    before = world.fingerprint()
+    run = await world.run(
+        f"给{offer['supplier_code']}订{part['model']}", script=Script(answers=[answer])
+    )
+    assert run.proposal is None and not run.called("order_validate"), run.calls
+    assert run.order_final_note == "order-dropped", (run.order_final_note, run.last_text)
+    assert world.fingerprint() == before
+
+
+async def test_the_pack_size_answered_in_brackets(world: PlannerWorld) -> None:
+    part, offer = await _offer(world)
+    run = await world.run(f"{offer['supplier_code']} {part['model']} 2 boxes")
+    assert run.question is not None and "piece" in run.question["question"], run.question
+    run = await world.run(f"{offer['supplier_code']} {part['model']} 2箱",
+                          script=Script(answers=["一箱（100个）"]))  # fmt: skip
+    assert _card(run)[:3] == (offer["supplier_id"], part["id"], 200), run.last_text

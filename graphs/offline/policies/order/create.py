@@ -544,7 +544,7 @@ def _expected_date(facts: Facts) -> str | None:
 
 # The size of a package: "每箱 24 个", "一箱100支", "24支/箱", "24 per box", "boxes of 24".
 _PACK_SIZE = re.compile(
-    r"(?:每|一)\s*(?:箱|盒|包|袋|桶|卷)\s*(?:是|有|装|=|:|：)?\s*(\d+)"
+    r"(?:每|一)\s*(?:箱|盒|包|袋|桶|卷)\s*(?:是|有|装|=|:|：|[（(])?\s*(\d+)"
     r"|(\d+)\s*(?:个|件|只|套|条|片|副|支|根|pcs|pieces|units)?\s*(?:/|每|一)\s*(?:箱|盒|包|袋)"
     r"|(\d+)\s*(?:pcs|pieces|units|items)?\s*(?:per|a|each|/)\s*(?:box|case|carton|pack)"
     r"|(?:boxes|cases|cartons|packs) of (\d+)",
@@ -603,16 +603,25 @@ def _undecided(facts: Facts, chosen: _Choice, found: Grounding) -> Decision | No
     )  # fmt: skip
 
 
+# An English package word said in a Chinese reply ("一箱有多少个", not "一boxes").
+_PACK_ZH = {"box": "箱", "boxes": "箱", "case": "箱", "cases": "箱", "carton": "箱",
+            "cartons": "箱", "pack": "包", "packs": "包", "pallet": "托",
+            "pallets": "托"}  # fmt: skip
+
+
 def _ask_pack_size(facts: Facts, choice: _Choice, packs: Quantity) -> Decision:
     """ "5 箱" of a part ordered by the piece: how many pieces that is."""
     part = choice.part or {}
     unit = unit_word(str(part.get("unit") or ""), facts.lang)
+    if unit in ("pcs", "pc"):
+        unit = "piece"  # "ordered by the piece", "the number of pieces"
     return ask(
         facts,
         ["quantity"],
         facts.say(
             f"你说的是 {packs.value} {packs.unit}，但 {_pname(facts, part)} 按“{unit}”下单。"
-            f"一{packs.unit}有多少{unit}？请直接告诉我要多少{unit}（比如“500 {unit}”）。",
+            f"一{_PACK_ZH.get(str(packs.unit), packs.unit)}有多少{unit}？请直接告诉我要多少{unit}"
+            f"（比如“500 {unit}”）。",
             f"You said {packs.value} {packs.unit}, but {_pname(facts, part)} is ordered by the "
             f'{unit}. How many is that? Tell me the number of {unit}s (e.g. "500").',
         ),
@@ -794,11 +803,23 @@ def _several_lines(facts: Facts, found: Grounding) -> Decision | None:
     return _proposed(facts, args, "", fallback)
 
 
+# An answer that drops the order being made ("算了不要了", "never mind", "cancel it").
+_DROP_ANSWER = re.compile(
+    r"^\s*(?:算了|不要了|不用了|不下了|不订了|取消吧?|那就不要了)"
+    r"|^\s*(?:never\s*mind|forget\s+it|cancel(?:\s+it|\s+that)?|drop\s+it)\s*[.!。！]?\s*$",
+    re.I,
+)
+
+
 def create(facts: Facts) -> Decision:
     """The next step of a new order."""
     done = after_commit(facts, "order_create")
     if done is not None:
         return done
+    if facts.answer_text and _DROP_ANSWER.search(facts.answer_text):
+        return Decision(facts.say("好的，这张订单不下了，没有提交任何东西。",
+                                  "OK, that order is dropped; nothing was placed."),
+                        note="order-dropped")  # fmt: skip
     found, suppliers, step = facts.master_data()
     if step is not None:
         return step
