@@ -305,3 +305,37 @@ async def test_whether_a_supplier_sells_a_part(world: PlannerWorld, ask: str) ->
     _nothing_done(run)
     assert "不供应" in run.last_text or "does not sell" in run.last_text, run.last_text
     assert offers[0]["supplier_code"] in run.last_text, run.last_text
+
+
+async def test_a_quote_marks_a_supplier_that_takes_no_orders(world: PlannerWorld) -> None:
+    suppliers = {
+        s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    }
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=50))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            stopped = [o for o in part["offers"] if priced_today({"offer": o})
+                       and suppliers[o["supplier_id"]]["status"] != "active"]  # fmt: skip
+            if stopped and len(same) == 1:
+                run = await world.run(f"{part['model']} 报个价")
+                line = next(ln for ln in run.last_text.splitlines()
+                            if f"（{stopped[0]['supplier_code']}）" in ln)  # fmt: skip
+                assert "不能下单" in line, line
+                return
+    pytest.fail("no part priced by a supplier that is not active")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [("比较一下{zh}价格，只看经销商", None), ("比较一下{zh}价格", "only distributors please")],
+)
+async def test_a_limit_by_kind_is_said_not_dropped(
+    world: PlannerWorld, first: str, then: str | None
+) -> None:
+    category = await _category(world)
+    run = await world.run(first.format(zh=category["name_zh"]))
+    if then is not None:
+        run = await world.run(then, history=world.thread())
+        assert not run.delegations, run.delegations  # nothing restarted for a limit it cannot take
+    assert "不能按供应商类型" in run.last_text or "kind of supplier" in run.last_text, run.last_text

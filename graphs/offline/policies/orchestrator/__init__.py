@@ -380,6 +380,9 @@ def _narrowing(view: View, zh: bool) -> Decision | None:
         return None
     limits = lexicon.has(view.request, "exclusion", "domestic", "imported")
     if not (now.suppliers or find_window_months(view.request) or limits):
+        if tasks.KIND_LIMIT.search(to_simplified(view.request)):  # "only distributors please"
+            note = tasks.KIND_NOTE[0] + "。" if zh else tasks.KIND_NOTE[1].capitalize() + "."
+            return Decision(note, note="scope-unsupported")
         return None
     before = erp.ground(to_simplified(earlier)).suppliers
     if _ADDING.search(view.request) and now.suppliers and not before:

@@ -22,6 +22,7 @@ from graphs.offline.policies.orchestrator.analysis import analysis
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.inventory import parts_read, stock_line
 from graphs.offline.text import find_date, find_quantity, model_tokens, today_in
+from graphs.orders.words import supplier_status_word
 
 __all__ = ["QUOTED", "quote"]
 
@@ -87,8 +88,19 @@ def _offer_line(offer: Record, unit: str, quantity: int | None, zh: bool) -> str
     )
 
 
+def _not_taking(offer: Record, statuses: dict[str, str], zh: bool) -> str:
+    """ ", on hold: takes no orders" after an offer whose supplier is not active."""
+    status = statuses.get(str(offer.get("supplier_code")), "active")
+    if status == "active":
+        return ""
+    word = supplier_status_word(status, "zh" if zh else "en")
+    return say(zh, f"（{word}，目前不能下单）", f" ({word}: takes no orders now)")
+
+
 def _part_answer(part: Record, named: list[Record], quantity: int | None, today: date,
-                 zh: bool, by: date | None = None) -> str:  # fmt: skip
+                 zh: bool, by: date | None = None,
+                 statuses: dict[str, str] | None = None) -> str:  # fmt: skip
+    statuses = statuses or {}
     offers = _current(part, today)
     unit = str(part.get("unit") or "个") if zh else "pcs"
     title = f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
@@ -132,10 +144,12 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
             )
     asked = {str(s.get("code")) for s in named} & selling
     shown = [o for o in offers if str(o.get("supplier_code")) in asked] or offers
-    lines += [_offer_line(o, unit, quantity, zh) + _arrival(o, today, by, zh) for o in shown]
+    lines += [_offer_line(o, unit, quantity, zh) + _arrival(o, today, by, zh)
+              + _not_taking(o, statuses, zh) for o in shown]  # fmt: skip
     others = [o for o in offers if o not in shown]
     if others:  # the supplier asked about first; the others in one line
-        best = others[0]
+        taking = [o for o in others if not _not_taking(o, statuses, zh)]
+        best = (taking or others)[0]
         low = f"{best.get('supplier_code')} {_money(int(best.get('price_minor') or 0))}"
         lines.append(say(
             zh, f"（另有 {len(others)} 家有效报价，最低 {low} {best.get('currency')}）",
@@ -176,7 +190,8 @@ def quote(
     named = [m.record for m in found.suppliers]
     today = today_in(view.system)
     by = find_date(view.request, today)  # "能不能12月20号到": whether each offer makes it
-    answers = [_part_answer(read[i], named, quantity, today, zh, by) for i in ids
+    statuses = {str(s.get("code")): str(s.get("status")) for s in erp.suppliers}
+    answers = [_part_answer(read[i], named, quantity, today, zh, by, statuses) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
     if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]

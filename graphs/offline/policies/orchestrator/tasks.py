@@ -247,9 +247,25 @@ def _not_brands(view: View, started: list[ToolResult], zh: bool) -> str:
                 word = supplier_status_word(str(s.get("status")), "zh" if zh else "en")
                 notes.append(say(zh, f"{name}目前{word}，不能向它下单",
                                  f"{name} is {word} and cannot take orders now"))  # fmt: skip
+        if KIND_LIMIT.search(body.group(1)):
+            notes.append(KIND_NOTE[0] if zh else KIND_NOTE[1])
     if not notes:
         return ""
     return say(zh, "说明：" + "；".join(notes) + "。\n", "Note: " + "; ".join(notes) + ".\n")
+
+
+# "只看经销商", "only distributors", "只看厂家": a limit by the suppliers' kind, which the
+# comparison's scope does not take (brands, origin, exclusions and window do).
+KIND_LIMIT = re.compile(
+    r"(?:只看|只要|只比|仅限?|限定)\s*(?:经销商|贸易商|代理商|厂家|原厂|制造商|生产商)"
+    r"|(?<![a-z])only\s+(?:the\s+)?(?:distributors|dealers|traders|makers|manufacturers)(?![a-z])",
+    re.I,
+)
+KIND_NOTE = (
+    "比价范围不能按供应商类型（厂家或经销商）限定，这次比较的是所有供应商的报价",
+    "the comparison cannot be limited by the kind of supplier (maker or distributor): it "
+    "covers every supplier's prices",
+)
 
 
 def launched(view: View, zh: bool) -> Decision:
