@@ -285,8 +285,10 @@ def read(text: str) -> Reading:
     aside = _aside(text, masked)
     if aside is not None:
         return aside
-    if lexicon.has(text, "hold_off") and not lexicon.has(text, "asks_me"):
-        return Reading("out_of_scope", None, False, True)  # "…，先别下，我再想想": acknowledged
+    if lexicon.has(text, "hold_off") and not lexicon.has(
+        masked, "asks_me", "analysis", "inventory", "price", "lead_time"
+    ):  # "…，先别下，我再想想": acknowledged ("先不下单，看看电瓶哪家划算" is a comparison)
+        return Reading("out_of_scope", None, False, True)
     if is_substitution(text):
         return reading("substitution")
     if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):

@@ -181,3 +181,16 @@ async def test_nothing_is_picked_or_ordered(world: PlannerWorld, text: str) -> N
     run = await world.run(text.format(sup=supplier["code"]))
     assert run.proposal is None and not run.called("order_update"), run.calls
     assert world.fingerprint() == before
+
+
+async def test_holding_the_order_with_another_request_answers_that_request(
+    world: PlannerWorld,
+) -> None:
+    part, _supplier, _q = await sold_part(world)
+    category = (await world.erp("/categories"))["items"][0]
+    run = await world.run(f"先不下单，看看{category['name_zh']}哪家划算")
+    _no_order(run)
+    assert len(run.delegations) == 1 and category["code"] in run.delegations[0], run.last_text
+    run = await world.run(f"先别下单，{part['model']} 库存多少")
+    _no_order(run)
+    assert part["sku"] in run.last_text and not run.delegations, run.last_text
