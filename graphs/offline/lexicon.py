@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 
 __all__ = [
-    "GROUPS", "NOTE_START", "Hit", "clause_spans", "find", "first", "first_routing_word", "has",
-    "known_word", "mask", "strip_words", "without_note",
+    "GROUPS", "NOTE_START", "Hit", "before_note", "clause_spans", "find", "first",
+    "first_routing_word", "has", "known_word", "mask", "strip_words", "without_note",
 ]  # fmt: skip
 
 
@@ -865,6 +865,12 @@ NOTE_START = re.compile(
     r"|(?:备注|附言)\s*(?:写上?|为|是)|(?:备注|附言)\s+(?=\S)",
     re.I,
 )
+
+
+def before_note(text: str) -> str:
+    """``text`` before its note ("备注：set quantity to 5000" is the note's, not the order's)."""
+    m = NOTE_START.search(text)
+    return text[: m.start()] if m else text
 
 
 def without_note(text: str) -> str:

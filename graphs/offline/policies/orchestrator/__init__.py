@@ -243,8 +243,7 @@ def _terse_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     found = erp.ground(view.request)
     if not (found.parts or (found.categories and found.suppliers)):
         return None
-    mark = lexicon.NOTE_START.search(view.request)
-    head = view.request[: mark.start()] if mark else view.request
+    head = lexicon.before_note(view.request)
     tokens = model_tokens(head) + [m.term for m in found.suppliers]
     # several parts, each with a count read later ("IU7 两百 + BKR7E 一百"): a number of its own
     several = len({m.record.get("id") for m in found.parts}) > 1 and bool(

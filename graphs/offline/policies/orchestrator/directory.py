@@ -21,6 +21,7 @@ from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.offline.policies.orchestrator.quote import current_offers
 from graphs.offline.policies.order.facts import paged
 from graphs.offline.text import today_in
 from graphs.orders.words import supplier_status_word
@@ -134,13 +135,8 @@ def _sellers(view: View, code: str, today: date) -> set[int] | Calls:
     missing = [i for i in ids if i not in offers]
     if missing:
         return [("part_query", {"part_ids": missing[:_BATCH]})]
-    sellers: set[int] = set()
-    for item in offers.values():
-        for offer in item.get("offers") or []:
-            start, end = str(offer.get("valid_from") or ""), str(offer.get("valid_to") or "9999")
-            if start <= today.isoformat() <= end and offer.get("supplier_id") is not None:
-                sellers.add(int(offer["supplier_id"]))
-    return sellers
+    return {int(o["supplier_id"]) for item in offers.values()
+            for o in current_offers(item, today) if o.get("supplier_id") is not None}  # fmt: skip
 
 
 def _asks_list(view: View, reading: Reading) -> bool:

@@ -24,7 +24,7 @@ from graphs.offline.policies.orchestrator.inventory import parts_read, stock_lin
 from graphs.offline.text import find_date, find_quantity, model_tokens, today_in
 from graphs.orders.words import supplier_status_word
 
-__all__ = ["QUOTED", "quote"]
+__all__ = ["QUOTED", "current_offers", "quote"]
 
 QUOTED = "quote-answer"
 """The note of a quote: a next message that orders without naming a part orders this one."""
@@ -37,7 +37,7 @@ def _money(minor: int) -> str:
     return f"{minor / 100:,.2f}"
 
 
-def _current(part: Record, today: date) -> list[Record]:
+def current_offers(part: Record, today: date) -> list[Record]:
     """The part's offers valid ``today``, cheapest first within each currency (CNY first;
     prices in different currencies are not converted, so not ranked against each other)."""
     day = today.isoformat()
@@ -101,7 +101,7 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
                  zh: bool, by: date | None = None,
                  statuses: dict[str, str] | None = None) -> str:  # fmt: skip
     statuses = statuses or {}
-    offers = _current(part, today)
+    offers = current_offers(part, today)
     unit = str(part.get("unit") or "个") if zh else "pcs"
     title = f"{part.get('sku')} {part.get('name_zh') if zh else part.get('name_en')}"
     if not offers:

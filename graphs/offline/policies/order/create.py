@@ -66,15 +66,9 @@ _CORRECTION = re.compile(
 
 def _corrected(facts: Facts) -> str:
     """The words after the message's last correction ("" when it makes none)."""
-    body = _before_note(facts.body)
+    body = lexicon.before_note(facts.body)
     hits = list(_CORRECTION.finditer(body))
     return body[hits[-1].end() :] if hits else ""
-
-
-def _before_note(text: str) -> str:
-    """The order's words: ``text`` before its note ("备注：set quantity to 5000" is a note)."""
-    m = lexicon.NOTE_START.search(text)
-    return text[: m.start()] if m else text
 
 
 @dataclass
@@ -104,7 +98,7 @@ def _refuse(facts: Facts, zh: str, en: str) -> Decision:
 def _bad_quantity(facts: Facts, found: Grounding) -> Quantity | None:
     """A zero, negative or fractional quantity the buyer wrote (never read as another one)."""
     exclude = model_tokens(facts.text) + [m.term for m in found.suppliers]
-    quantity = read_quantity(_before_note(facts.body), exclude=exclude)
+    quantity = read_quantity(lexicon.before_note(facts.body), exclude=exclude)
     return quantity if quantity is not None and quantity.problem is not None else None
 
 
@@ -533,7 +527,7 @@ def _expected_date(facts: Facts) -> str | None:
     """The delivery date: from an answer first (answers come later, so they win)."""
     sources = [facts.answer("expected_date", "delivery_date", "date", "due", "到货日期", "交期"),
                *facts.answers.values(), facts.answer_text, _corrected(facts),
-               _before_note(facts.body)]  # fmt: skip
+               lexicon.before_note(facts.body)]  # fmt: skip
     for source in sources:
         if source:
             found = find_date(str(source), facts.today)
@@ -560,7 +554,7 @@ def _quantity(facts: Facts, choice: _Choice) -> int | Quantity | None:
                                 (choice.supplier or {}).get("code")) if v]  # fmt: skip
     exclude += model_tokens(facts.text)
     own_unit = str((choice.part or {}).get("unit") or "")
-    body = _before_note(facts.body)  # a note's words are the note's, never a count
+    body = lexicon.before_note(facts.body)  # a note's words are the note's, never a count
     sources = (str(answered) if answered is not None else None, facts.answer_text,
                _corrected(facts), body)  # fmt: skip
     for text in sources:
@@ -589,7 +583,7 @@ def _undecided(facts: Facts, chosen: _Choice, found: Grounding) -> Decision | No
         return None  # "200个，不对，250个": corrected, not undecided
     exclude = [str(v) for v in (chosen.part.get("model"), chosen.part.get("sku"),
                                 (chosen.supplier or {}).get("code")) if v]  # fmt: skip
-    body = _PACK_SIZE.sub(" ", _before_note(facts.body))
+    body = _PACK_SIZE.sub(" ", lexicon.before_note(facts.body))
     counts = quantities_written(body, exclude=exclude + model_tokens(facts.text))
     if len(counts) < 2:
         return None
@@ -673,7 +667,7 @@ _PRICE_ASKED = re.compile(
 def _price_note(facts: Facts, validation: Record | None) -> str:
     """What the buyer hears when the order asked for its own price (empty: it did not, or
     asked for the price the ERP charges)."""
-    m = _PRICE_ASKED.search(_before_note(facts.body))
+    m = _PRICE_ASKED.search(lexicon.before_note(facts.body))
     if m is None:
         return ""
     asked = next(g for g in m.groups() if g)
@@ -692,14 +686,7 @@ def _price_note(facts: Facts, validation: Record | None) -> str:
 def _create_call(
     facts: Facts, supplier: Record, part: Record, quantity: int, lead: str = ""
 ) -> Decision:
-    args: dict[str, Any] = {
-        "supplier_id": supplier["id"],
-        "lines": [{"part_id": part["id"], "quantity": quantity}],
-        "note": _note(facts),
-    }
-    expected = _expected_date(facts)
-    if expected is not None:
-        args["expected_date"] = expected
+    args = _order_args(facts, supplier, [{"part_id": part["id"], "quantity": quantity}])
     fallback = facts.say(
         f"准备下单：{_sname(facts, supplier)}，{_pname(facts, part)} × {quantity}，"
         f"预计到货 {args.get('expected_date', '按交期')}。提交前需要你批准。",
@@ -707,6 +694,15 @@ def _create_call(
         f"expected {args.get('expected_date', 'at the lead time')}. Needs your approval first.",
     )
     return _proposed(facts, args, lead, fallback)
+
+
+def _order_args(facts: Facts, supplier: Record, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """``order_create``'s arguments: the supplier, the lines, the note and the date asked."""
+    args: dict[str, Any] = {"supplier_id": supplier["id"], "lines": lines, "note": _note(facts)}
+    expected = _expected_date(facts)
+    if expected is not None:
+        args["expected_date"] = expected
+    return args
 
 
 def _proposed(facts: Facts, args: dict[str, Any], lead: str, fallback: str) -> Decision:
@@ -741,10 +737,7 @@ def _repeat(facts: Facts, found: Grounding) -> Decision | None:
             "many?"))  # fmt: skip
     lines = [{"part_id": ln["part_id"], "quantity": ln["quantity"]}
              for ln in last.get("lines") or [] if isinstance(ln, dict)]  # fmt: skip
-    args: dict[str, Any] = {"supplier_id": supplier["id"], "lines": lines, "note": _note(facts)}
-    expected = _expected_date(facts)
-    if expected is not None:
-        args["expected_date"] = expected
+    args = _order_args(facts, supplier, lines)
     lead = facts.say(f"照上一张订单 {last.get('order_no')}（{last.get('order_date')}）的明细重下，"
                      "按今天的价格：\n",
                      f"The last order {last.get('order_no')} ({last.get('order_date')}) again, "
@@ -788,14 +781,7 @@ def _several_lines(facts: Facts, found: Grounding) -> Decision | None:
     if counted is None:
         return None
     [supplier] = suppliers.values()
-    args: dict[str, Any] = {
-        "supplier_id": supplier["id"],
-        "lines": [{"part_id": p["id"], "quantity": q} for p, q in counted],
-        "note": _note(facts),
-    }
-    expected = _expected_date(facts)
-    if expected is not None:
-        args["expected_date"] = expected
+    args = _order_args(facts, supplier, [{"part_id": p["id"], "quantity": q} for p, q in counted])
     listed = ("；" if facts.zh else "; ").join(f"{_pname(facts, p)} × {q}" for p, q in counted)
     fallback = facts.say(f"准备下单：{_sname(facts, supplier)}，{listed}。提交前需要你批准。",
                          f"Ready to order from {_sname(facts, supplier)}: {listed}. Needs your "
