@@ -138,12 +138,40 @@ class LockedStoreBackend(StoreBackend):
     edit reads the file and writes it back, and the Store has no conditional write, so two
     overlapping edits would keep only the later one. Across replicas when ``locks`` has a
     PostgreSQL URL (a deployment); a change that cannot get its lock is refused with an
-    error the model can read, and changes nothing."""
+    error the model can read, and changes nothing.
 
-    def __init__(self, *, locks: FileLocks | None = None, **kwargs: Any) -> None:
+    ``create_only``: ``write`` makes new files only and refuses to replace one (an archive
+    of records: a file there is changed with ``edit``). Checked under the file's lock, so
+    of two writers that both found no file, the second is told it now exists and edits
+    it, instead of silently replacing what the first wrote."""
+
+    def __init__(
+        self, *, locks: FileLocks | None = None, create_only: bool = False, **kwargs: Any
+    ) -> None:
         """``kwargs`` go to ``StoreBackend`` (``namespace``, ``store`` ...)."""
         super().__init__(**kwargs)
         self.locks = locks or FileLocks()
+        self.create_only = create_only
+
+    def _refused(self, file_path: str) -> WriteResult:
+        return WriteResult(
+            error=f"Error: {file_path} already exists and this folder never replaces a file: "
+            "read it and change it with edit_file (or write to a new path)."
+        )
+
+    def _create_only(self, file_path: str, change: Callable[[], WriteResult]) -> WriteResult:
+        """``change()``, unless ``create_only`` and ``file_path`` exists (under its lock)."""
+        if self.create_only and self._get_store().get(self._get_namespace(), file_path):
+            return self._refused(file_path)
+        return change()
+
+    async def _acreate_only(
+        self, file_path: str, change: Callable[[], Awaitable[WriteResult]]
+    ) -> WriteResult:
+        """``_create_only`` for the event loop."""
+        if self.create_only and await self._get_store().aget(self._get_namespace(), file_path):
+            return self._refused(file_path)
+        return await change()
 
     def _locked(self, path: str, verb: str, change: Callable[[], R], result: Callable[..., R]) -> R:
         """``change()`` under ``path``'s lock; an error ``result`` saying why, when the lock
@@ -166,12 +194,13 @@ class LockedStoreBackend(StoreBackend):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """As ``StoreBackend.write``, after other changes of the file."""
-        change = partial(super().write, file_path, content)
+        change = partial(self._create_only, file_path, partial(super().write, file_path, content))
         return self._locked(file_path, "write", change, WriteResult)
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """``write`` for the event loop."""
-        change = partial(super().awrite, file_path, content)
+        write = partial(super().awrite, file_path, content)
+        change = partial(self._acreate_only, file_path, write)
         return await self._alocked(file_path, "write", change, WriteResult)
 
     def edit(
@@ -299,9 +328,16 @@ class OffloadingStoreBackend(LockedStoreBackend):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Write ``content`` (text), on disk when it is long."""
+        return self._store_text(file_path, content, replace=not self.create_only)
+
+    def _store_text(self, file_path: str, content: str, *, replace: bool) -> WriteResult:
+        """Keep ``content`` at ``file_path`` under its lock (``replace``: over a file
+        already there; else such a file is left as it is and the write refused)."""
         store, namespace = self._get_store(), self._get_namespace()
         try:
             with self.locks.hold(namespace, file_path):
+                if not replace and store.get(namespace, file_path) is not None:
+                    return self._refused(file_path)
                 self._put(store, namespace, file_path, content.encode("utf-8"))
         except (ValueError, OSError, FileLockError) as exc:
             return WriteResult(error=f"Error: could not write {file_path}: {exc}")
@@ -342,7 +378,7 @@ class OffloadingStoreBackend(LockedStoreBackend):
         if isinstance(result, str):
             return EditResult(error=result)
         new_content, occurrences = result
-        written = self.write(file_path, new_content)
+        written = self._store_text(file_path, new_content, replace=True)
         if written.error:
             return EditResult(error=written.error)
         return EditResult(path=file_path, occurrences=int(occurrences))
@@ -432,6 +468,12 @@ class OffloadingStoreBackend(LockedStoreBackend):
         return found
 
 
+CREATE_ONLY_ROUTES = frozenset({"reports"})
+"""Routes whose ``write_file`` never replaces a file: the buyer's report archive, whose
+index two analyses finishing together both add a line to (a second writer that found no
+index must not replace the first's: it is told the index exists and edits it)."""
+
+
 def route_backend(name: str, *, settings: StoreFileSettings | None = None) -> StoreBackend:
     """The backend of the Store route ``/{name}/`` (namespace ``("files", name)``)."""
     settings = settings or StoreFileSettings()
@@ -441,10 +483,15 @@ def route_backend(name: str, *, settings: StoreFileSettings | None = None) -> St
         return ("files", name)
 
     locks = file_locks(settings)
+    create_only = name in CREATE_ONLY_ROUTES
     if folder is None:
-        return LockedStoreBackend(locks=locks, namespace=namespace)
+        return LockedStoreBackend(locks=locks, create_only=create_only, namespace=namespace)
     return OffloadingStoreBackend(
-        folder=folder, min_bytes=settings.min_bytes, locks=locks, namespace=namespace
+        folder=folder,
+        min_bytes=settings.min_bytes,
+        locks=locks,
+        create_only=create_only,
+        namespace=namespace,
     )
 
 

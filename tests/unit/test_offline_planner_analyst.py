@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from graphs.offline.policies.analyst import SCRIPT, URL_MAP
+from graphs.offline.policies.analyst.summary import INDEX_HEAD
 from tests.unit.test_offline_world import OFFERS, PARTS, SUPPLIERS, World, converse, offer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,8 +170,11 @@ class Sandbox:
         return f"{note}\n{header}\n" + "\n".join(shown)
 
     def write(self, args: dict[str, Any]) -> str:
-        self.files[args["file_path"]] = args["content"]
-        return f"Updated file {args['file_path']}"
+        path = args["file_path"]
+        if path.startswith("/reports/") and path in self.files:  # the archive never replaces
+            return f"Error: {path} already exists and this folder never replaces a file"
+        self.files[path] = args["content"]
+        return f"Updated file {path}"
 
     def execute(self, args: dict[str, Any]) -> str:
         assert "python3" in args["command"]
@@ -427,6 +431,30 @@ def test_an_index_written_over_by_another_analysis_gets_the_line_back() -> None:
     writes = [a for n, a in world.calls if n == "write_file" and a["file_path"] == index_path]
     assert len(writes) == 1  # never written over again: inserted by an edit
     assert isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls
+
+
+class IndexMadeMeanwhile(Sandbox):
+    """Another analysis of the same user files its report just after this one found no
+    index: this one's write of a new index is refused (the archive never replaces a file)."""
+
+    def read(self, args: dict[str, Any]) -> str:
+        answer = super().read(args)
+        path = args["file_path"]
+        if path.endswith("/index.md") and path not in self.files:
+            self.files[path] = f"{INDEX_HEAD}{RacingSandbox.OTHER}\n"
+        return answer
+
+
+def test_an_index_another_analysis_made_first_gets_the_line_by_an_edit() -> None:
+    sandbox = IndexMadeMeanwhile()
+    world, _, messages = run("帮我对链轮做供应商比价分析", sandbox)
+    index = sandbox.files["/reports/alice/index.md"]
+    assert index.startswith(INDEX_HEAD) and "0000cafe.md" in index  # the other line kept
+    assert len(re.findall(r"\[(report_\d+_c2d1e0f9\.md)\]", index)) == 1, index
+    index_calls = [n for n, a in world.calls if a.get("file_path") == "/reports/alice/index.md"]
+    assert index_calls == ["read_file", "write_file", "read_file", "edit_file"]
+    assert isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls
+    assert "write_file" not in str(messages[-1].content)  # the refused write is no problem
 
 
 def test_an_index_that_kept_the_line_is_not_edited_again() -> None:

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from deepagents.backends import CompositeBackend, StoreBackend
@@ -258,3 +258,64 @@ def test_concurrent_edits_of_one_file_all_land(tmp_path: Path, size: int) -> Non
     [got] = shelf.download_files(["/alice/index.md"])
     text = (got.content or b"").decode()
     assert sorted(re.findall(r"\| report (\d) \|", text)) == [str(n) for n in range(8)]
+
+
+# -- the archive never replaces a file -------------------------------------------------
+
+Where = Literal["disk", "store"]
+
+
+def _archive(tmp_path: Path, where: Where, store: InMemoryStore) -> StoreBackend:
+    """The reports route as the agents get it, with its bytes on disk or in the Store."""
+    settings = StoreFileSettings(where=where, data_dir=tmp_path, min_bytes=4096)
+    shelf = route_backend("reports", settings=settings)
+    shelf._store = store  # as deepagents' runtime hands it over
+    return shelf
+
+
+@pytest.mark.parametrize("where", ["disk", "store"])
+@pytest.mark.parametrize("size", [200, 10_000], ids=["short", "long"])
+def test_two_analyses_that_both_found_no_index_keep_both_lines(
+    tmp_path: Path, where: Where, size: int
+) -> None:
+    # Two analyses of one buyer finish together; each read the archive, found no index
+    # and writes a new one. Only one may make it: the other is told the index exists, and
+    # its edit adds its line to what the first wrote.
+    store = _SlowStore()
+    shelf = _archive(tmp_path, where, store)
+    rule = "|---|---|"
+
+    def file(n: int) -> str | None:
+        new = f"# index\n{'x' * size}\n{rule}\n| report {n} |\n"
+        if shelf.write("/alice/index.md", new).error is None:
+            return "wrote"
+        return shelf.edit("/alice/index.md", rule, f"{rule}\n| report {n} |").error
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(file, range(6)))
+    assert sorted(answers, key=str) == [None] * 5 + ["wrote"], answers
+    text = shelf.read("/alice/index.md", limit=100_000).file_data
+    assert text is not None
+    assert sorted(re.findall(r"\| report (\d) \|", text["content"])) == [str(n) for n in range(6)]
+
+
+@pytest.mark.parametrize("where", ["disk", "store"])
+def test_a_write_over_an_archived_file_is_refused_and_changes_nothing(
+    tmp_path: Path, where: Where, store: InMemoryStore
+) -> None:
+    shelf = _archive(tmp_path, where, store)
+    assert shelf.write("/alice/index.md", "# index\n| a |\n").error is None
+    refused = shelf.write("/alice/index.md", "# index\n| b |\n")
+    assert refused.error is not None and "edit_file" in refused.error
+    later = asyncio.run(shelf.awrite("/alice/index.md", "# index\n| c |\n"))
+    assert later.error is not None and "already exists" in later.error
+    got = shelf.read("/alice/index.md").file_data
+    assert got is not None and got["content"] == "# index\n| a |\n"
+    # An edit still changes it; other routes still replace (a preference file is rewritten).
+    assert shelf.edit("/alice/index.md", "| a |", "| a |\n| b |").error is None
+    memories = route_backend("memories", settings=StoreFileSettings(where=where, data_dir=tmp_path))
+    memories._store = store
+    assert memories.write("/alice/preferences.md", "v1").error is None
+    assert memories.write("/alice/preferences.md", "v2").error is None
+    mine = memories.read("/alice/preferences.md").file_data
+    assert mine is not None and mine["content"] == "v2"

@@ -277,7 +277,7 @@ def _report(run: Run, result: dict[str, Any]) -> Decision | Saved:
                 run.say("阶段 5：有图表未能保存，重写报告。",
                         "Stage 5: a chart could not be saved; rewriting the report."),
                 [("write_file", {"file_path": paths.report, "content": report}),
-                 ("write_file", {"file_path": paths.archived, "content": report})],
+                 _rearchive(run, report)],
                 note="report",
             )  # fmt: skip
     index = _index(run, result)
@@ -306,14 +306,30 @@ def _report(run: Run, result: dict[str, Any]) -> Decision | Saved:
     )  # fmt: skip
 
 
+def _rearchive(run: Run, report: str) -> tuple[str, dict[str, Any]]:
+    """The call that puts ``report`` in the archive in place of the copy filed with it:
+    the archive never replaces a file (two analyses share its index), so a filed copy is
+    edited whole."""
+    path = run.paths.archived
+    filed = [r for r in run.results("write_file", file_path=path) if r.ok]
+    if not filed:
+        return ("write_file", {"file_path": path, "content": report})
+    old = str(filed[-1].args.get("content", ""))
+    return ("edit_file", {"file_path": path, "old_string": old, "new_string": report})
+
+
 def _problems(run: Run) -> list[str]:
     """What went wrong on the way without stopping the analysis (the answer says so)."""
     tools = ("write_file", "save_chart", "export_report", "generate_visualization")
+    # A new index refused because another analysis made one first is no problem once the
+    # line went in by an edit.
+    edited = any(r.ok for r in run.results("edit_file", file_path=run.paths.index))
     return [
         f"{r.name}: {r.content[:200]}"
         for name in tools
         for r in run.view.called(name)
         if not r.ok or (name == "export_report" and "Error:" in r.content)
+        if not (edited and r.args.get("file_path") == run.paths.index)
     ]
 
 
