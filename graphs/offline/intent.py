@@ -34,7 +34,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import unknown_words
 from graphs.offline.text import find_order_no, find_window_months, has_quantity, model_tokens
 
-__all__ = ["Intent", "Reading", "is_substitution", "read"]
+__all__ = ["Intent", "Reading", "beyond_orders", "is_substitution", "read"]
 
 Intent = Literal[
     "analysis",
@@ -51,6 +51,7 @@ Intent = Literal[
     "small_talk",
     "master_data",
     "reminder",
+    "beyond_orders",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
@@ -76,7 +77,18 @@ class Reading:
     held: Literal["condition", "advice", "noted"] | None = None
 
 
+# When a task is done, not whether it is ("email me the report when it's done"): a request
+# with a time, not a status question ("做完发给我" is kept apart by the status words).
+_WHEN_DONE = re.compile(
+    r"(?<![a-z])(?:when|once|after|as\s+soon\s+as)\s+(?:it\s+is|it's|its|it\s+gets|that's|"
+    r"you're|you\s+are|they\s+are|the\s+\w+\s+is|you\s+have|you've)?\s*(?:done|finished|"
+    r"ready|complete)(?![a-z])",
+    re.I,
+)
+
+
 def _task_question(text: str) -> Intent | None:
+    text = _WHEN_DONE.sub(" ", text)
     if not lexicon.has(text, "task") or find_order_no(text):
         return None
     if lexicon.has(text, "stop"):
@@ -122,6 +134,13 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_change"
     if lexicon.has(masked, "new_order") and not lexicon.has(masked, "past_order"):
         return "order_create"  # "开一张采购单", "open a new PO": a new order document
+    if (
+        (noun or verb)
+        and _ASKED_EN.search(masked)
+        and re.search(r"[?？]\s*$", masked)
+        and (not has_quantity(masked))
+    ):
+        return "order_lookup"  # "who asked for this order?", "when was it ordered?"
     if latest and lexicon.has(masked, "lookup"):
         return "order_lookup"
     if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
@@ -257,6 +276,71 @@ def _aside(text: str, masked: str) -> Reading | None:
     return None
 
 
+# A question in English ("was it approved?", "did we pay for PO…?"), not a request.
+_ASKED_EN = re.compile(
+    r"^\s*(?:was|were|is|are|has|have|had|did|does|do|who|what|when|which)\b|谁", re.I
+)
+
+
+# A question about what was done ("上个月入库了多少IU7", "把审批通过的订单列出来", "show me the
+# orders waiting for approval"), even with "帮我" in front: asked about, never asked for.
+_INQUIRY = re.compile(
+    r"查|多少|几[个条只件张次]|列出|列一下|统计|哪些|哪几|(?<![a-z])(?:show|list|how\s+many|"
+    r"how\s+much|which)(?![a-z])",
+    re.I,
+)
+
+
+def _beyond(text: str) -> tuple[list[str], str, str | None]:
+    """The ``lexicon.BEYOND_ORDERS`` groups ``text`` names (negated ones left out), the text
+    they were read in, and how it asks rather than asks for: ``"whether"`` it was done
+    ("付款了吗", "was it approved?"), ``"inquiry"`` (how much, which: "入库了多少", read as
+    any question), None (asked for)."""
+    masked = lexicon.mask(lexicon.before_note(text), lexicon.BEYOND_ORDERS)  # "不用打印"
+    kinds = [g for g in lexicon.BEYOND_ORDERS if lexicon.has(masked, g)]
+    if _INQUIRY.search(masked):
+        return kinds, masked, "inquiry"
+    form = lexicon.has(masked, "yes_no") or re.search(r"[?？]\s*$", masked) is not None
+    form = form or _ASKED_EN.search(masked) is not None
+    return kinds, masked, "whether" if form and not lexicon.has(masked, "asks_me") else None
+
+
+def beyond_orders(text: str) -> str | None:
+    """The group (``lexicon.BEYOND_ORDERS``) of what ``text`` asks done to an order outside
+    this assistant ("帮我入库", "email the PO to GZMT", "把这张单重新激活", "approve it",
+    "pay the invoice"; a payment even asked about: it is not in the ERP); None when it asks
+    none, only asks whether it was done ("入库了吗", "was it approved?": the order is looked
+    up), or asks it with an order to place or change, which is done (a delivery recorded
+    or a payment is never an order's quantity)."""
+    kinds, masked, asked = _beyond(text)
+    if asked == "inquiry" or (asked and kinds and kinds[0] != "beyond_pay"):
+        return None
+    if not kinds or lexicon.has(masked, "analysis"):
+        return None  # "比价分析做完发邮件给我": the analysis (its report has the links)
+    if kinds[0] in ("beyond_receive", "beyond_pay"):
+        return kinds[0]
+    rest = lexicon.strip_words(masked, lexicon.BEYOND_ORDERS)
+    acting = lexicon.has(rest, "cancel") or has_quantity(rest)  # "GZMT IU7 100个 提交"
+    return None if acting else kinds[0]
+
+
+def beyond_asked(text: str) -> bool:
+    """Whether ``text`` asks whether an order was received, sent, approved or brought back
+    ("入库了吗", "审批了没有", "was it approved?"): its status, looked up."""
+    kinds, _, asked = _beyond(text)
+    return bool(kinds) and asked == "whether"
+
+
+def _beyond_intent(text: str, masked: str) -> Intent | None:
+    """``beyond_orders`` for what this assistant does not do to an order; ``order_lookup``
+    when it is asked whether that was done (not of stock: "IU7库存恢复了没")."""
+    if beyond_orders(text):
+        return "beyond_orders"
+    if beyond_asked(text) and not lexicon.has(masked, "inventory"):
+        return "order_lookup"
+    return None
+
+
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     if not re.search(r"\w", text):  # "?", "...": nothing asked yet
@@ -277,9 +361,9 @@ def read(text: str) -> Reading:
     analysis = lexicon.first(masked, "analysis")
     if skill and not order_no and not (analysis and analysis.start < skill.start):
         return reading("skills")
-    task = _task_question(text)
-    if task is not None:
-        return reading(task)
+    early = _task_question(text) or _beyond_intent(text, masked)
+    if early is not None:  # "分析做完了吗"; "帮我入库" (said, not done); "审批了吗" (looked up)
+        return Reading(early, order_no, early == "order_lookup" and order_no is None, True)
     if order_no:
         return reading(_by_order_no(masked))
     aside = _aside(text, masked)

@@ -53,6 +53,8 @@ NOT_ORDERS = [
     "{model} 要{q}个多少钱",
     "采购部小李说要跟{sup}订{q}个{model}，你觉得呢",
     "We should probably order {q} {model} from {sup} next week",
+    "is it ok to order {q} {model} from {sup}?",
+    "would it be wise to buy {q} {model} from {sup} now?",
     "老王刚才已经跟{sup}订了{q}个{model}了",
     "Tom already ordered {q} {model} from {sup} this morning",
     "昨天跟{sup}订的{model}到了没",

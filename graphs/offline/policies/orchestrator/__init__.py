@@ -32,7 +32,14 @@ from graphs.offline import lexicon
 from graphs.offline.client_tools import build_arguments, match_client_tool
 from graphs.offline.entities import supplier_marked
 from graphs.offline.history import ToolResult, View, strip_line_numbers
-from graphs.offline.intent import Intent, Reading, is_substitution, read
+from graphs.offline.intent import (
+    Intent,
+    Reading,
+    beyond_asked,
+    beyond_orders,
+    is_substitution,
+    read,
+)
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import ADDED_SECTION, Decision, local_name, say
 from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
@@ -581,6 +588,15 @@ def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | Non
 
 
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
+    if reading.intent == "beyond_orders":  # "帮我入库", "email it to GZMT": said, not done
+        kind = beyond_orders(view.request) or ""
+        order_no = reading.order_no or _shown_order(view)
+        return Decision(replies.beyond_orders(kind, order_no, zh), note="beyond-orders")
+    last = _shown_order(view) if reading.intent == "order_lookup" else None
+    if last and reading.order_no is None and beyond_asked(view.request):  # "入库了吗"
+        return _to_order_agent(
+            view, Reading("order_lookup", last), zh, body=f"{last} {view.written}"
+        )
     if follow_up:
         corrected = _order_correction(view, reading, zh)
         if corrected is not None:

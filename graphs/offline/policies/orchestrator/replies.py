@@ -8,7 +8,7 @@ from typing import Any
 from graphs.names import CJK
 from graphs.offline.policies.base import say
 
-__all__ = ["ask_category", "greeting", "no_task", "out_of_scope"]
+__all__ = ["ask_category", "beyond_orders", "greeting", "no_task", "out_of_scope"]
 
 
 def out_of_scope(zh: bool) -> str:
@@ -105,3 +105,56 @@ def reminder(zh: bool) -> str:
         "you later. No order was placed. When it's time, tell me the order (supplier, part, "
         "quantity) and I'll prepare the approval card; or tell me now if you want it placed now.",
     )
+
+
+_BEYOND: dict[str, tuple[str, str]] = {
+    "beyond_receive": (
+        "收货入库我做不了：到货要由仓库在 ERP 里登记（实收数量和日期），我不能代为登记。",
+        "I can't record a delivery: goods receipts are booked in the ERP by the warehouse "
+        "(quantity received and date); I can't book them.",
+    ),
+    "beyond_send": (
+        "发送、邮件、传真或打印我做不了：我不能往外发东西，也不能打印。订单在 ERP 里，"
+        "可以从 ERP 导出或打印后发给供应商；分析报告带 PDF 下载链接，可以直接打印或转发。",
+        "I can't send, email, fax or print: I have no way to send anything out or print. An "
+        "order is in the ERP; export or print it there and send it to the supplier. An "
+        "analysis report comes with a PDF download link to print or forward.",
+    ),
+    "beyond_reopen": (
+        "订单没法重新激活：ERP 里已取消或已关闭的订单不能改回去，草稿和审批中的订单本来就有效。"
+        "要再订同样的东西，告诉我供应商、零件和数量，我给你准备新单的审批卡片。",
+        "I can't reactivate an order: the ERP never brings a cancelled or closed order back, "
+        "and a draft or pending order is still live. To order the same again, tell me the "
+        "supplier, part and quantity and I'll prepare a new order for your approval.",
+    ),
+    "beyond_approve": (
+        "订单不能由我批准或提交：批准只在审批卡片上由有权限的人点“批准”（批准人记入 ERP）。"
+        "我准备的每张订单在提交 ERP 前都会给你一张审批卡片；我不会自己批准。",
+        "I can't approve or submit an order myself: an order is approved only on the approval "
+        "card, by someone allowed to (the ERP records who). Every order I prepare comes to you "
+        "as an approval card before it reaches the ERP; I never approve one on my own.",
+    ),
+    "beyond_pay": (
+        "付款、发票和对账不在我这里：它们在财务系统里，我查不到也办不了，只处理采购订单。",
+        "Payments, invoices and reconciliation are not mine: they are in the finance system, "
+        "which I can neither read nor act in; I handle purchase orders only.",
+    ),
+}
+
+
+def beyond_orders(kind: str, order_no: str | None, zh: bool) -> str:
+    """What this assistant cannot do to an order (``kind``: a ``lexicon.BEYOND_ORDERS``
+    group), that nothing was changed, and what it can do."""
+    zh_text, en_text = _BEYOND.get(kind, _BEYOND["beyond_send"])
+    untouched = say(
+        zh,
+        f"订单 {order_no} 没有改动。" if order_no else "没有做任何改动。",
+        f"Order {order_no} is unchanged." if order_no else "Nothing was changed.",
+    )
+    offer = say(
+        zh,
+        "我能做的订单操作：下单、改草稿的数量/到货日期/备注、取消、查询状态和到货情况。",
+        "What I can do with orders: place one, change a draft's quantity, date or note, "
+        "cancel, and look up status and deliveries.",
+    )
+    return (zh_text if zh else en_text + " ") + untouched + ("" if zh else " ") + offer

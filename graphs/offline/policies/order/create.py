@@ -404,7 +404,38 @@ def _without_supplier(
         best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
                                         int(o.get("price_minor") or 0)))  # fmt: skip
         _pick(facts, choice, suppliers, best, "按交期最短", "the shortest lead time")
+    elif live and _same_supplier(facts, said):
+        last = _last_supplier(facts, part)
+        if isinstance(last, Decision):
+            return last
+        offer = next((o for o in live if last and o.get("supplier_id") == last[0]), None)
+        if offer is not None and last is not None:
+            _pick(facts, choice, suppliers, offer, f"按上次订单 {last[1]} 的供应商",
+                  f"the supplier of last order {last[1]}")  # fmt: skip
     return choice
+
+
+def _same_supplier(facts: Facts, said: str) -> bool:
+    """Whether the buyer asks for the supplier of the part's last order ("跟上次一样的供应商";
+    "=跟上次一样" answering which supplier)."""
+    answer = facts.answer_text or ""
+    return lexicon.has(said, "same_supplier") or (
+        bool(answer) and lexicon.has(answer, "same_as_last") and read_quantity(answer) is None
+    )
+
+
+def _last_supplier(facts: Facts, part: Record) -> tuple[int, str] | Decision | None:
+    """The supplier id and order number of the part's newest order not cancelled (None: it
+    has none); the read that finds it first."""
+    query = {"part_id": part["id"], "size": 5}
+    data = _read(facts, "order_search_details", query)
+    if data is None:
+        return Decision(facts.say("查找上次的订单。", "Finding the last order."),
+                        [("order_search_details", query)], note="last-order")  # fmt: skip
+    for order in _items(data):
+        if order.get("status") != "cancelled" and isinstance(order.get("supplier_id"), int):
+            return int(order["supplier_id"]), str(order.get("order_no"))
+    return None
 
 
 def _pick(facts: Facts, choice: _Choice, suppliers: list[Record], best: Record, zh: str,

@@ -19,6 +19,7 @@ def order_summary(order: dict[str, Any], zh: bool) -> str:
     line_text = "\n".join(
         f"  - {ln.get('sku')} {ln.get('name_zh') if zh else ln.get('name_en')} × "
         f"{ln.get('quantity')} @ {ln.get('unit_price')} = {ln.get('amount', '')}"
+        + _received(ln, zh)
         for ln in lines
         if isinstance(ln, dict)
     )
@@ -34,7 +35,28 @@ def order_summary(order: dict[str, Any], zh: bool) -> str:
         f"{order.get('order_date', '')}, total {order.get('total')} {order.get('currency')}, "
         f"expected {order.get('expected_date') or 'not set'}, version {order.get('version')}",
     )
-    return head + ("\n" + line_text if line_text else "")
+    return head + _people(order, zh) + ("\n" + line_text if line_text else "")
+
+
+def _received(line: dict[str, Any], zh: bool) -> str:
+    """What of a line has arrived ("（已收 40）"), when any has."""
+    got = line.get("received_qty")
+    if not isinstance(got, int) or got <= 0:
+        return ""
+    return say(zh, f"（已收 {got}）", f" (received {got})")
+
+
+def _people(order: dict[str, Any], zh: bool) -> str:
+    """Who asked for the order, who approved it and its note, as far as the ERP has them
+    ("这个单是谁批的" is answered by the order itself)."""
+    said = []
+    for key, zh_word, en_word in (("requested_by", "申请人", "requested by"),
+                                  ("approved_by", "批准人", "approved by")):  # fmt: skip
+        if order.get(key):
+            said.append(say(zh, f"{zh_word} {order[key]}", f"{en_word} {order[key]}"))
+    if order.get("note"):
+        said.append(say(zh, f"备注：{order['note']}", f"note: {order['note']}"))
+    return ("\n" + ("；" if zh else "; ").join(said)) if said else ""
 
 
 def first_order(result: ToolResult | None) -> dict[str, Any] | None:
