@@ -34,7 +34,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import unknown_words
 from graphs.offline.text import find_order_no, find_window_months, has_quantity, model_tokens
 
-__all__ = ["Intent", "Reading", "beyond_orders", "is_substitution", "read"]
+__all__ = ["Intent", "Reading", "beyond_orders", "is_substitution", "no_analysis", "read"]
 
 Intent = Literal[
     "analysis",
@@ -170,11 +170,12 @@ def is_substitution(text: str) -> bool:
     return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
 
 
-def _no_analysis(masked: str) -> bool:
+def no_analysis(masked: str) -> bool:
     """Whether the buyer says no analysis is wanted ("不用做分析", "no report needed",
     "直接报价就行")."""
     return bool(re.search(
-        r"(?:不用|不要|无需|不必|别)(?:做|出|搞)?(?:分析|报告|比价分析)|直接报(?:个)?价"
+        r"(?:不用|不要|无需|不必|别|先不|先别|暂时不|不)(?:做|出|搞|跑|用|开|启动)?(?:比价)?(?:分析|报告)"
+        r"|直接报(?:个)?价"
         r"|(?<![a-z])(?:no|without|skip\s+the)\s+(?:analysis|report)(?![a-z])|just\s+(?:the\s+)?"
         r"(?:prices?|quotes?)(?![a-z])", masked, re.I))  # fmt: skip
 
@@ -187,7 +188,7 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
     if lexicon.has(masked, "sellers") and model_tokens(masked) and not ordering:
         return "quote"  # "谁卖 HO-1650", "who supplies YB5L-B?": its offers
-    if _no_analysis(masked) and model_tokens(masked) and not ordering:
+    if no_analysis(masked) and model_tokens(masked) and not ordering:
         return "quote"  # "IU7 哪家最便宜？直接报价就行，不用做分析": the offers, no study
     # "交期都 12/25" gives the order's date; it asks no lead time
     priced = lexicon.has(lexicon.strip_words(masked, ("date_field",)), "price", "lead_time")
@@ -264,6 +265,9 @@ def _aside(text: str, masked: str) -> Reading | None:
         return Reading("master_data", None, False, True)
     if lexicon.has(masked, "placed_already") and not lexicon.has(masked, "asks_me"):
         return Reading("order_lookup", None, False, True)  # "…昨天跟CQMP订了100个，记一下"
+    mentioned = lexicon.has(masked, "order_verb", "new_order", "restock") or has_quantity(masked)
+    if lexicon.has(masked, "fyi") and not (mentioned or lexicon.has(masked, "asks_me")):
+        return Reading("out_of_scope", None, False, True)  # "fyi 听说刹车片要涨价": noted
     if lexicon.has(text, "reminder"):
         return Reading("reminder", None, False, True)  # no clock to act on later
     if lexicon.has(masked, "repeat_order"):
@@ -331,6 +335,26 @@ def beyond_asked(text: str) -> bool:
     return bool(kinds) and asked == "whether"
 
 
+_WHICH_BEST = re.compile(
+    r"哪家|哪个供应商|谁家|(?<![a-z])(?:which|who)(?![a-z])|best\s+(?:price|deal|offer)", re.I
+)
+_SUPPOSED = re.compile(r"的话|(?<![a-z])if\s+(?:we|i)\s+(?:buy|order|get|need)", re.I)
+
+
+def _best_for_quantity(masked: str) -> bool:
+    """Which offer is best for a quantity supposed, of named parts ("买500个的话哪家最划算",
+    "如果买500个IU9，哪家最便宜", "which supplier gives the best price on IU9 if we buy 500?"):
+    a quote with each offer's total, never an order or a condition."""
+    supposed = lexicon.has(masked, "hypothetical") or _SUPPOSED.search(masked) is not None
+    return (
+        supposed
+        and has_quantity(masked)
+        and bool(model_tokens(masked))
+        and _WHICH_BEST.search(masked) is not None
+        and (lexicon.has(masked, "cheapest", "price_question") or "best" in masked.lower())
+    )
+
+
 def _beyond_intent(text: str, masked: str) -> Intent | None:
     """``beyond_orders`` for what this assistant does not do to an order; ``order_lookup``
     when it is asked whether that was done (not of stock: "IU7库存恢复了没")."""
@@ -375,16 +399,17 @@ def read(text: str) -> Reading:
         return Reading("out_of_scope", None, False, True)
     if is_substitution(text):
         return reading("substitution")
-    if lexicon.has(masked, "paid") and lexicon.has(masked, "latest"):
-        return Reading("order_lookup", None, True, True)
-    if lexicon.has(masked, "spend") and not has_quantity(masked):
-        return Reading("order_lookup", None, False, True)  # a period's totals
+    paid_last = lexicon.has(masked, "paid") and lexicon.has(masked, "latest")
+    if paid_last or (lexicon.has(masked, "spend") and not has_quantity(masked)):
+        return Reading("order_lookup", None, paid_last, True)  # the last price; a period's
     on_order = lexicon.has(masked, "on_order")
     masked = lexicon.strip_words(masked, ("on_order", "before_ordering"))
     ordering = lexicon.has(masked, "new_order") or (
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))
     )
+    if _best_for_quantity(masked):  # "买500个的话哪家最划算": each offer's total, no order
+        return Reading("quote", None, False, True)
     if ordering and has_quantity(masked):
         # "order 100 of the cheapest BKR6E": the lowest offer is the supplier, not a study.
         masked = lexicon.strip_words(masked, ("cheapest", "fastest"))

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from functools import cache
 
 __all__ = [
-    "GROUPS", "NOTE_START", "Hit", "before_note", "clause_spans", "find", "first",
-    "first_routing_word", "has", "known_word", "mask", "strip_words", "without_note",
+    "CORRECTION", "GROUPS", "NOTE_START", "Hit", "after_correction", "before_note",
+    "clause_spans", "find", "first", "first_routing_word", "has", "known_word", "mask",
+    "strip_words", "without_note",
 ]  # fmt: skip
 
 
@@ -223,6 +224,7 @@ GROUPS: dict[str, str] = {
     ),
     "cancel": _zh(
         "取消", "撤销", "作废", "不要了", "撤单", "撤掉", "撤了", "撤回", "不需要了",
+        "删掉", "删除", "删了",
     ) + "|" + _en(
         "cancel*", "void", "withdraw*", "call off", "drop", "scrap", "don't need",
         "no longer need",
@@ -599,10 +601,12 @@ GROUPS["advice"] = (
     r"stock up|get)\b|(?<![a-z])do\s+we\s+need\s+(?:to\s+)?(?:order|buy|more)\b"
     r"|是不是(?:应该|该|要)(?:多)?(?:[给跟向][^，,。？?]{1,12}?)?(?:备|订|买|补|下单)"
     r"|该不该(?:多)?(?:备|订|买|补)|要不要(?:先|多)(?:订|备|买|补)(?:点|些)?"
+    r"|要不要[^，,。？?]{1,12}?(?:订|下单)"  # "IU9要不要给GZMT订300个": "要不要补货" asks stock
     r"|需不需要(?:多)?(?:备|订|买|补)"
     # an opinion asked of an order someone proposes ("小李说要跟GZMT订100个，你觉得呢", "we
     # should probably order 100 IU7", "is that a good idea?")
     r"|你觉得(?:呢|怎么样|如何|行吗|可以吗|合适吗|有必要吗)|你怎么看|你看呢|你看怎么样|有必要吗"
+    r"|你看(?:下|一下|看)?\s*[。.!！?？]?\s*$"
     r"|合不合适|合适吗|划算吗|会不会太多|会不会太少|够不够"
     r"|(?<![a-z])(?:what\s+do\s+you\s+think|thoughts\?|good\s+idea|makes?\s+sense|too\s+(?:many|much)\?)"
     r"|(?<![a-z])(?:we|i)\s+(?:should|ought\s+to|might\s+want\s+to)\s+(?:probably\s+|maybe\s+|"
@@ -765,6 +769,9 @@ GROUPS["price_question"] = _zh(
     "多少", r"几[块元]", "什么价", "啥价", "怎么卖", "贵不贵",
     # whether a price moved ("IU7 价格有没有变", "涨价了吗")
     "有没有变", "变没变", "变了吗", "涨了没", "涨价了吗", "降价了吗", "涨了吗", "有没有涨",
+    # which offer is best for a quantity supposed ("买500个的话哪家最划算")
+    r"哪家(?:最)?(?:划算|便宜|合适|省钱)", r"哪个(?:最)?(?:划算|便宜)",
+    r"的话[^，,。]{0,6}?(?:哪家|哪个)",
 ) + "|" + _en(
     "how much", "what would", "what will", "what does", "what is the price", "what's the price",
 )  # fmt: skip
@@ -935,6 +942,21 @@ NOTE_START = re.compile(
     r"|(?:备注|附言)\s*(?:写上?|为|是)|(?:备注|附言)\s+(?=\S)",
     re.I,
 )
+
+
+# A correction inside a message ("200, no wait, make it 250", "LONCIN, sorry I mean GZMT",
+# "12/18 到，不对是 12/19", "取消吧。哦不对，别取消，数量改成80"): what follows the last wins.
+CORRECTION = re.compile(
+    r"不对|哦不|呃不|不是[，,]|算了|更正|应该是|(?<![a-z])(?:sorry,?\s*i\s*mean|i\s*mean|i\s*meant|"
+    r"no,?\s*wait|wait,?\s*no|actually|correction|scratch\s+that|make\s+it)(?![a-z])",
+    re.I,
+)
+
+
+def after_correction(text: str) -> str:
+    """The words after ``text``'s last correction ("" when it makes none)."""
+    hits = list(CORRECTION.finditer(text))
+    return text[hits[-1].end() :] if hits else ""
 
 
 def before_note(text: str) -> str:

@@ -346,6 +346,15 @@ def words_to_digits(text: str) -> str:
     return _words_to_digits(text)
 
 
+# The count a change replaces ("should be 150 not 100", "40 instead of 20", "改成40，而不是20"):
+# never the quantity asked.
+_REPLACED = re.compile(
+    r"(?:(?<![a-z])(?:not|instead\s+of|rather\s+than)|而不是|不是)\s*\d[\d,]*"
+    r"(?:\s*(?:个|条|只|件|套|副|盒|箱|pcs|pieces|units?)(?![a-z]))?",
+    re.I,
+)
+
+
 def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
     """The quantity the buyer asked for, or None when the text gives none.
 
@@ -355,6 +364,7 @@ def read_quantity(text: str, *, exclude: Iterable[str] = ()) -> Quantity | None:
     fractional quantities come back with their problem, never as a positive number.
     """
     cleaned = _cleaned(_words_to_digits(_PRICE_OF_ONE.sub(" ", text)), exclude)
+    cleaned = _REPLACED.sub(" ", cleaned)  # "150 not 100": the 100 is what it was
     for pattern in _QTY_PATTERNS:
         m = pattern.search(cleaned)
         if m:
@@ -381,7 +391,8 @@ def quantities_written(text: str, *, exclude: Iterable[str] = ()) -> list[int]:
 # A quantity said relative to the one on the order ("追加50个", "再来五十个", "add 50 more",
 # "another 50", "少订20个", "20 fewer", "砍掉一半", "double it"): never the new quantity.
 _MORE = re.compile(
-    r"(?:追加|再加|多加|加多|再订|再来|再要|增加|加上|多要|多订)\s*了?\s*(\d+)(?!\s*[天周月号日])"
+    r"(?:追加|再(?:帮我|幫我|给我|給我)?加|多加|加多|再订|再訂|再来|再來|再要|增加|加上|多要|多订|多訂)"
+    r"\s*了?\s*(\d+)(?!\s*[天周月号日])"
     r"|(?<![a-z])(?:add|another|an extra|extra)\s+(\d+)(?:\s+more)?(?![\d.])"
     r"|(?<![\w.])(\d+)\s+more\b|(?<![a-z])(?:increase|up|raise)\s+(?:it\s+|that\s+)?by\s+(\d+)",
     re.I,

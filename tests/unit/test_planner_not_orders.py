@@ -54,6 +54,8 @@ NOT_ORDERS = [
     "采购部小李说要跟{sup}订{q}个{model}，你觉得呢",
     "We should probably order {q} {model} from {sup} next week",
     "is it ok to order {q} {model} from {sup}?",
+    "张伟：下周能不能给{sup}下{q}个{model}？你看下",
+    "小王问：{model}要不要给{sup}订{q}个？",
     "would it be wise to buy {q} {model} from {sup} now?",
     "老王刚才已经跟{sup}订了{q}个{model}了",
     "Tom already ordered {q} {model} from {sup} this morning",

@@ -38,6 +38,7 @@ from graphs.offline.intent import (
     beyond_asked,
     beyond_orders,
     is_substitution,
+    no_analysis,
     read,
 )
 from graphs.offline.policies import skills
@@ -49,6 +50,11 @@ from graphs.offline.policies.orchestrator.directory import supplier_directory
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
 from graphs.offline.policies.orchestrator.quote import QUOTED, quote
+from graphs.offline.policies.orchestrator.thread_orders import (
+    ALL_OF_THEM,
+    thread_orders,
+    which_orders,
+)
 from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
 from graphs.offline.text import (
     find_date,
@@ -109,7 +115,7 @@ def _after_tool(view: View, last: ToolResult, zh: bool) -> Decision | None:
     if last.name == "start_async_task":
         return tasks.launched(view, zh)
     if last.name == "task":
-        return Decision(last.content, note="relayed-subagent")
+        return _each_shown(view, zh) or Decision(last.content, note="relayed-subagent")
     if last.name == skills.TOOL:
         return skills.after_result(view, zh)
     if last.name in view.client_tools:
@@ -301,6 +307,15 @@ def _answer_to_what_to_do(view: View, zh: bool) -> Decision | View | None:
         return None  # a request of its own
     written = f"{earlier}\n{view.written}"
     return replace(view, request=to_simplified(written), written=written)
+
+
+_WHICH = re.compile(r"哪家|哪个|哪一家|谁家|的话|[?？]\s*$|(?<![a-z])(?:which|who)(?![a-z])", re.I)
+
+
+def _asks_which(text: str) -> bool:
+    """Whether ``text`` asks which supplier is cheapest or fastest, or for a quantity it
+    supposes ("买500个的话哪家最划算", "which is cheapest for 500?"), not chooses one."""
+    return bool(_WHICH.search(text)) or lexicon.has(text, "hypothetical")
 
 
 def _after_quote(view: View, zh: bool) -> Decision | View | None:
@@ -555,36 +570,121 @@ def _names_other(view: View, shown: str, zh: bool) -> bool | Decision:
     return other_supplier or other_part
 
 
-def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:
-    """Right after an answer that showed one order, a message about "it" ("cancel it", "make it
-    150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number. None: not that
-    (a message naming another supplier or part with no word pointing back is its own)."""
-    order_no = _shown_order(view)
-    if order_no is None or find_order_no(view.request):
-        return None
-    text = lexicon.mask(view.request, ("cancel", "change"))  # "别取消，先放着": no cancel
+# One part put in place of another on the order shown ("IU7换成IU9", "swap IU7 for IU9").
+_SWAP = re.compile(r"换成|换为|替换|(?<![a-z])(?:instead|replace|swap)", re.I)
+
+
+def _swaps_shown_part(view: View) -> bool:
+    """Whether the message puts a part in place of one the order just shown holds."""
+    text = dict(thread_orders(view)).get(_shown_order(view) or "") or ""
+    return bool(_SWAP.search(view.request)) and any(t in text for t in model_tokens(view.request))
+
+
+def _order_words(view: View) -> tuple[str, bool, bool, bool]:
+    """The message read for an order shown: its words (after its last correction, negated
+    operations masked: "别取消，先放着" cancels nothing), and whether it changes something
+    (a quantity, an operation), names a date, or a note."""
+    # "取消吧。哦不对，别取消，数量改成80": what follows the correction
+    text = lexicon.mask(
+        lexicon.after_correction(view.request) or view.request, ("cancel", "change")
+    )
     acting = (lexicon.has(text, "cancel", "change") or read_quantity(text) is not None
-              or relative_quantity(text, 1) is not None)  # fmt: skip
+              or relative_quantity(text, 1) is not None
+              or (_SWAP.search(text) is not None and bool(model_tokens(text))))  # fmt: skip
     dated = find_date(text, today_in(view.system)) is not None
     noted = bool(re.search(r"备注|\bnote\b|\bremark\b", text, re.I))
-    back = _BACK.search(text)
-    changing = reading.intent in ("order_change", "order_cancel") and (acting or dated or noted)
-    if not (back or changing or (reading.intent == "out_of_scope" and (acting or dated))):
-        return None  # "到货日期改成12月28号" right after the order: that order
-    if not (acting or dated or noted or reading.intent == "order_lookup"):
+    return text, acting, dated, noted
+
+
+def _shown_intent(view: View) -> Intent:
+    """What the message does to an order shown: cancel it, change it, or look it up."""
+    text, acting, dated, noted = _order_words(view)
+    asking = lexicon.has(text, "asked_about")
+    if lexicon.has(text, "cancel") and not asking:
+        return "order_cancel"
+    if asking or not (acting or dated or noted):
+        return "order_lookup"
+    return "order_change"
+
+
+def _picked(view: View, zh: bool) -> tuple[list[str], bool] | Decision | None:
+    """Of two or more orders this conversation showed, the ones the message means ("第一张",
+    "GZMT 那张", "这两张") and whether it points at them, or the ERP reads that name them
+    first (None: not that)."""
+    orders = thread_orders(view)
+    if len(orders) < 2:
         return None
-    if not (back or _ADDING_PART.search(text)):  # "再加 BKR7E 100个": a line for it
-        other = _names_other(view, _shown_text(view), zh)
+    erp = read_erp(view, view.request, zh)
+    if isinstance(erp, Decision):
+        return erp
+    return which_orders(orders, _order_words(view)[0], erp.ground(view.request))
+
+
+def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """Right after an answer that showed one order, a message about "it" ("cancel it", "make it
+    150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number; after several,
+    the one(s) it points at ("第一张", "GZMT 那张", "这两张"). None: not that (a message naming
+    another supplier or part with no word pointing back is its own)."""
+    if find_order_no(view.request):
+        return None
+    picked = _picked(view, zh)
+    if isinstance(picked, Decision):
+        return picked
+    order_no = picked[0][0] if picked else _shown_order(view)
+    if order_no is None:
+        return None
+    text, acting, dated, noted = _order_words(view)
+    pointed = bool(picked and picked[1])  # "第一张", "这两张一共多少钱", "GZMT 那张"
+    back = _BACK.search(text) or pointed
+    changing = reading.intent in ("order_change", "order_cancel") and (acting or dated or noted)
+    swapped = _swaps_shown_part(view)  # "IU7换成IU9": a line of that order, not a BOM
+    if not (
+        back or changing or swapped or (reading.intent == "out_of_scope" and (acting or dated))
+    ):
+        return None  # "到货日期改成12月28号" right after the order: that order
+    if not (acting or dated or noted or pointed or reading.intent == "order_lookup"):
+        return None
+    if not (back or swapped or _ADDING_PART.search(text)):  # "再加 BKR7E 100个": a line
+        shown = dict(thread_orders(view)).get(order_no) or _shown_text(view)
+        other = _names_other(view, shown, zh)
         if isinstance(other, Decision) or other:
             return other if isinstance(other, Decision) else None
-    asking = lexicon.has(text, "asked_about")
-    intent: Intent = "order_change"
-    if lexicon.has(text, "cancel") and not asking:
-        intent = "order_cancel"
-    elif asking or not (acting or dated or noted):
-        intent = "order_lookup"
     written = f"{order_no} {view.written}"  # first: a note after a colon stays the note
-    return _to_order_agent(view, Reading(intent, order_no), zh, body=written)
+    return _to_order_agent(view, Reading(_shown_intent(view), order_no), zh, body=written)
+
+
+def _each_shown(view: View, zh: bool) -> Decision | None:
+    """After the order agent answered about one of several orders the message meant
+    ("这两张单都取消", "cancel both"): the next one handed over, or every answer together
+    once all were (None: the message meant one order)."""
+    orders = thread_orders(view)
+    if len(orders) < 2 or not ALL_OF_THEM.search(_order_words(view)[0]):
+        return None
+    handed = [r.args.get("description", "") for r in view.called("task")]
+    rest = [no for no, _ in orders if not any(no in str(d) for d in handed)]
+    if rest:
+        intent = _shown_intent(view)
+        return _to_order_agent(view, Reading(intent, rest[0]), zh, body=f"{rest[0]} {view.written}")
+    answers = [r.content.strip() for r in view.called("task")]
+    total = _totals(answers, zh) if _shown_intent(view) == "order_lookup" else ""
+    return Decision("\n\n".join(answers) + total, note="relayed-subagent")
+
+
+_AMOUNT = re.compile(r"(?:金额|total)\s+([\d,]+\.\d{2})\s+([A-Z]{3})")
+
+
+def _totals(answers: list[str], zh: bool) -> str:
+    """The orders' amounts added up by currency, when each answer shows one."""
+    found = [_AMOUNT.search(a) for a in answers]
+    if not all(found):
+        return ""
+    sums: dict[str, float] = {}
+    for m in found:
+        assert m is not None
+        sums[m.group(2)] = sums.get(m.group(2), 0.0) + float(m.group(1).replace(",", ""))
+    listed = "；".join(f"{v:,.2f} {c}" for c, v in sums.items())
+    return say(zh, f"\n\n{len(answers)} 张订单合计：{listed}",
+               f"\n\n{len(answers)} orders in total: {listed.replace('；', '; ')}")  # fmt: skip
 
 
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
@@ -612,7 +712,9 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return quoted
         if quoted is not None:
             again = read(quoted.request)
-            choosing = lexicon.has(view.request, "cheapest", "fastest")
+            choosing = lexicon.has(view.request, "cheapest", "fastest") and not _asks_which(
+                view.request
+            )  # "买500个的话哪家最划算" asks, "就最便宜那家吧，100个" chooses
             if choosing and has_quantity(view.request) and again.intent != "order_create":
                 again = Reading("order_create", None, False, True)  # "就最便宜那家吧，100个"
             elif again.intent == "out_of_scope" and has_quantity(view.request):
@@ -635,6 +737,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
     match reading.intent:
         case "analysis_status" | "analysis_cancel":
             return tasks.task_question(view, reading.intent, zh)
+        case "analysis" if no_analysis(view.request):  # "就问问，先不比价分析"
+            return Decision(replies.no_analysis(zh), note="no-analysis")
         case "analysis":
             return analysis(view, reading, zh)
         case "inventory":
@@ -651,6 +755,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return Decision(replies.master_data(zh), note="master-data")
         case "reminder":
             return Decision(replies.reminder(zh), note="reminder")
+        case "out_of_scope" if lexicon.has(view.request, "fyi"):
+            return Decision(replies.noted(zh), note="noted")
         case _:
             return (
                 _terse_order(view, reading, zh)
@@ -675,7 +781,11 @@ def decide(view: View) -> Decision:
         return answered
     # "换成 LONCIN" on an order being made, "换成只看国内供应商" right after a launch: a
     # change of that order or that analysis, not parts replaced in a BOM.
-    about_last = _pending_order(view) is not None or _answering(view, tasks.LAUNCHED)
+    about_last = (
+        _pending_order(view) is not None
+        or _answering(view, tasks.LAUNCHED)
+        or _swaps_shown_part(view)  # "IU7换成IU9" right after an order of IU7
+    )
     if is_substitution(view.request) and not about_last:
         # Its own flow: the client's BOM tool is read for it, not relayed.
         return substitution.step(view, zh)

@@ -8,7 +8,15 @@ from typing import Any
 from graphs.names import CJK
 from graphs.offline.policies.base import say
 
-__all__ = ["ask_category", "beyond_orders", "greeting", "no_task", "out_of_scope"]
+__all__ = [
+    "ask_category",
+    "beyond_orders",
+    "greeting",
+    "no_analysis",
+    "no_task",
+    "noted",
+    "out_of_scope",
+]
 
 
 def out_of_scope(zh: bool) -> str:
@@ -158,3 +166,25 @@ def beyond_orders(kind: str, order_no: str | None, zh: bool) -> str:
         "cancel, and look up status and deliveries.",
     )
     return (zh_text if zh else en_text + " ") + untouched + ("" if zh else " ") + offer
+
+
+def no_analysis(zh: bool) -> str:
+    """A comparison asked for with no analysis: none started, and what can be answered."""
+    return say(
+        zh,
+        "好的，不做比价分析，也没有启动。不跑分析我可以直接报具体型号的价格和交期"
+        "（比如“IU7 多少钱”“IU7 哪家最便宜”），或查库存；要全面比较一类零件时再告诉我做分析。",
+        "OK, no comparison analysis; none was started. Without one I can quote named parts "
+        'directly (e.g. "IU7 price", "cheapest IU7") or check stock; ask for an analysis when '
+        "you want a whole category compared.",
+    )
+
+
+def noted(zh: bool) -> str:
+    """Something passed on for information ("fyi 听说刹车片下个月要涨价"): noted, nothing done."""
+    return say(
+        zh,
+        "知道了，谢谢告知；我没有做任何操作。需要的话我可以做这一类的比价分析、查报价或库存。",
+        "Noted, thanks; I haven't done anything. If useful, I can compare that category's "
+        "suppliers, quote parts or check stock.",
+    )

@@ -55,20 +55,9 @@ _SUPPLIER_SLOT = re.compile(
 _NOTE = re.compile(r"(?:备注|附言|说明|note|remark)s?\s*[:：]?\s*(.+)", re.I | re.S)
 
 
-# A correction inside the message ("200, no wait, make it 250", "LONCIN, sorry I mean GZMT",
-# "12/18 到，不对是 12/19", "算了换成 QJPARTS"): what follows the last one wins.
-_CORRECTION = re.compile(
-    r"不对|哦不|呃不|不是[，,]|算了|更正|应该是|(?<![a-z])(?:sorry,?\s*i\s*mean|i\s*mean|i\s*meant|"
-    r"no,?\s*wait|wait,?\s*no|actually|correction|scratch\s+that|make\s+it)(?![a-z])",
-    re.I,
-)
-
-
 def _corrected(facts: Facts) -> str:
     """The words after the message's last correction ("" when it makes none)."""
-    body = lexicon.before_note(facts.body)
-    hits = list(_CORRECTION.finditer(body))
-    return body[hits[-1].end() :] if hits else ""
+    return lexicon.after_correction(lexicon.before_note(facts.body))
 
 
 @dataclass
@@ -121,7 +110,32 @@ def _quantity_refusal(facts: Facts, quantity: Quantity, choice: _Choice | None) 
 # --- the supplier -------------------------------------------------------------------------
 
 
+# A supplier ruled out in an answer ("=不是GZMT就行", "=anyone but GZMT", "=除了GZMT都行").
+_RULED_OUT = re.compile(
+    r"(?:不是|不要|不用|别用|别找|别|除了|除去|排除)\s*$|(?<![a-z])(?:not|no|but|except|other\s+than|"
+    r"anyone\s+but|anything\s+but)\s*$",
+    re.I,
+)
+
+
+def _ruled_out(facts: Facts, suppliers: list[Record]) -> set[Any]:
+    """The ids of suppliers the buyer's answers rule out (the words right before the name)."""
+    text = facts.answer_text or ""
+    return {
+        m.record.get("id")
+        for m in find_suppliers(text, suppliers, skip=token_spans(text))
+        if _RULED_OUT.search(text[: m.start])
+    }
+
+
 def _named_supplier(facts: Facts, found: Grounding, suppliers: list[Record]) -> list[Mention]:
+    out = _ruled_out(facts, suppliers)
+    return [
+        m for m in _named_supplier_any(facts, found, suppliers) if m.record.get("id") not in out
+    ]
+
+
+def _named_supplier_any(facts: Facts, found: Grounding, suppliers: list[Record]) -> list[Mention]:
     named = facts.answer("supplier", "supplier_name", "supplier_id", "供应商")
     if named is not None:
         by_id = [s for s in suppliers if str(s.get("id")) == str(named).strip()]
@@ -389,6 +403,7 @@ def _without_supplier(
     name = "supplier_name_zh" if facts.zh else "supplier_name_en"
     # Only suppliers that take orders are offered (one on hold or blocked would be refused).
     taking = {s.get("id") for s in suppliers if s.get("status") == "active"}
+    taking -= _ruled_out(facts, suppliers)  # "=不是GZMT就行": the others
     live = [o for o in offers.get(int(part["id"]), []) if o.get("supplier_id") in taking]
     choice.options = [
         f"{o.get('supplier_code')} {o.get(name)} @ {o.get('price')} {o.get('currency')}"
@@ -511,7 +526,10 @@ _FIELD_NAMES = {"supplier": ("供应商", "supplier"), "part": ("零件型号", 
 def _ask_missing(facts: Facts, choice: _Choice, quantity_missing: bool, lead: str) -> Decision:
     missing = choice.missing + (["quantity"] if quantity_missing else [])
     names = [_FIELD_NAMES[m] for m in missing]
-    if facts.answered:
+    ruling = re.search(r"不是|不要|别用|除了|\b(?:but|except|not)\b", facts.answer_text or "", re.I)
+    if facts.answered and missing == ["supplier"] and choice.options and ruling:
+        lead = facts.say("好的，不用你排除的那家。", "OK, not the one you ruled out. ") + lead
+    elif facts.answered:
         # The buyer answered already: say what could not be read from it, by name.
         lead = facts.say("没能从你的回答里读出" + "、".join(n[0] for n in names) + "。",
                          "I could not read the " + ", ".join(n[1] for n in names)

@@ -432,10 +432,53 @@ def _added_line(facts: Facts, order: Record, args: dict[str, Any], body: str) ->
             f"Order {no} is {word}; only a draft takes new lines, so nothing was changed. To "
             f"order {sku} separately, say the supplier and the quantity."),
             note="refused")  # fmt: skip
+    replaced = _named_lines(facts, lines) or lines if _REPLACING.search(body) else []
+    if len(replaced) != 1:
+        replaced = []  # "IU7换成IU9": the one line named (or the only one) gives way
+    if (count is None or count.value is None) and replaced:
+        count = read_quantity(str(replaced[0].get("quantity")))
     if count is None or count.value is None:
         return ask(facts, ["quantity"], facts.say(f"{sku} 加多少？", f"How many {sku}?"))
-    kept = [{"part_id": ln.get("part_id"), "quantity": ln.get("quantity")} for ln in lines]
+    kept = [{"part_id": ln.get("part_id"), "quantity": ln.get("quantity")}
+            for ln in lines if ln not in replaced]  # fmt: skip
     args["lines"] = [*kept, {"part_id": part["id"], "quantity": count.value}]
+    return None
+
+
+# A part put in place of another ("IU7换成IU9", "swap the IU7 for IU9", "instead"), not added.
+_REPLACING = re.compile(r"换成|替换|改成|换为|(?<![a-z])(?:instead|replace|swap)", re.I)
+
+
+def _named_lines(facts: Facts, lines: list[Record]) -> list[Record]:
+    """The order's lines the buyer names, by SKU or whole name (a brand every line shares
+    names none)."""
+    text = facts.text.lower()
+    return [ln for ln in lines
+            if any(str(ln.get(k) or "\0").lower() in text for k in ("sku", "name_zh", "name_en"))
+            or _model_of(ln) in model_tokens(facts.text)]  # fmt: skip
+
+
+def _model_of(line: Record) -> str:
+    """The model in a line's SKU ("SP-NGK-IU9" → "IU9")."""
+    return str(line.get("sku") or "").rsplit("-", 1)[-1].upper() or "\0"
+
+
+def _dropped_line(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | None:
+    """For "drop the IU9 line" / "IU9那行删掉" on an order of several lines: the other lines
+    kept (``args["lines"]``), or the refusal when it is no draft. None: the message names no
+    line of it, or every line (then the whole order is cancelled)."""
+    lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
+    named = _named_lines(facts, lines)
+    if len(lines) < 2 or not named or len(named) == len(lines):
+        return None
+    if order.get("status") != "draft":
+        word = status_word(order.get("status"), facts.lang)
+        return Decision(facts.say(
+            f"订单 {order.get('order_no')} 现在是“{word}”，只有草稿能删行，没有改动。",
+            f"Order {order.get('order_no')} is {word}; only a draft's lines can be removed, so "
+            "nothing was changed."), note="refused")  # fmt: skip
+    args["lines"] = [{"part_id": ln.get("part_id"), "quantity": ln.get("quantity")}
+                     for ln in lines if ln not in named]  # fmt: skip
     return None
 
 
@@ -532,7 +575,14 @@ def change(facts: Facts, cancel: bool) -> Decision:
         return order
     order_no = str(order.get("order_no"))
     args: dict[str, Any] = {"order_id": order_no, "expected_version": order.get("version")}
-    if cancel:
+    dropped = _dropped_line(facts, order, args) if cancel else None
+    if dropped is not None:
+        return dropped
+    if "lines" in args:  # "drop the IU9 line": the other lines kept, the order stays
+        cancel = False
+        action = facts.say(f"修改订单 {order_no}（删去所说的行）",
+                           f"Change order {order_no} (the line named removed)")  # fmt: skip
+    elif cancel:
         args["status"] = "cancelled"
         action = facts.say(f"取消订单 {order_no}", f"Cancel order {order_no}")
     else:

@@ -1,0 +1,101 @@
+"""Changing the lines of an order just placed, through the planner's real decision path
+against the real seeded ERP (each check on the ERP's row after approval).
+
+From a red-team round: "drop the IU9 line" cancelled the whole two-line order; "IU9那行删掉"
+was out of scope; "刚才那单的IU7换成IU9，200个" added IU9 beside IU7 instead of in its place;
+"IU7换成IU9" asked for a BOM; "再幫我加20條" (Traditional) set the quantity to 20.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
+
+TODAY = date(2026, 12, 3)
+APPROVE = {"type": "approve"}
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _two_parts_one_supplier(
+    world: PlannerWorld,
+) -> tuple[dict[str, Any], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """An active supplier and two parts (named alone by their models) it offers today."""
+    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    by_supplier: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            if len(same) != 1:
+                continue
+            for offer in part["offers"]:
+                if offer["supplier_id"] in active and priced_today({"offer": offer}):
+                    found = by_supplier.setdefault(offer["supplier_id"], [])
+                    found.append((part, offer))
+                    if len(found) == 2:
+                        return active[offer["supplier_id"]], found
+    raise AssertionError("no supplier offers two parts today")
+
+
+async def _row(world: PlannerWorld, order_no: str) -> dict[str, Any]:
+    [order] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
+    return dict(order)
+
+
+async def _placed(world: PlannerWorld, text: str) -> dict[str, Any]:
+    run = await world.run(text, script=Script(decisions=[APPROVE]))
+    [order_no] = set(re.findall(r"PO\d{11}", run.final))
+    return await _row(world, order_no)
+
+
+def _lines(order: dict[str, Any]) -> dict[int, int]:
+    return {ln["part_id"]: ln["quantity"] for ln in order["lines"]}
+
+
+@pytest.mark.parametrize("said", ["drop the {model} line", "{model}那行删掉"])
+async def test_a_line_dropped_keeps_the_order(world: PlannerWorld, said: str) -> None:
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    q1, q2 = o1["min_order_qty"], o2["min_order_qty"]
+    order = await _placed(world, f"{supplier['code']} 订{p1['model']} {q1}个和{p2['model']} {q2}个")
+    assert _lines(order) == {p1["id"]: q1, p2["id"]: q2}
+    run = await world.run(said.format(model=p2["model"]), history=world.thread(),
+                          script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert run.proposal is not None and "status" not in run.proposal[1], run.proposal
+    after = await _row(world, order["order_no"])
+    assert after["status"] != "cancelled" and _lines(after) == {p1["id"]: q1}
+
+
+@pytest.mark.parametrize(
+    "said", ["刚才那单的{old}换成{new}，{q}个", "swap the {old} for {new}, {q} pcs"]
+)
+async def test_a_part_put_in_place_of_another(world: PlannerWorld, said: str) -> None:
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    order = await _placed(world, f"{supplier['code']} 订{p1['model']} {o1['min_order_qty']}个")
+    q = o2["min_order_qty"] * 2
+    run = await world.run(said.format(old=p1["model"], new=p2["model"], q=q),
+                          history=world.thread(), script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert run.proposal is not None and run.proposal[0] == "order_update", run.last_text
+    assert _lines(await _row(world, order["order_no"])) == {p2["id"]: q}
+
+
+async def test_more_asked_in_traditional_characters_is_added(world: PlannerWorld) -> None:
+    supplier, [(p1, o1), _] = await _two_parts_one_supplier(world)
+    q = o1["min_order_qty"]
+    order = await _placed(world, f"跟{supplier['code']}訂{p1['model']} {q}個")
+    step = o1["order_step"]
+    await world.run(f"再幫我加{step * 2}個", history=world.thread(),
+                    script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert _lines(await _row(world, order["order_no"])) == {p1["id"]: q + step * 2}
