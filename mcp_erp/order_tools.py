@@ -6,7 +6,7 @@ arguments; an agent's graph fills them in itself and hides them from its model
 """
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastmcp import Context
 from fastmcp.exceptions import ToolError
@@ -198,3 +198,31 @@ async def order_search_details(
         "size": size,
     }
     return shapes.page(await erp_from(ctx).get("/orders/search-details", params))
+
+
+async def order_summary(
+    ctx: Context,
+    date_from: Annotated[Day | None, Field(description="Order date from, inclusive.")] = None,
+    date_to: Annotated[Day | None, Field(description="Order date to, inclusive.")] = None,
+    supplier_id: SupplierId | None = None,
+    part_id: PartId | None = None,
+    category: Annotated[
+        Text | None, Field(description="Category code or name: only its parts' lines.")
+    ] = None,
+    requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
+    group_by: Annotated[
+        Literal["supplier", "month"] | None,
+        Field(description="Also each supplier's (largest first) or each month's spend."),
+    ] = None,
+) -> dict[str, Any]:
+    """Spend by currency over every matching order (cancelled ones counted apart)."""
+    params = {
+        "date_from": date_from.isoformat() if date_from else None,
+        "date_to": date_to.isoformat() if date_to else None,
+        "supplier_id": supplier_id,
+        "part_id": part_id,
+        "category": category,
+        "requested_by": requested_by,
+        "group_by": group_by,
+    }
+    return shapes.record(await erp_from(ctx).get("/orders/summary", params))

@@ -49,6 +49,11 @@ ORDER_SEARCH_DETAILS = (
     "Purchase orders with their lines, requested_by and approved_by, newest first, filtered "
     "by order_no, requester, supplier, part, status and/or order-date range."
 )
+ORDER_SUMMARY = (
+    "Spend over every matching order: totals by currency and order count (cancelled counted "
+    "apart), optionally by supplier or month; filter by date range, supplier, part, category "
+    "or requester. Use it instead of adding up order pages."
+)
 INVENTORY_WARNING = (
     "Parts whose available stock (on hand - reserved) is below safety stock, "
     "largest shortage first."

@@ -43,6 +43,7 @@ _TOOLS: tuple[tuple[Callable[..., Any], str, ToolAnnotations], ...] = (
     (order_tools.order_update, prompts.ORDER_UPDATE, _UPDATE),
     (order_tools.order_validate, prompts.ORDER_VALIDATE, _READ),
     (order_tools.order_search_details, prompts.ORDER_SEARCH_DETAILS, _READ),
+    (order_tools.order_summary, prompts.ORDER_SUMMARY, _READ),
     (catalog_tools.inventory_warning, prompts.INVENTORY_WARNING, _READ),
     (catalog_tools.category_list, prompts.CATEGORY_LIST, _READ),
     # Read-only and idempotent: it only looks the cross-reference up.

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from core.http_guard import HostOriginGuard
-from sim.erp import audit, catalogue, equivalents, inventory, orders, params, validation
+from sim.erp import audit, catalogue, equivalents, inventory, orders, params, spend, validation
 from sim.erp.errors import ErpError, from_validation_error
 from sim.erp.models import ORDER_STATUSES, SUPPLIER_STATUSES
 from sim.erp.schemas import OrderChange, OrderCreate, OrderDraft, OrderUpdate
@@ -343,6 +343,34 @@ async def order_search(request: Request) -> Response:
 
 
 @endpoint
+async def order_summary(request: Request) -> Response:
+    """GET /orders/summary."""
+    erp = _erp(request)
+    q = request.query_params
+    filters = orders.OrderFilters(
+        requested_by=params.text(q, "requested_by", max_len=100),
+        supplier_id=params.integer(q, "supplier_id"),
+        part_id=params.integer(q, "part_id"),
+        date_from=params.day(q, "date_from"),
+        date_to=params.day(q, "date_to"),
+    )
+    if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
+        raise ErpError(
+            "VALIDATION",
+            f"date_from {filters.date_from.isoformat()} is after date_to "
+            f"{filters.date_to.isoformat()}.",
+            {"field": "date_from"},
+        )
+    category = params.text(q, "category")
+    code = catalogue.resolve_category(erp.master, category) if category else None
+    group_by = params.choice(q, "group_by", spend.GROUPINGS)
+    found = await run_in_threadpool(
+        spend.summarise, erp.db, erp.master, filters, category=code, group_by=group_by
+    )
+    return JSONResponse(found)
+
+
+@endpoint
 async def inventory_warnings(request: Request) -> Response:
     """GET /inventory/warnings."""
     erp = _erp(request)
@@ -390,6 +418,7 @@ ROUTES = [
     Route("/orders/update/{order_id}", order_update, methods=["PUT"]),
     Route("/orders/validate", order_validate, methods=["POST"]),
     Route("/orders/search-details", order_search),
+    Route("/orders/summary", order_summary),
     Route("/orders/{order_id}", order_get),
     Route("/inventory/warnings", inventory_warnings),
     Route("/audit", audit_list),

@@ -597,6 +597,24 @@ def search_orders(
     db: Database, master: MasterData, filters: OrderFilters, page: int, size: int
 ) -> dict[str, Any]:
     """A page of orders matching every filter, newest first."""
+    conditions = order_conditions(master, filters)
+    with db.read() as session:
+        total = (
+            session.scalar(select(func.count()).select_from(PurchaseOrder).where(*conditions)) or 0
+        )
+        orders = session.scalars(
+            select(PurchaseOrder)
+            .where(*conditions)
+            .order_by(PurchaseOrder.order_date.desc(), PurchaseOrder.id.desc())
+            .offset((page - 1) * size)
+            .limit(size)
+            .options(selectinload(PurchaseOrder.lines))
+        ).all()
+        return paged([_view(o, master) for o in orders], total, page, size)
+
+
+def order_conditions(master: MasterData, filters: OrderFilters) -> list[ColumnElement[bool]]:
+    """The SQL conditions of ``filters`` on ``PurchaseOrder``."""
     conditions: list[ColumnElement[bool]] = []
     if filters.order_no:
         conditions.append(
@@ -625,16 +643,4 @@ def search_orders(
         conditions.append(PurchaseOrder.order_date >= filters.date_from)
     if filters.date_to:
         conditions.append(PurchaseOrder.order_date <= filters.date_to)
-    with db.read() as session:
-        total = (
-            session.scalar(select(func.count()).select_from(PurchaseOrder).where(*conditions)) or 0
-        )
-        orders = session.scalars(
-            select(PurchaseOrder)
-            .where(*conditions)
-            .order_by(PurchaseOrder.order_date.desc(), PurchaseOrder.id.desc())
-            .offset((page - 1) * size)
-            .limit(size)
-            .options(selectinload(PurchaseOrder.lines))
-        ).all()
-        return paged([_view(o, master) for o in orders], total, page, size)
+    return conditions

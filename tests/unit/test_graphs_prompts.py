@@ -35,7 +35,7 @@ SNAPSHOTS = {
         "0af8eba13a1c2e60",
         400,
     ),
-    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "14bcf93b804d3fe5", 1000),
+    "procurement_order.yaml system_prompt": (ORDER_PROMPT, "c3a36c7a17696568", 1000),
 }
 
 

@@ -27,13 +27,14 @@ EXPECTED_TOOLS = [
     "order_update",
     "order_validate",
     "order_search_details",
+    "order_summary",
     "inventory_warning",
     "category_list",
     "part_equivalents",
 ]
 READS = {"supplier_query", "part_query", "part_search", "part_by_supplier"}
 READS |= {"order_validate", "order_search_details", "inventory_warning", "category_list"}
-READS |= {"part_equivalents"}
+READS |= {"part_equivalents", "order_summary"}
 CATALOG = generate(SEED)
 
 
@@ -95,6 +96,7 @@ async def test_descriptions_are_short_and_parameters_described(erp_mcp: Client[A
         "order_update": prompts.ORDER_UPDATE,
         "order_validate": prompts.ORDER_VALIDATE,
         "order_search_details": prompts.ORDER_SEARCH_DETAILS,
+        "order_summary": prompts.ORDER_SUMMARY,
         "inventory_warning": prompts.INVENTORY_WARNING,
         "category_list": prompts.CATEGORY_LIST,
         "part_equivalents": prompts.PART_EQUIVALENTS,
@@ -473,3 +475,63 @@ async def test_orders_are_searched_by_requester(
     assert found["total"] == 2
     assert {o["requested_by"] for o in found["items"]} == {"li.lei"}
     assert last_sent(real_erp)[2]["requested_by"] == ["li.lei"]
+
+
+async def _every_order(client: Client[Any], **filters: Any) -> list[dict[str, Any]]:
+    """Every matching order, page by page (the slow way a spend answer must agree with)."""
+    out: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        found = await call(client, "order_search_details", page=page, size=100, **filters)
+        out += found["items"]
+        if not found["has_more"]:
+            return out
+        page += 1
+
+
+async def test_order_summary_adds_up_every_order_of_the_period(erp_mcp: Client[Any]) -> None:
+    span = {"date_from": "2026-01-01", "date_to": "2026-12-03"}
+    orders = await _every_order(erp_mcp, **span)
+    placed = [o for o in orders if o["status"] != "cancelled"]
+    assert len(orders) > 240  # more than one answer's pages could hold
+    expected: dict[str, int] = {}
+    by_supplier: dict[int, int] = {}
+    for o in placed:
+        expected[o["currency"]] = expected.get(o["currency"], 0) + o["total_minor"]
+        if o["currency"] == "CNY":
+            by_supplier[o["supplier_id"]] = by_supplier.get(o["supplier_id"], 0) + o["total_minor"]
+    summary = await call(erp_mcp, "order_summary", group_by="supplier", **span)
+    assert {t["currency"]: t["amount_minor"] for t in summary["totals"]} == expected
+    assert summary["orders"] == len(placed)
+    assert summary["cancelled_orders"] == len(orders) - len(placed)
+    top = summary["groups"][0]
+    assert top["key"] == max(by_supplier, key=lambda k: by_supplier[k]) and top["code"]
+
+
+async def test_order_summary_of_a_category_counts_only_its_lines(erp_mcp: Client[Any]) -> None:
+    category = (await call(erp_mcp, "category_list"))["items"][0]
+    skus = set()
+    page = 1
+    while True:
+        parts = await call(erp_mcp, "part_query", category=category["code"], page=page, size=50)
+        skus |= {p["sku"] for p in parts["items"]}
+        if not parts["has_more"]:
+            break
+        page += 1
+    span = {"date_from": "2025-01-01", "date_to": "2025-12-31"}
+    expected: dict[str, int] = {}
+    for o in await _every_order(erp_mcp, **span):
+        if o["status"] == "cancelled":
+            continue
+        for line in o["lines"]:
+            if line["sku"] in skus:
+                expected[o["currency"]] = expected.get(o["currency"], 0) + line["amount_minor"]
+    summary = await call(erp_mcp, "order_summary", category=category["name_zh"], **span)
+    assert {t["currency"]: t["amount_minor"] for t in summary["totals"]} == expected
+
+
+async def test_order_summary_refuses_a_reversed_period(erp_mcp: Client[Any]) -> None:
+    result = await erp_mcp.call_tool(
+        "order_summary", {"date_from": "2026-12-01", "date_to": "2026-01-01"}, raise_on_error=False
+    )
+    assert result.is_error and "date_from" in str(result.content[0])

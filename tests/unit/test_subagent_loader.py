@@ -24,6 +24,7 @@ def web_search(query: str) -> str:
 
 LOCAL = {"request_order_info": request_order_info, "web_search": web_search}
 MCP = {"order_create", "order_update", "order_validate", "order_search_details",
+       "order_summary",
        "part_search", "part_query", "part_by_supplier", "supplier_query", "category_list",
        "inventory_warning", "part_equivalents"}  # fmt: skip
 

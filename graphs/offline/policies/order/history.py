@@ -122,11 +122,26 @@ def _month_period(text: str, today: date) -> tuple[date, date] | None:
     return date(year, month, 1), min(end, today)
 
 
+# A quarter by its number ("2026年三季度", "第一季度", "Q2", "Q3 2025"): its dates.
+_NAMED_QUARTER = re.compile(
+    r"(?:(?P<year>20\d\d)\s*年?\s*)?(?:第?\s*(?P<q>[一二三四1-4])\s*季度|(?<![a-z])q(?P<q2>[1-4])"
+    r"(?:\s+(?P<year2>20\d\d))?(?![a-z0-9]))",
+    re.I,
+)
+
+
 def named_period(text: str, today: date) -> tuple[date, date] | None:
     """The dates (inclusive) of the period ``text`` names, or None when it names none."""
     for pattern, dates in _PERIODS:
         if re.search(pattern, text, re.I):
             return dates(today)
+    quarter = _NAMED_QUARTER.search(text)
+    if quarter:  # "2026年三季度", "Q2", "第一季度": that quarter (this year's by default)
+        in_year = int(quarter.group("year") or quarter.group("year2") or today.year)
+        q = quarter.group("q") or quarter.group("q2")
+        n = "一二三四".find(q) + 1 or int(q)
+        start, end = _quarter(date(in_year, 3 * n - 2, 1), 0)
+        return start, min(end, today)
     month_of_year = _YEAR_MONTH.search(text)
     if month_of_year:  # "2026年1月的单": that month of that year
         y, m = int(month_of_year.group(1)), int(month_of_year.group(2))
@@ -150,7 +165,7 @@ def without_period(text: str) -> str:
     order"): what is left says whether the newest order is meant."""
     for pattern, _dates in _PERIODS:
         text = re.sub(pattern, " ", text, flags=re.I)
-    text = _YEAR.sub(" ", _YEAR_MONTH.sub(" ", text))
+    text = _YEAR.sub(" ", _YEAR_MONTH.sub(" ", _NAMED_QUARTER.sub(" ", text)))
     text = re.sub(_EN_MONTH, " ", re.sub(_ZH_MONTH, " ", text), flags=re.I)
     return re.sub(_WINDOW, " ", text, flags=re.I)
 
@@ -314,6 +329,8 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     start, end = period(facts.body, facts.today)
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
+    if facts.view.has_tool("order_summary"):
+        return _summed(facts, found, start, end, supplier)
     orders, more = _orders(facts, start, end, **narrow)
     who = str(supplier.get("name_zh" if facts.zh else "name_en")) if supplier else ""
     if more:
@@ -344,3 +361,86 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
         ),
         note="history",
     )
+
+
+# "our biggest supplier by spend", "按供应商分一下", "各供应商花费排名": each supplier's share;
+# "monthly spend", "每个月": each month's.
+_BY_SUPPLIER = re.compile(
+    r"按供应商|各(?:个|家)?供应商|每(?:个|家)供应商|哪家供应商|供应商排名|排名|分供应商|按厂家"
+    r"|(?<![a-z])(?:by|per|each)\s+(?:supplier|vendor)|(?:biggest|largest|top)\s+(?:\d+\s+)?"
+    r"(?:supplier|vendor)s?|which\s+(?:supplier|vendor)|ranking|rank\b",
+    re.I,
+)
+_BY_MONTH = re.compile(
+    r"每个?月|按月|各月|逐月|月度|(?<![a-z])(?:monthly|per\s+month|by\s+month|each\s+month|"
+    r"month\s+by\s+month)(?![a-z])",
+    re.I,
+)
+
+
+def _summed(
+    facts: Facts, found: Grounding, start: date, end: date, supplier: Record | None
+) -> Decision:
+    """The spend of the period as the ERP adds it up (``order_summary``): every order, not a
+    page of them; a category's own lines when one is named; by supplier or month when asked."""
+    args: dict[str, Any] = {"date_from": start.isoformat(), "date_to": end.isoformat()}
+    if supplier is not None:
+        args["supplier_id"] = supplier["id"]
+    category = found.categories[0].record if len(found.categories) == 1 else None
+    if category is not None:
+        args["category"] = category.get("code")
+    if _BY_SUPPLIER.search(facts.body) and supplier is None:
+        args["group_by"] = "supplier"
+    elif _BY_MONTH.search(facts.body):
+        args["group_by"] = "month"
+    done = [d for r, d in facts.view.iter_data("order_summary") if r.args == args]
+    if not done:
+        return Decision(facts.say(f"汇总 {start} 至 {end} 的采购金额。",
+                                  f"Adding up the spend from {start} to {end}."),
+                        [("order_summary", args)], note="history-read")  # fmt: skip
+    data = done[-1] if isinstance(done[-1], dict) else {}
+    name = "name_zh" if facts.zh else "name_en"
+    what = " ".join(str(r.get(name)) for r in (supplier, category) if r is not None)
+    money = _sums(facts, data.get("totals") or [])
+    n, gone = int(data.get("orders") or 0), int(data.get("cancelled_orders") or 0)
+    cancelled = _cancelled(facts, gone)
+    head = facts.say(
+        f"{start} 至 {end} {what + ' ' if what else ''}采购：{n} 张订单，合计 {money}{cancelled}。",
+        f"Spent{' on ' + what if what else ''} from {start} to {end}: {money} on {n} orders"
+        f"{cancelled}.",
+    )
+    return Decision(head + _groups(facts, data.get("groups") or []), note="history")
+
+
+def _sums(facts: Facts, totals: list[Any]) -> str:
+    sums = [f"{t.get('amount')} {t.get('currency')}" for t in totals if isinstance(t, dict)]
+    return ("；" if facts.zh else "; ").join(_money_text(x) for x in sums) or "0"
+
+
+def _money_text(text: str) -> str:
+    """ "12413750.71 CNY" → "12,413,750.71 CNY"."""
+    amount, _, currency = text.partition(" ")
+    try:
+        return f"{float(amount):,.2f} {currency}"
+    except ValueError:
+        return text
+
+
+def _groups(facts: Facts, groups: list[Any]) -> str:
+    """Each supplier's (largest first, the first ten) or each month's spend, one a line."""
+    rows = []
+    for g in [g for g in groups if isinstance(g, dict)][: _SHOWN * 2]:
+        label = g.get("key") if g.get("code") is None else (
+            f"{g.get('code')} {g.get('name_zh') if facts.zh else g.get('name_en')}")  # fmt: skip
+        rows.append(
+            f"- {label}：{_sums(facts, g.get('totals') or [])}（{g.get('orders')} 张）"
+            if facts.zh
+            else f"- {label}: {_sums(facts, g.get('totals') or [])} ({g.get('orders')} orders)"
+        )
+    if not rows:
+        return ""
+    suppliers = any(isinstance(g, dict) and g.get("code") for g in groups)
+    cut = _SHOWN if suppliers else _SHOWN * 2
+    more = len(groups) - cut
+    tail = facts.say(f"\n（另有 {more} 家）", f"\n({more} more)") if suppliers and more > 0 else ""
+    return "\n" + "\n".join(rows[:cut]) + tail
