@@ -314,6 +314,17 @@ async def order_get(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(orders.get_order, erp.db, erp.master, ref))
 
 
+def _check_period(filters: orders.OrderFilters) -> None:
+    """A period that ends before it starts is refused (VALIDATION), never answered empty."""
+    if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
+        raise ErpError(
+            "VALIDATION",
+            f"date_from {filters.date_from.isoformat()} is after date_to "
+            f"{filters.date_to.isoformat()}.",
+            {"field": "date_from"},
+        )
+
+
 @endpoint
 async def order_search(request: Request) -> Response:
     """GET /orders/search-details."""
@@ -331,13 +342,7 @@ async def order_search(request: Request) -> Response:
         date_from=params.day(q, "date_from"),
         date_to=params.day(q, "date_to"),
     )
-    if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
-        raise ErpError(
-            "VALIDATION",
-            f"date_from {filters.date_from.isoformat()} is after date_to "
-            f"{filters.date_to.isoformat()}.",
-            {"field": "date_from"},
-        )
+    _check_period(filters)
     found = await run_in_threadpool(orders.search_orders, erp.db, erp.master, filters, number, size)
     return JSONResponse(found)
 
@@ -354,13 +359,7 @@ async def order_summary(request: Request) -> Response:
         date_from=params.day(q, "date_from"),
         date_to=params.day(q, "date_to"),
     )
-    if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
-        raise ErpError(
-            "VALIDATION",
-            f"date_from {filters.date_from.isoformat()} is after date_to "
-            f"{filters.date_to.isoformat()}.",
-            {"field": "date_from"},
-        )
+    _check_period(filters)
     category = params.text(q, "category")
     code = catalogue.resolve_category(erp.master, category) if category else None
     group_by = params.choice(q, "group_by", spend.GROUPINGS)
