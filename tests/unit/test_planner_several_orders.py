@@ -109,3 +109,26 @@ async def test_a_name_with_an_order_is_a_new_order(world: PlannerWorld) -> None:
     run = await world.run(f"{first['supplier_code']} 再订{part['model']} {line['quantity']}个",
                           history=world.thread())  # fmt: skip
     assert run.proposal is not None and run.proposal[0] == "order_create", run.last_text
+
+
+async def test_two_new_orders_are_not_the_two_shown(world: PlannerWorld) -> None:
+    first, second = await _two_orders(world, True)
+    lines = []
+    for order in (first, second):
+        part = await world.erp(f"/parts/{order['lines'][0]['part_id']}")
+        lines.append(f"{order['supplier_code']} {part['model']} {order['lines'][0]['quantity']}个")
+    run = await world.run("再下两张单：" + "；".join(lines), history=world.thread())
+    assert not run.called("order_update"), run.calls
+    for order in (first, second):
+        assert await _row(world, order["order_no"]) == order
+
+
+async def test_both_moved_to_a_date(world: PlannerWorld) -> None:
+    first, second = await _two_orders(world, True)
+    day = max(first["expected_date"], second["expected_date"])
+    later = date.fromisoformat(day).replace(day=28) if day[8:] < "28" else date.fromisoformat(day)
+    run = await world.run(f"两张都推迟到{later.month}月{later.day}号到", history=world.thread(),
+                          script=Script(decisions=[APPROVE, APPROVE]))  # fmt: skip
+    assert len(run.called("order_update")) == 2, run.calls
+    for order in (first, second):
+        assert (await _row(world, order["order_no"]))["expected_date"] == later.isoformat()

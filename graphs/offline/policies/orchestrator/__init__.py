@@ -607,13 +607,25 @@ def _shown_intent(view: View) -> Intent:
     return "order_change"
 
 
+# New orders asked for ("再下两张单", "place two more orders"), never the orders shown.
+_NEW_ORDERS = re.compile(
+    r"再下|再订|再來|再来|再开|再開|下单|下單|订购|訂購|开(?:一|两|几)?张|(?<![a-z])(?:new|more|"
+    r"another|place|raise)\s+(?:\w+\s+)?(?:orders?|pos?)(?![a-z])",
+    re.I,
+)
+# A question about the orders meant ("这两张一共多少钱", "what do both come to?"), not thanks.
+_ASKED = re.compile(
+    r"[?？]|多少|几|吗|总共|一共|合计|(?<![a-z])(?:total|how|what|when|status)", re.I
+)
+
+
 def _picked(view: View, zh: bool) -> tuple[list[str], bool] | Decision | None:
     """Of two or more orders this conversation showed, the ones the message means ("第一张",
     "GZMT 那张", "这两张") and whether it points at them, or the ERP reads that name them
     first (None: not that)."""
     orders = thread_orders(view)
-    if len(orders) < 2:
-        return None
+    if len(orders) < 2 or _NEW_ORDERS.search(_order_words(view)[0]):
+        return None  # "再下两张单：…": new orders, not the ones shown
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
@@ -642,7 +654,8 @@ def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | Non
         back or changing or swapped or (reading.intent == "out_of_scope" and (acting or dated))
     ):
         return None  # "到货日期改成12月28号" right after the order: that order
-    if not (acting or dated or noted or pointed or reading.intent == "order_lookup"):
+    asked = pointed and _ASKED.search(text) is not None  # "both look good" asks nothing
+    if not (acting or dated or noted or asked or reading.intent == "order_lookup"):
         return None
     if not (back or swapped or _ADDING_PART.search(text)):  # "再加 BKR7E 100个": a line
         shown = dict(thread_orders(view)).get(order_no) or _shown_text(view)
@@ -658,9 +671,12 @@ def _each_shown(view: View, zh: bool) -> Decision | None:
     ("这两张单都取消", "cancel both"): the next one handed over, or every answer together
     once all were (None: the message meant one order)."""
     orders = thread_orders(view)
-    if len(orders) < 2 or not ALL_OF_THEM.search(_order_words(view)[0]):
+    words = _order_words(view)[0]
+    if len(orders) < 2 or not ALL_OF_THEM.search(words) or _NEW_ORDERS.search(words):
         return None
     handed = [r.args.get("description", "") for r in view.called("task")]
+    if not handed or not any(no in str(handed[0]) for no, _ in orders):
+        return None  # the first hand-over was not about the orders shown
     rest = [no for no, _ in orders if not any(no in str(d) for d in handed)]
     if rest:
         intent = _shown_intent(view)
