@@ -99,3 +99,15 @@ async def test_more_asked_in_traditional_characters_is_added(world: PlannerWorld
     await world.run(f"再幫我加{step * 2}個", history=world.thread(),
                     script=Script(decisions=[APPROVE]))  # fmt: skip
     assert _lines(await _row(world, order["order_no"])) == {p1["id"]: q + step * 2}
+
+
+async def test_an_order_named_by_one_of_its_parts_is_cancelled_whole(world: PlannerWorld) -> None:
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    order = await _placed(
+        world,
+        f"{supplier['code']} 订{p1['model']} {o1['min_order_qty']}个和{p2['model']} "
+        f"{o2['min_order_qty']}个",
+    )
+    await world.run(f"cancel the {p1['model']} order", history=world.thread(),
+                    script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert (await _row(world, order["order_no"]))["status"] == "cancelled"

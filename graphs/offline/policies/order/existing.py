@@ -463,14 +463,20 @@ def _model_of(line: Record) -> str:
     return str(line.get("sku") or "").rsplit("-", 1)[-1].upper() or "\0"
 
 
+# A line taken out, not the order cancelled ("IU9那行删掉", "drop the IU9 line", "把IU9去掉").
+_A_LINE = re.compile(
+    r"行|条目|删|去掉|拿掉|(?<![a-z])(?:line|row|item|drop|remove|take\s+out)s?(?![a-z])", re.I
+)
+
+
 def _dropped_line(facts: Facts, order: Record, args: dict[str, Any]) -> Decision | None:
     """For "drop the IU9 line" / "IU9那行删掉" on an order of several lines: the other lines
     kept (``args["lines"]``), or the refusal when it is no draft. None: the message names no
     line of it, or every line (then the whole order is cancelled)."""
     lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
     named = _named_lines(facts, lines)
-    if len(lines) < 2 or not named or len(named) == len(lines):
-        return None
+    if len(lines) < 2 or not named or len(named) == len(lines) or not _A_LINE.search(facts.text):
+        return None  # "cancel the IU7 order": the order a part names, cancelled whole
     if order.get("status") != "draft":
         word = status_word(order.get("status"), facts.lang)
         return Decision(facts.say(
