@@ -52,6 +52,7 @@ from graphs.offline.policies.orchestrator.inventory import inventory
 from graphs.offline.policies.orchestrator.quote import QUOTED, quote
 from graphs.offline.policies.orchestrator.thread_orders import (
     ALL_OF_THEM,
+    ORDER_NUMBER,
     thread_orders,
     which_orders,
 )
@@ -519,7 +520,6 @@ def _relative_to_pending(text: str, earlier: str, added: str, zh: bool) -> str |
     return None
 
 
-_ORDER_NUMBER = re.compile(r"PO\d{11}")
 # Words pointing back at the order just shown ("cancel it", "把这张单的交期改到…").
 _BACK = re.compile(
     r"这张|那张|这单|那单|这个单|该单|刚才(?:那|这)|刚下的|上面(?:那|这)|它"
@@ -542,7 +542,7 @@ def _shown_order(view: View) -> str | None:
     before = view.messages[: view.request_index]
     for m in reversed(before):
         if isinstance(m, AIMessage) and not m.tool_calls:
-            found = set(_ORDER_NUMBER.findall(message_text(m)))
+            found = set(ORDER_NUMBER.findall(message_text(m)))
             return found.pop() if len(found) == 1 else None
         if isinstance(m, HumanMessage) and not is_notification(m):
             return None
@@ -624,12 +624,13 @@ def _picked(view: View, zh: bool) -> tuple[list[str], bool] | Decision | None:
     "GZMT 那张", "这两张") and whether it points at them, or the ERP reads that name them
     first (None: not that)."""
     orders = thread_orders(view)
-    if len(orders) < 2 or _NEW_ORDERS.search(_order_words(view)[0]):
+    words = _order_words(view)[0]
+    if len(orders) < 2 or _NEW_ORDERS.search(words):
         return None  # "再下两张单：…": new orders, not the ones shown
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
         return erp
-    return which_orders(orders, _order_words(view)[0], erp.ground(view.request))
+    return which_orders(orders, words, erp.ground(view.request))
 
 
 def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:

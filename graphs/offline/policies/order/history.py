@@ -413,17 +413,10 @@ def _summed(
 
 
 def _sums(facts: Facts, totals: list[Any]) -> str:
-    sums = [f"{t.get('amount')} {t.get('currency')}" for t in totals if isinstance(t, dict)]
-    return ("；" if facts.zh else "; ").join(_money_text(x) for x in sums) or "0"
-
-
-def _money_text(text: str) -> str:
-    """ "12413750.71 CNY" → "12,413,750.71 CNY"."""
-    amount, _, currency = text.partition(" ")
-    try:
-        return f"{float(amount):,.2f} {currency}"
-    except ValueError:
-        return text
+    """The ERP's totals by currency ("12,413,750.71 CNY；162,775.20 USD")."""
+    sums = [f"{_money(int(t.get('amount_minor') or 0))} {t.get('currency')}"
+            for t in totals if isinstance(t, dict)]  # fmt: skip
+    return ("；" if facts.zh else "; ").join(sums) or "0"
 
 
 def _groups(facts: Facts, groups: list[Any]) -> str:
