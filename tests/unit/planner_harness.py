@@ -11,15 +11,17 @@ a run stops where the real graph would pause (a question, an approval card) and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import httpx
 import yaml
@@ -45,6 +47,7 @@ from graphs.middleware.substitution import APPLY_TOOL, PLAN_TOOL, Substitution
 from graphs.offline import OfflinePlanner
 from graphs.settings import GraphSettings
 from sim.erp.app import create_app
+from sim.erp.masterdata import MasterData
 from sim.erp.models import Category, Inventory, Part, Supplier, SupplierPrice
 from tests.unit.erp_fixtures import fingerprint, settings_for
 from tests.unit.erp_inprocess import BASE_URL, pinned_settings
@@ -399,7 +402,11 @@ async def planner_world(
     if extra:
         add_master_data(settings.resolved_database_url, extra, today)
     settings.allowed_hosts = [*settings.allowed_hosts, httpx.URL(BASE_URL).host]
-    async with LifespanManager(create_app(settings)) as manager:
+    async with contextlib.AsyncExitStack() as stack:
+        # Every copy of one template holds the same master data: read once per process (a
+        # fifth of a planner test's time); a copy with extra master data reads its own.
+        with _master_read_once(None if extra else template):
+            manager = await stack.enter_async_context(LifespanManager(create_app(settings)))
         from mcp_erp.server import create_server
 
         server = create_server(pinned_settings(), transport=httpx.ASGITransport(app=manager.app))
@@ -407,6 +414,28 @@ async def planner_world(
             REPO / "mcp_servers.yaml", client_factory=lambda _name, _timeout: Client(server)
         )
         yield PlannerWorld(registry, manager.app, settings.resolved_database_url, today)
+
+
+_MASTER: dict[Path, MasterData] = {}
+
+
+@contextlib.contextmanager
+def _master_read_once(template: Path | None) -> Iterator[None]:
+    """While an ERP starts on a copy of ``template``: its master data as first read from a
+    copy of it in this process (None: read as usual). The ERP never changes master data
+    but on a reset, which reads them again (outside this block)."""
+    if template is None:
+        yield
+        return
+    load = MasterData.load.__func__  # type: ignore[attr-defined]
+
+    def once(cls: type[MasterData], session: Session) -> MasterData:
+        if template not in _MASTER:
+            _MASTER[template] = load(cls, session)
+        return _MASTER[template]
+
+    with mock.patch.object(MasterData, "load", classmethod(once)):
+        yield
 
 
 def copy_template(template: Path, folder: Path) -> Path:
