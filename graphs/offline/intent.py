@@ -104,6 +104,8 @@ def _about_order_fields(text: str) -> bool:
 
 
 def _by_order_no(masked: str) -> Intent:
+    if lexicon.has(masked, "repeat_order"):
+        return "order_create"  # "PO… 那张取消的，原样重新下一遍": a new order like it
     if lexicon.has(masked, "asked_about"):
         return "order_lookup"  # "PO… 能取消吗", "was PO… cancelled?": shown, not acted on
     if lexicon.has(masked, "cancel"):
@@ -365,15 +367,22 @@ def _beyond_intent(text: str, masked: str) -> Intent | None:
     return None
 
 
+def _masked(text: str) -> str:
+    """``text`` with what asks for nothing blanked: negated operations; "数量跟上次一样" (the
+    last order's quantity, not a question about that order); "…，哪家都行", "…，哪天到都行"
+    (left open: "哪家", "到" ask nothing here)."""
+    masked = lexicon.mask(text, _NEGATABLE)
+    for hit in lexicon.find(masked, "same_as_last"):  # blanked, so positions stay valid
+        masked = masked[: hit.start] + " " * (hit.end - hit.start) + masked[hit.end :]
+    return lexicon.strip_words(masked, ("any_supplier", "any_date"))
+
+
 def read(text: str) -> Reading:
     """The intent of ``text`` (a buyer's message) and what routing needs to know about it."""
     if not re.search(r"\w", text):  # "?", "...": nothing asked yet
         return Reading("small_talk")
     text = lexicon.without_note(text)  # a note's words ask for nothing
-    # "数量跟上次一样" asks for the last order's quantity, not about the last order.
-    masked = lexicon.mask(text, _NEGATABLE)
-    for hit in lexicon.find(masked, "same_as_last"):  # blanked, so positions stay valid
-        masked = masked[: hit.start] + " " * (hit.end - hit.start) + masked[hit.end :]
+    masked = _masked(text)
     order_no = find_order_no(text)
     domain = lexicon.has(masked, "domain") or lexicon.has(text, "inventory")
 

@@ -487,14 +487,55 @@ GROUPS["imported"] = _zh("进口", "国外", "海外", "外资", "外国") + "|"
 # 那家订 200 个 IU7"): the order goes to the lowest offer, no comparison report is made.
 GROUPS["cheapest"] = _zh(
     "最便宜", "最低价", "价格最低", "报价最低", "最划算", "哪家便宜用哪家", "便宜的那家",
+    "便宜的", "便宜点的", "便宜一点的", "价格低的", "價格最低", "最便宜的", "便宜的那個",
 ) + "|" + _en(
     "cheapest", "lowest price", "lowest-priced", "lowest priced", "least expensive",
+    "the cheaper one", "cheaper one", "the cheaper", "whichever is cheaper", "lower price",
+    "best price",
+)  # fmt: skip
+# The choice of supplier left to the assistant, answering "which supplier?" or said with the
+# order ("=随便哪家", "=你定吧", "订100个IU7，哪家都行", "=whichever", "=up to you"): the
+# lowest offer is chosen and said, and the buyer still approves the card.
+GROUPS["any_supplier"] = _zh(
+    "随便哪家", "隨便哪家", "哪家都行", "哪家都可以", "哪家都好", "哪个供应商都行", "供应商随便",
+    "供应商你定", "供应商你选", "你来定哪家", "你选一家", "你挑一家", "帮我选一家", "幫我選一家",
+    "替我选一家", "哪家你定", "哪家你来定",
+) + "|" + _en(
+    "any supplier", "any vendor", "whichever supplier", "whichever vendor", "any of them",
+    "pick a supplier for me", "choose a supplier for me", "you pick the supplier",
+    "you choose the supplier", "supplier doesn't matter", "any supplier is fine",
+)  # fmt: skip
+# The same, as a whole answer to "which supplier?" only ("=随便", "=你定吧", "=up to you"): said
+# with an order, these words may be about something else ("哪天到都行").
+GROUPS["any_answer"] = _zh(
+    "随便", "隨便", "都行", "都可以", "都好", "哪个都行", "哪個都行", "你定", "你来定", "你來定",
+    "你选", "你選", "你来选", "你挑", "你看着办", "你看著辦", "你决定", "你決定", "无所谓",
+    "無所謂", "不挑", "没有偏好", "沒有偏好", "帮我选", "幫我選", "替我选", "交给你", "听你的",
+) + "|" + _en(
+    "whichever", "whatever", "anyone", "any one", "any", "you pick", "you choose", "you decide",
+    "your call", "your choice", "up to you", "doesn't matter", "does not matter", "don't care",
+    "do not care", "no preference", "pick one", "choose one", "pick for me", "choose for me",
+    "any is fine", "any will do", "dealer's choice", "surprise me",
+)  # fmt: skip
+# A delivery date left open, said with an order ("订100个IU7，哪天到都行", "no rush", "any
+# delivery date is fine"): no question about when an order arrives.
+GROUPS["any_date"] = _zh(
+    r"(?:哪天|哪一天|什么时候|啥时候|几时|几号|多久)\s*(?:到|送到|送|交货|到货|发货)?\s*"
+    r"(?:都行|都可以|都好|无所谓|没关系|不要紧)",
+    "不急", "不着急", "不赶时间", "交期无所谓", "到货时间无所谓",
+) + "|" + _en(
+    "any delivery date", "any date", "no rush", "any time is fine",
+    "anytime is fine", "no hurry", "not urgent", "delivery date doesn't matter",
 )  # fmt: skip
 # The quickest delivery as the choice of supplier inside an order ("找最快的那家", "from
 # whoever delivers fastest").
 GROUPS["fastest"] = _zh(
-    "最快的", "交期最短", "最快到", "最快能到", "到得最快", "最快发货",
-) + "|" + _en("fastest", "quickest", "shortest lead time", "soonest")  # fmt: skip
+    "最快的", "交期最短", "最快到", "最快能到", "到得最快", "最快发货", "最早能到", "最早到",
+    "最早交货", "最早送到", "交期短的", "快的那家", "最早的那家", "交貨最快", "最快的那個",
+) + "|" + _en(
+    "fastest", "quickest", "shortest lead time", "soonest", "earliest", "whoever is faster",
+    "the faster one", "faster one", "shortest lead", "quickest delivery",
+)  # fmt: skip
 # Small talk about the assistant itself ("你是谁？能干嘛", "what can you do for me").
 GROUPS["small_talk"] += (
     "|"
@@ -546,6 +587,9 @@ GROUPS["inbound"] = (
 GROUPS["date_field"] = (
     r"(?:交期|交货期|货期|到货日期|交货日期|到货时间)\s*(?:都|都是|是|为|定在|[:：])?\s*"
     r"(?=\d|[一二三四五六七八九十]+月|下周|下个?月|明天|后天|月底|年底)"
+    # a date moved ("交期改到12月20号", "交期推迟一周", "lead time 提前3天"): a change, no question
+    r"|(?:交期|交货期|货期|lead\s*time)\s*(?:再|往后|往前)?\s*(?:改到|改成|改为|调到|调整到|挪到|"
+    r"推迟|推后|延后|延期|延迟|提前|顺延)"
 )
 
 # Several orders asked for, not the one ("最近给NGK下过哪些单", "show me our last 5 POs").
@@ -632,10 +676,21 @@ GROUPS["spend"] = _zh(
 GROUPS["repeat_order"] = (
     r"(?:同|跟|和|照|按|按照)\s*上(?:次|回|一次|一单|一张)\s*(?:的单子?|的订单|那张单?)?\s*"
     r"(?:一样|一模一样|相同)?[^。]{0,14}?(?:再|重新)?\s*(?:订|下|来|买)\s*(?:一单|一张|一遍|一次)"
-    r"|照上次的单|再(?:来|下|订)一(?:单|张)(?:一样的|同样的)"
+    r"|照上次的单|再(?:来|下|订)一(?:单|张)(?:一样的|同样的|一模一样的)"
+    # the order shown or named, again ("再来一张一模一样的", "PO… 原样重新下一遍")
+    r"|再(?:来|下|订|开)一(?:单|张)\s*(?:一模一样|一样|同样|相同)的?"
+    r"|(?:一模一样|一样|同样|相同)的(?:单|订单)?\s*再(?:来|下|订|开)一(?:单|张|遍|次)"
+    r"|(?:原样|照原样|照样|按原单|照原单|照这张单?|照那张单?)\s*(?:重新|再)?\s*(?:下|订|来|开)"
+    r"\s*一(?:遍|次|张|单)"
+    r"|重新下一(?:遍|次)|(?:这|那)张(?:单)?再下一(?:遍|次|张)"
     r"|(?<![a-z])(?:repeat|redo|re-?place)\s+(?:the\s+|my\s+|our\s+)?(?:last|previous)\s+"
     r"(?:order|po)|same\s+(?:order|po)\s+(?:as\s+(?:last\s+time|before)|again)"
     r"|(?:re-?order|order)\s+the\s+same\s+(?:as\s+last\s+time|again|as\s+before)"
+    r"|(?<![a-z])(?:the\s+)?same\s+(?:order|po)\s+again|(?<![a-z])(?:repeat|redo|re-?place|"
+    r"re-?order|re-?submit)\s+(?:that|this|the|it|po\d+)(?:\s+(?:order|po))?(?![a-z])"
+    r"|(?<![a-z])(?:place|order|submit)\s+(?:it|that|this|that\s+order|this\s+order|the\s+same"
+    r"\s+order)\s+again|(?<![a-z])another\s+(?:one|order|po)\s+(?:just\s+)?(?:like|identical\s+to)"
+    r"\s+(?:it|that|this|that\s+one|this\s+one)"
 )
 
 # How much of a named part was bought ("我们今年买了多少IU7", "IU7 上个月订了多少个", "how

@@ -111,3 +111,47 @@ async def test_an_order_named_by_one_of_its_parts_is_cancelled_whole(world: Plan
     await world.run(f"cancel the {p1['model']} order", history=world.thread(),
                     script=Script(decisions=[APPROVE]))  # fmt: skip
     assert (await _row(world, order["order_no"]))["status"] == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("第二行改成{n}", 1),
+        ("第2行数量改为{n}个", 1),
+        ("最后一行改成{n}", -1),
+        ("第一行改成{n}个", 0),
+        ("change line 2 to {n}", 1),
+        ("make the first line {n} pcs", 0),
+        ("the last row should be {n}", -1),
+    ],
+)
+async def test_a_line_named_by_its_place_is_changed(
+    world: PlannerWorld, said: str, place: int
+) -> None:
+    """From a red-team round: "第二行改成300" asked which line. The place is the line's place
+    on the order as the ERP lists it (and the card shows it); the others are unchanged."""
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    q1, q2 = o1["min_order_qty"], o2["min_order_qty"]
+    order = await _placed(world, f"{supplier['code']} 订{p1['model']} {q1}个和{p2['model']} {q2}个")
+    shown = order["lines"]
+    target = shown[place]
+    offer = o1 if target["part_id"] == p1["id"] else o2
+    n = offer["min_order_qty"] * 3
+    run = await world.run(said.format(n=n), history=world.thread(),
+                          script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert run.proposal is not None, run.last_text
+    after = await _row(world, order["order_no"])
+    expected = {ln["part_id"]: ln["quantity"] for ln in shown} | {target["part_id"]: n}
+    assert _lines(after) == expected, (after["lines"], run.last_text)
+
+
+async def test_a_place_the_order_does_not_have_changes_nothing(world: PlannerWorld) -> None:
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    q1, q2 = o1["min_order_qty"], o2["min_order_qty"]
+    order = await _placed(world, f"{supplier['code']} 订{p1['model']} {q1}个和{p2['model']} {q2}个")
+    before = world.fingerprint()
+    run = await world.run(f"第五行改成{q1 * 3}", history=world.thread(),
+                          script=Script(decisions=[APPROVE]))  # fmt: skip
+    assert run.proposal is None, run.proposal
+    assert order["order_no"] in run.last_text, run.last_text  # it asks which line of it
+    assert world.fingerprint() == before

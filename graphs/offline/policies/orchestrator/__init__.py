@@ -633,6 +633,21 @@ def _picked(view: View, zh: bool) -> tuple[list[str], bool] | Decision | None:
     return which_orders(orders, words, erp.ground(view.request))
 
 
+def _repeat_shown(view: View, zh: bool) -> Decision | None:
+    """ "再来一张一模一样的", "same order again" right after an order was shown: a new order
+    with its supplier and lines, handed over with its number (None: no one order shown, or
+    the message names a supplier or part it does not hold: "照上次的单再跟汤浅下一遍")."""
+    order_no = _shown_order(view)
+    if order_no is None:
+        return None
+    shown = dict(thread_orders(view)).get(order_no) or _shown_text(view)
+    other = _names_other(view, shown, zh)
+    if isinstance(other, Decision) or other:
+        return other if isinstance(other, Decision) else None
+    reading = Reading("order_create", order_no)
+    return _to_order_agent(view, reading, zh, body=f"{order_no} {view.written}")
+
+
 def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | None:
     """Right after an answer that showed one order, a message about "it" ("cancel it", "make it
     150", "把这张单的交期改到下周五", "备注写上…"): that order, by its number; after several,
@@ -640,6 +655,8 @@ def _about_shown_order(view: View, reading: Reading, zh: bool) -> Decision | Non
     another supplier or part with no word pointing back is its own)."""
     if find_order_no(view.request):
         return None
+    if lexicon.has(view.request, "repeat_order"):
+        return _repeat_shown(view, zh)
     picked = _picked(view, zh)
     if isinstance(picked, Decision):
         return picked

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Any
 
 from graphs.offline import lexicon
@@ -26,11 +27,13 @@ from graphs.offline.entities import (
 )
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
+from graphs.offline.policies.order.existing import by_number
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit
 from graphs.offline.text import (
     Quantity,
     find_date,
+    find_order_no,
     model_tokens,
     quantities_written,
     read_quantity,
@@ -38,7 +41,7 @@ from graphs.offline.text import (
 )
 from graphs.orders.issues import Facts as IssueFacts
 from graphs.orders.issues import issue_text
-from graphs.orders.words import unit_word
+from graphs.orders.words import status_word, unit_word
 
 __all__ = ["create"]
 
@@ -419,6 +422,8 @@ def _without_supplier(
         best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
                                         int(o.get("price_minor") or 0)))  # fmt: skip
         _pick(facts, choice, suppliers, best, "按交期最短", "the shortest lead time")
+    elif live and _left_to_me(facts, said):
+        _pick_for_buyer(facts, choice, suppliers, live)
     elif live and _same_supplier(facts, said):
         last = _last_supplier(facts, part)
         if isinstance(last, Decision):
@@ -428,6 +433,41 @@ def _without_supplier(
             _pick(facts, choice, suppliers, offer, f"按上次订单 {last[1]} 的供应商",
                   f"the supplier of last order {last[1]}")  # fmt: skip
     return choice
+
+
+def _left_to_me(facts: Facts, said: str) -> bool:
+    """Whether the buyer leaves the supplier to the assistant ("=随便哪家", "=你定吧",
+    "订100个IU7，哪家都行", "=up to you")."""
+    return lexicon.has(said, "any_supplier") or lexicon.has(facts.answer_text, "any_answer")
+
+
+def _pick_for_buyer(facts: Facts, choice: _Choice, suppliers: list[Record],
+                    live: list[Record]) -> None:  # fmt: skip
+    """The supplier chosen for a buyer who left it open: of the offers that arrive by the
+    date asked (all when none is asked, or none does), the lowest price when they are in one
+    currency (comparable), else the shortest lead time; the reason is said and the card
+    still needs the buyer's approval."""
+    expected = _expected_date(facts)
+    zh, en = "你让我选，", "you left it to me: "
+    if expected is not None:
+        days = (date.fromisoformat(expected) - facts.today).days
+        in_time = [o for o in live if int(o.get("lead_time_days") or 10**6) <= days]
+        if in_time and len(in_time) < len(live):
+            live = in_time
+            zh, en = (
+                f"你让我选，在能于 {expected} 前到货的报价里",
+                f"you left it to me: of the offers arriving by {expected}, ",
+            )
+    if len({o.get("currency") for o in live}) == 1:
+        best = min(live, key=lambda o: (int(o.get("price_minor") or 0),
+                                        int(o.get("lead_time_days") or 10**6)))  # fmt: skip
+        _pick(facts, choice, suppliers, best, zh + "按最低价", en + "the lowest price")
+        return
+    best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
+                                    int(o.get("price_minor") or 0)))  # fmt: skip
+    _pick(facts, choice, suppliers, best, "你让我选，报价币种不同无法直接比价，按交期最短",
+          "you left it to me; the offers are in different currencies, so by the shortest "
+          "lead time")  # fmt: skip
 
 
 def _same_supplier(facts: Facts, said: str) -> bool:
@@ -767,10 +807,39 @@ def _proposed(facts: Facts, args: dict[str, Any], lead: str, fallback: str) -> D
     return Decision(lead + text + note, [("order_create", args)], note="create")
 
 
-def _repeat(facts: Facts, found: Grounding) -> Decision | None:
-    """The supplier's newest order (not cancelled) proposed again, line by line (None: not
-    asked, or no single supplier named, or a part named: then it is a normal order)."""
-    if not lexicon.has(facts.body, "repeat_order") or found.parts or len(found.suppliers) != 1:
+def _repeat_of(facts: Facts, order_no: str, suppliers: list[Record]) -> Decision:
+    """Order ``order_no`` placed again as a new order, line by line at today's prices ("再来
+    一张一模一样的" after it was shown; "PO… 那张取消的，原样重新下一遍"): the order itself is
+    untouched, whatever its status."""
+    order = by_number(facts, order_no)
+    if isinstance(order, Decision):
+        return order
+    supplier = next((s for s in suppliers if s.get("id") == order.get("supplier_id")), None)
+    lines = [{"part_id": ln["part_id"], "quantity": ln["quantity"]}
+             for ln in order.get("lines") or [] if isinstance(ln, dict)]  # fmt: skip
+    if supplier is None or not lines:
+        return Decision(facts.say(f"订单 {order_no} 没有可以照着重下的供应商或明细，没有下单。",
+                                  f"Order {order_no} has no supplier or lines to place again; "
+                                  "nothing was ordered."), note="refused")  # fmt: skip
+    status = status_word(order.get("status"), facts.lang)
+    lead = facts.say(
+        f"照订单 {order_no}（{order.get('order_date')}，{status}）的明细下一张新单，按今天的价格，"
+        f"原单不变：\n",
+        f"A new order with the lines of {order_no} ({order.get('order_date')}, {status}), at "
+        "today's prices; that order stays as it is:\n")  # fmt: skip
+    return _proposed(facts, _order_args(facts, supplier, lines), lead, "")
+
+
+def _repeat(facts: Facts, found: Grounding, suppliers: list[Record]) -> Decision | None:
+    """The supplier's newest order (not cancelled), or the order named by its number,
+    proposed again, line by line (None: not asked, or no single supplier named, or a part
+    named: then it is a normal order)."""
+    if not lexicon.has(facts.body, "repeat_order"):
+        return None
+    order_no = find_order_no(facts.body)
+    if order_no is not None:
+        return _repeat_of(facts, order_no, suppliers)
+    if found.parts or len(found.suppliers) != 1:
         return None
     supplier = found.suppliers[0].record
     query = {"supplier_id": supplier["id"], "size": 5}
@@ -859,7 +928,7 @@ def create(facts: Facts) -> Decision:
     if step is not None:
         return step
     found = _newest_parts(facts, found)
-    repeated = _repeat(facts, found) or _several_lines(facts, found)
+    repeated = _repeat(facts, found, suppliers) or _several_lines(facts, found)
     if repeated is not None:
         return repeated
     bad = _bad_quantity(facts, found)

@@ -16,7 +16,7 @@ from typing import Any
 from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
-from graphs.offline.policies.base import Decision
+from graphs.offline.policies.base import Decision, request_body
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import (
@@ -38,13 +38,14 @@ from graphs.offline.text import (
 )
 from graphs.orders.words import status_word
 
-__all__ = ["change", "lookup"]
+__all__ = ["by_number", "change", "lookup"]
 
 Record = dict[str, Any]
 _RECENT = 5
 _IN_PERIOD = 20  # the orders of a named period listed (a look-up) or chosen from
 _NEW_NOTE = re.compile(
-    r"(?:(?:备注|附言)\s*(?:改成|改为|写成|换成|写上|加上|加一句|加一条|补充|追加|添加|[:：])"
+    r"(?:(?:备注|備註|備注|附言|附註)\s*(?:改成|改为|改為|写成|寫成|换成|換成|写上|寫上|加上|"
+    r"加一句|加一條|加一条|补充|補充|追加|添加|写|寫|[:：])"
     # "add a note to my last NGK order: urgent": the note is what follows the colon
     r"|\b(?:note|remark)\b[^:：\n]{0,60}[:：]"
     r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
@@ -59,7 +60,7 @@ _OPEN = ("draft", "pending_approval", "approved", "partially_received")
 _CANCELLABLE = ("draft", "pending_approval", "approved")
 
 
-def _by_number(facts: Facts, order_no: str) -> Record | Decision:
+def by_number(facts: Facts, order_no: str) -> Record | Decision:
     for result in facts.view.called("order_search_details"):
         if result.args.get("order_no") == order_no:
             data = result.data() if result.ok else None
@@ -351,7 +352,7 @@ def _target(facts: Facts, *, asking: bool = True) -> Record | Decision:
     order_no = find_order_no(str(named)) or str(named).strip() if named else find_order_no(
         facts.text)  # fmt: skip
     if order_no:
-        return _by_number(facts, order_no)
+        return by_number(facts, order_no)
     return _by_description(facts, asking=asking)
 
 
@@ -458,6 +459,38 @@ def _named_lines(facts: Facts, lines: list[Record]) -> list[Record]:
             or _model_of(ln) in model_tokens(facts.text)]  # fmt: skip
 
 
+# A line by its place on the order ("第二行", "第2条", "最后一行", "line 2", "the second line",
+# "the last row"): its index from the start (-1: the last).
+_LINE_PLACE = re.compile(
+    r"第\s*(?P<zh>[一二两三四五六七八九十\d]{1,3})\s*(?:行|条|項|项|條)"
+    r"|(?P<zhlast>最后|最後|末)\s*一?\s*(?:行|条|項|项|條)"
+    r"|(?<![a-z])(?:line|row|item)\s*(?:no\.?\s*|#\s*)?(?P<en>\d{1,3})(?![\d.])"
+    r"|(?<![a-z])(?P<word>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
+    r"(?:line|row|item)s?(?![a-z])",
+    re.I,
+)
+_PLACE_WORDS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1,
+                "1st": 0, "2nd": 1, "3rd": 2, "4th": 3, "5th": 4}  # fmt: skip
+
+
+def _line_at(text: str, lines: list[Record]) -> list[Record] | None:
+    """The line named by its place ("第二行改成300", "line 2 to 300"), [] for a place the
+    order does not have, None when no place is named."""
+    m = _LINE_PLACE.search(text)
+    if m is None:
+        return None
+    if m.group("zh"):
+        raw = m.group("zh")
+        index = (int(raw) if raw.isdigit() else zh_number(raw) or 0) - 1
+    elif m.group("en"):
+        index = int(m.group("en")) - 1
+    else:
+        index = -1 if m.group("zhlast") else _PLACE_WORDS[m.group("word").lower()]
+    if index < -1 or index >= len(lines):
+        return []
+    return [lines[index]]
+
+
 def _model_of(line: Record) -> str:
     """The model in a line's SKU ("SP-NGK-IU9" → "IU9")."""
     return str(line.get("sku") or "").rsplit("-", 1)[-1].upper() or "\0"
@@ -474,7 +507,7 @@ def _dropped_line(facts: Facts, order: Record, args: dict[str, Any]) -> Decision
     kept (``args["lines"]``), or the refusal when it is no draft. None: the message names no
     line of it, or every line (then the whole order is cancelled)."""
     lines = [ln for ln in order.get("lines") or [] if isinstance(ln, dict)]
-    named = _named_lines(facts, lines)
+    named = _named_lines(facts, lines) or _line_at(facts.text, lines) or []
     if len(lines) < 2 or not named or len(named) == len(lines) or not _A_LINE.search(facts.text):
         return None  # "cancel the IU7 order": the order a part names, cancelled whole
     if order.get("status") != "draft":
@@ -497,7 +530,9 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> 
     exclude = [str(ln.get("sku")) for ln in lines] + [str(order.get("order_no"))]
     exclude += model_tokens(body)
     answered = facts.answer("quantity", "qty", "数量")
-    quantity = read_quantity(str(answered) if answered else body, exclude=exclude)
+    # "line 2 to 300": the place is no quantity
+    quantity = read_quantity(str(answered) if answered else _LINE_PLACE.sub(" ", body),
+                             exclude=exclude)  # fmt: skip
     # "再加50个", "砍掉一半": each line's own quantity changed by that, not set to it
     relative = not answered and relative_quantity(body, 1) is not None
     if quantity is None and not relative:
@@ -519,7 +554,7 @@ def _new_lines(facts: Facts, order: Record, args: dict[str, Any], body: str) -> 
             ln for ln in lines
             if any(str(ln.get(k) or "\0").lower() in facts.text.lower()
                    for k in ("sku", "name_zh", "name_en"))
-        ]  # fmt: skip
+        ] or _line_at(facts.text, lines) or []  # fmt: skip
     if not target:
         options = [f"{ln.get('sku')} × {ln.get('quantity')}" for ln in lines]
         return ask(
@@ -596,7 +631,13 @@ def change(facts: Facts, cancel: bool) -> Decision:
         note = _NEW_NOTE.search(facts.body)
         body = facts.body[: note.start()] if note else facts.body
         if note:
-            args["note"] = note.group(1).strip()
+            # the note in the buyer's own characters ("備註寫：請分兩批送貨" stays Traditional)
+            own = (
+                _NEW_NOTE.search(request_body(facts.view.written))
+                if facts.view.traditional
+                else None
+            )
+            args["note"] = (own or note).group(1).strip()
             old_note = str(order.get("note") or "").strip()
             if old_note and _ADDING.search(facts.body[: note.start(1)]):
                 # "备注加一句：已验收", "add to the note: …": added to the note, not over it
