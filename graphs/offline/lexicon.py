@@ -764,9 +764,15 @@ GROUPS["before_ordering"] = (
 # offers, a quote (not a comparison).
 GROUPS["sellers"] = (
     r"谁(?:家)?(?:卖|有卖|有货|供应|能供|做)|哪(?:家|些供应商|几家)(?:有)?(?:卖|有货|供应|能供)"
+    # "YB5L-B 有哪些供应商在卖", "哪些厂家能供IU7", "IU7 哪里能买到", "哪家有IU7的货"
+    r"|(?:有)?哪(?:些|几家|家)\s*(?:供应商|厂家|厂商|经销商|商家)?\s*(?:在|有|可以|能)?\s*"
+    r"(?:卖|供应|供货|供|有货|出货)"
+    r"|哪里(?:能|可以)?(?:买到|买得到|采购到|订到)|(?:从|跟|向)哪(?:些|家)(?:供应商)?(?:买|订|采购)"
     r"|(?:谁|哪家)有[^，,。？?]{1,16}?(?:卖|的货)"
     r"|有没有卖|有卖吗|卖不卖|(?<![a-z])do(?:es)?\s+\w+\s+sell(?![a-z])"
-    r"|(?<![a-z])who\s+(?:sells|supplies|carries|stocks|has)(?![a-z])"
+    r"|(?<![a-z])who\s+(?:sells|supplies|carries|stocks|has|offers|makes)(?![a-z])"
+    r"|(?<![a-z])where\s+can\s+(?:we|i)\s+(?:buy|get|source|order)(?![a-z])"
+    r"|(?<![a-z])(?:suppliers|vendors|sellers|sources)\s+(?:of|for)(?![a-z])"
     r"|(?<![a-z])(?:which|what)\s+suppliers?\s+(?:sells?|supplies|supply|carry|carries|stocks?|has|have)"
     r"(?![a-z])"
 )

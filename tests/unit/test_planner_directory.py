@@ -18,7 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world, priced_today
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Run,
+    planner_world,
+    priced_today,
+    sold_part,
+)
 
 TODAY = date(2026, 12, 3)
 _LISTED = re.compile(r"^- (\S+) ", re.M)
@@ -123,3 +129,46 @@ async def test_a_country_that_is_also_in_a_name(world: PlannerWorld) -> None:
     assert expected
     run = await world.run("有哪些香港的供应商")
     assert _listed(run) == expected, run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["top rated {en} supplier", "best rated {en} supplier?", "{zh}哪家供应商评级最高"],
+)
+async def test_the_best_rated_supplier_of_a_category(world: PlannerWorld, template: str) -> None:
+    """From a red-team round: "top rated tyre supplier" was "out of scope"."""
+    categories = (await world.erp("/categories"))["items"]
+    category = categories[-1]
+    sellers = await _sellers(world, category["code"])
+    rated = {s["code"]: s["rating"] for s in await _suppliers(world) if s["code"] in sellers}
+    run = await world.run(template.format(zh=category["name_zh"], en=category["name_en"].lower()))
+    assert not run.delegations, run.delegations  # a look-up, no analysis
+    listed = _listed(run)
+    assert listed and listed <= sellers, run.last_text
+    assert max(rated[c] for c in listed) == max(rated.values()), run.last_text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{model} 有哪些供应商在卖",
+        "哪些厂家能供{model}",
+        "{model} 哪里能买到",
+        "suppliers of {model}?",
+        "where can we buy {model}",
+    ],
+)
+async def test_who_sells_a_part_is_its_offers_not_an_analysis(
+    world: PlannerWorld, template: str
+) -> None:
+    """From a red-team round: "电瓶 YB5L-B 有哪些供应商在卖" started a whole analysis of the
+    category; the buyer asked for the part's sellers, which the ERP's offers answer."""
+    part, _supplier, _q = await sold_part(world)
+    codes = {s["id"]: s["code"] for s in await _suppliers(world)}
+    detail = await world.erp(f"/parts/{part['id']}")
+    sellers = {codes[o["supplier_id"]] for o in detail["offers"] if priced_today({"offer": o})}
+    run = await world.run(template.format(model=part["model"]))
+    assert not run.delegations, run.delegations
+    assert all(f"（{c}）" in run.last_text or f"({c})" in run.last_text for c in sellers), (
+        run.last_text
+    )

@@ -49,7 +49,7 @@ from graphs.offline.policies.orchestrator.conditions import held_order
 from graphs.offline.policies.orchestrator.directory import supplier_directory
 from graphs.offline.policies.orchestrator.erp import READS, read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory
-from graphs.offline.policies.orchestrator.quote import QUOTED, quote
+from graphs.offline.policies.orchestrator.quote import QUOTED, best_asked, quote
 from graphs.offline.policies.orchestrator.thread_orders import (
     ALL_OF_THEM,
     ORDER_NUMBER,
@@ -317,6 +317,23 @@ def _asks_which(text: str) -> bool:
     """Whether ``text`` asks which supplier is cheapest or fastest, or for a quantity it
     supposes ("买500个的话哪家最划算", "which is cheapest for 500?"), not chooses one."""
     return bool(_WHICH.search(text)) or lexicon.has(text, "hypothetical")
+
+
+# A follow-up asking more of what was just quoted ("那CQMP呢", "what about Bosch?", "哪个最快",
+# "which one is cheapest?").
+_MORE = re.compile(r"呢\s*[?？]?\s*$|(?<![a-z])(?:what|how)\s+about(?![a-z])|^\s*and\s", re.I)
+
+
+# Words asking for a study, not a look at the quote ("做个比价分析", "compare them in a report").
+_STUDY = re.compile(r"分析|比价|对比|比较|报告|(?<![a-z])(?:compar\w*|analy\w*|report|study)", re.I)
+
+
+def _more_of_the_quote(view: View) -> bool:
+    """Whether a message after a quote asks more of it: a supplier's offer, or which offer
+    is cheapest or fastest (the quote again, the asked supplier or the answer first)."""
+    return bool(_MORE.search(view.request)) or (
+        _asks_which(view.request) and best_asked(view.request) is not None
+    )
 
 
 def _after_quote(view: View, zh: bool) -> Decision | View | None:
@@ -751,8 +768,10 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             )  # "买500个的话哪家最划算" asks, "就最便宜那家吧，100个" chooses
             if choosing and has_quantity(view.request) and again.intent != "order_create":
                 again = Reading("order_create", None, False, True)  # "就最便宜那家吧，100个"
-            elif again.intent == "out_of_scope" and has_quantity(view.request):
-                again = Reading("quote", None, False, True)  # "what about 500 pcs?"
+            elif (again.intent == "out_of_scope" and has_quantity(view.request)) or (
+                _more_of_the_quote(view) and not _STUDY.search(view.request)
+            ):  # "what about 500 pcs?", "那CQMP呢", "哪个最快", "哪家最便宜": of that quote
+                again = Reading("quote", None, False, True)
             return _route(quoted, again, zh, follow_up=False)
         combined = _answer_to_what_to_do(view, zh)
         if isinstance(combined, Decision):

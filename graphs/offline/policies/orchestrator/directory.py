@@ -39,7 +39,7 @@ _LIST = re.compile(
     r"|(?<![a-z])(?:which|what|list|show|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
     r"(?:suppliers|vendors|distributors|makers|manufacturers)(?![a-z])"
     r"|(?<![a-z])(?:top|best)[-\s]+(?:\d+\s+)?(?:rated\s+)?(?:suppliers|vendors)(?![a-z])"
-    r"|(?<![a-z])(?:highest|best)[-\s]+rated(?![a-z])",
+    r"|(?<![a-z])(?:highest|best|top)[-\s]+rated(?![a-z])|(?:评分|评级|评价)\s*(?:最高|最好|前)",
     re.I,
 )
 _PRICES = re.compile(

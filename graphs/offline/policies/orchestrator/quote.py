@@ -10,6 +10,7 @@ of a whole category ("刹车片价格") is a comparison: the background analysis
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -97,9 +98,44 @@ def _not_taking(offer: Record, statuses: dict[str, str], zh: bool) -> str:
     return say(zh, f"（{word}，目前不能下单）", f" ({word}: takes no orders now)")
 
 
+# Which offer is best, asked ("哪家最便宜", "哪个最快", "which one is cheapest?").
+_CHEAPEST = re.compile(r"便宜|最低|划算|(?<![a-z])(?:cheap\w*|lowest|best\s+price)(?![a-z])", re.I)
+_FASTEST = re.compile(
+    r"最快|最早|交期最短|(?<![a-z])(?:fast\w*|quick\w*|soonest|earliest|shortest)(?![a-z])", re.I
+)
+
+
+def best_asked(text: str) -> str | None:
+    """``"cheapest"`` or ``"fastest"`` when ``text`` asks which offer is (None: neither)."""
+    if _CHEAPEST.search(text):
+        return "cheapest"
+    return "fastest" if _FASTEST.search(text) else None
+
+
+def _best_line(offers: list[Record], statuses: dict[str, str], asked: str, zh: bool) -> str:
+    """The answer to "which is cheapest / fastest" among the suppliers taking orders (the
+    cheapest only within one currency: prices in two are not compared)."""
+    taking = [o for o in offers if statuses.get(str(o.get("supplier_code")), "active") == "active"]
+    if not taking:
+        return ""
+    if asked == "fastest":
+        best = min(taking, key=lambda o: (int(o.get("lead_time_days") or 10**6),
+                                          int(o.get("price_minor") or 0)))  # fmt: skip
+        code, days = best.get("supplier_code"), best.get("lead_time_days")
+        return say(
+            zh, f"交期最短：{code}（{days} 天）。", f"Shortest lead time: {code} ({days} days)."
+        )
+    if len({o.get("currency") for o in taking}) > 1:
+        return ""
+    best = min(taking, key=lambda o: int(o.get("price_minor") or 0))
+    price = f"{_money(int(best.get('price_minor') or 0))} {best.get('currency')}"
+    return say(zh, f"最便宜：{best.get('supplier_code')}（{price}）。",
+               f"Cheapest: {best.get('supplier_code')} ({price}).")  # fmt: skip
+
+
 def _part_answer(part: Record, named: list[Record], quantity: int | None, today: date,
-                 zh: bool, by: date | None = None,
-                 statuses: dict[str, str] | None = None) -> str:  # fmt: skip
+                 zh: bool, by: date | None = None, statuses: dict[str, str] | None = None,
+                 asked: str | None = None) -> str:  # fmt: skip
     statuses = statuses or {}
     offers = current_offers(part, today)
     unit = str(part.get("unit") or "个") if zh else "pcs"
@@ -120,6 +156,9 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
     lines = [
         say(zh, f"{title} 的有效报价（{ranked}）：", f"{title}, prices valid today ({ranked}):")
     ]
+    best = _best_line(offers, statuses, asked, zh) if asked else ""
+    if best:  # "哪个最快": the answer first, then the offers it comes from
+        lines.insert(0, best)
     for supplier in named:
         if str(supplier.get("code")) not in selling:
             who = supplier.get("name_zh") if zh else supplier.get("name_en")
@@ -191,7 +230,8 @@ def quote(
     today = today_in(view.system)
     by = find_date(view.request, today)  # "能不能12月20号到": whether each offer makes it
     statuses = {str(s.get("code")): str(s.get("status")) for s in erp.suppliers}
-    answers = [_part_answer(read[i], named, quantity, today, zh, by, statuses) for i in ids
+    asked = best_asked(view.request) if not named else None  # "哪个最快"
+    answers = [_part_answer(read[i], named, quantity, today, zh, by, statuses, asked) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
     if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]
