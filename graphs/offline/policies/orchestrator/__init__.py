@@ -57,6 +57,7 @@ from graphs.offline.policies.orchestrator.thread_orders import (
     which_orders,
 )
 from graphs.offline.policies.orchestrator.unclear import ASK_INTENT, unclear
+from graphs.offline.policies.order.history import compared, named_periods
 from graphs.offline.text import (
     find_date,
     find_order_no,
@@ -364,6 +365,39 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
         sku = f"{sku} {next(iter(asked.values())).get('code')}"
     written = f"{view.written}（{sku}）" if zh else f"{view.written} ({sku})"
     return replace(view, request=to_simplified(written), written=written)
+
+
+# The order agent's spend answers ("2026-07-01 至 2026-09-30 采购：133 张订单，合计…", "Spent
+# from … to …", "采购金额对比", "Spend compared").
+_SPENT = re.compile(
+    r"采购：\d+ 张订单|采购金额对比|(?<![a-z])Spent\b[^\n]*\bfrom \d{4}-\d\d-\d\d|"
+    r"(?<![a-z])Spend\b[^\n]*\bcompared"
+)
+
+
+def _after_spend(view: View, zh: bool) -> Decision | None:
+    """Right after a spend answer, a message naming only another period ("去年呢", "跟二季度比
+    呢", "what about 2025?", "compare with Q2"): the same question over that period, or both
+    side by side, handed to the order agent with the question it follows. None: not that."""
+    shown = _shown_text(view)
+    text = view.request
+    if (
+        not _SPENT.search(shown)
+        or find_order_no(text)
+        or not named_periods(text, today_in(view.system))
+    ):
+        return None
+    if lexicon.has(text, "order_verb", "new_order", "cancel", "change", "inventory") or (
+        lexicon.has(text, "analysis") and not compared(text)  # "compare with Q2" is this
+    ):
+        return None
+    asked = [m for m in view.messages[: view.request_index]
+             if isinstance(m, HumanMessage) and not is_notification(m)]  # fmt: skip
+    if not asked:
+        return None
+    earlier = message_text(asked[-1])
+    reading = Reading("order_lookup", None, False, True)
+    return _to_order_agent(view, reading, zh, body=f"{earlier}；{view.written}")
 
 
 def _about_launched(view: View, reading: Reading, zh: bool) -> Decision | None:
@@ -755,7 +789,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
         shown = _about_shown_order(view, reading, zh) or _about_launched(view, reading, zh)
         if shown is not None:
             return shown
-        narrower = _narrowing(view, zh)
+        narrower = _narrowing(view, zh) or _after_spend(view, zh)
         if narrower is not None:
             return narrower
         quoted = _after_quote(view, zh)

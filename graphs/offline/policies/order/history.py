@@ -10,6 +10,7 @@ orders, and says from which date on. Nothing is written.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -158,6 +159,46 @@ def named_period(text: str, today: date) -> tuple[date, date] | None:
     if months:
         return _months_back(today, months) + timedelta(days=1), today
     return None
+
+
+# Where one period ends and another starts ("Q3 vs Q2", "今年和去年比", "2026年三季度；跟二季度
+# 比呢"), and the words that ask for the periods side by side.
+_BETWEEN = re.compile(
+    r"[，,；;。\n]|对比|相比|比较|和|跟|与|同|比|(?<![a-z])(?:vs\.?|versus|compared\s+(?:to|with)|"
+    r"against|and|than)(?![a-z])",
+    re.I,
+)
+_COMPARED = re.compile(
+    r"对比|相比|比较|比一下|(?:和|跟|与|同)[^，,。？?]{0,12}比|(?<![a-z])(?:vs\.?|versus|compar\w*|"
+    r"against|difference|change\s+from)(?![a-z])",
+    re.I,
+)
+
+
+def named_periods(text: str, today: date) -> list[tuple[date, date]]:
+    """Every period ``text`` names, in the order named ("2026年三季度和二季度": both, the
+    second in the first's year), without repeats."""
+    found: list[tuple[date, date]] = []
+    year = ""
+    for piece in _BETWEEN.split(text):
+        said = re.search(r"(?<!\d)(20\d\d)(?!\d)", piece)
+        quarter = _NAMED_QUARTER.search(piece)
+        if said:
+            year = said.group(1)
+        elif quarter and year:  # "二季度" after "2026年三季度": the same year's
+            piece = f"{year}年{quarter.group(0)}"
+        dates = named_period(piece, today)
+        if dates is None and said and not quarter:  # "… in 2026 compared to 2025": a year
+            named = int(said.group(1))
+            dates = date(named, 1, 1), min(date(named, 12, 31), today)
+        if dates is not None and dates not in found:
+            found.append(dates)
+    return found
+
+
+def compared(text: str) -> bool:
+    """Whether ``text`` asks for periods side by side ("跟二季度比呢", "Q3 vs Q2")."""
+    return _COMPARED.search(text) is not None
 
 
 def without_period(text: str) -> str:
@@ -330,6 +371,11 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):
+        periods = named_periods(facts.body, facts.today)
+        if len(periods) > 1 and compared(facts.body):  # "Q3 vs Q2": side by side
+            return _side_by_side(facts, found, periods[:2], supplier)
+        if periods:  # "2026年三季度花了多少钱；去年呢": the period said last
+            start, end = periods[-1]
         return _summed(facts, found, start, end, supplier)
     orders, more = _orders(facts, start, end, **narrow)
     who = str(supplier.get("name_zh" if facts.zh else "name_en")) if supplier else ""
@@ -383,12 +429,8 @@ def _summed(
 ) -> Decision:
     """The spend of the period as the ERP adds it up (``order_summary``): every order, not a
     page of them; a category's own lines when one is named; by supplier or month when asked."""
-    args: dict[str, Any] = {"date_from": start.isoformat(), "date_to": end.isoformat()}
-    if supplier is not None:
-        args["supplier_id"] = supplier["id"]
+    args = _summary_args(facts, found, start, end, supplier)
     category = found.categories[0].record if len(found.categories) == 1 else None
-    if category is not None:
-        args["category"] = category.get("code")
     if _BY_SUPPLIER.search(facts.body) and supplier is None:
         args["group_by"] = "supplier"
     elif _BY_MONTH.search(facts.body):
@@ -410,6 +452,61 @@ def _summed(
         f"{cancelled}.",
     )
     return Decision(head + _groups(facts, data.get("groups") or []), note="history")
+
+
+def _summary_args(
+    facts: Facts, found: Grounding, start: date, end: date, supplier: Record | None
+) -> dict[str, Any]:
+    """``order_summary``'s arguments for a period, narrowed to the supplier or the category
+    named."""
+    args: dict[str, Any] = {"date_from": start.isoformat(), "date_to": end.isoformat()}
+    if supplier is not None:
+        args["supplier_id"] = supplier["id"]
+    category = found.categories[0].record if len(found.categories) == 1 else None
+    if category is not None:
+        args["category"] = category.get("code")
+    return args
+
+
+def _side_by_side(
+    facts: Facts, found: Grounding, periods: list[tuple[date, date]], supplier: Record | None
+) -> Decision:
+    """Two periods' spend, each as the ERP adds it up, and the change from the second to the
+    first in each currency both have ("2026年三季度跟二季度比": Q3, Q2, Q3 − Q2)."""
+    asked = [_summary_args(facts, found, a, b, supplier) for a, b in periods]
+    done = {json.dumps(r.args, sort_keys=True): d for r, d in facts.view.iter_data("order_summary")}
+    todo = [a for a in asked if json.dumps(a, sort_keys=True) not in done]
+    if todo:
+        reading = facts.say("汇总两个时期的采购金额。", "Adding up the spend of both periods.")
+        return Decision(reading, [("order_summary", a) for a in todo], note="history-read")
+    data = [done[json.dumps(a, sort_keys=True)] for a in asked]
+    data = [d if isinstance(d, dict) else {} for d in data]
+    lines = []
+    for (start, end), d in zip(periods, data, strict=True):
+        n = int(d.get("orders") or 0)
+        money = _sums(facts, d.get("totals") or [])
+        lines.append(facts.say(f"- {start} 至 {end}：{n} 张订单，合计 {money}",
+                               f"- {start} to {end}: {money} on {n} orders"))  # fmt: skip
+    totals = [{str(t.get("currency")): int(t.get("amount_minor") or 0)
+               for t in d.get("totals") or [] if isinstance(t, dict)} for d in data]  # fmt: skip
+    changes = []
+    for currency in [c for c in totals[0] if c in totals[1]]:
+        now, before = totals[0][currency], totals[1][currency]
+        sign = "+" if now >= before else "-"
+        pct = f" ({sign}{abs(now - before) / before:.1%})" if before else ""
+        changes.append(f"{sign}{_money(abs(now - before))} {currency}{pct}")
+    name = "name_zh" if facts.zh else "name_en"
+    category = found.categories[0].record if len(found.categories) == 1 else None
+    what = " ".join(str(r.get(name)) for r in (supplier, category) if r is not None)
+    head = facts.say(f"{what + ' ' if what else ''}采购金额对比（不含已取消的订单）：",
+                     f"Spend{' on ' + what if what else ''} compared (cancelled orders left "
+                     "out):")  # fmt: skip
+    change = ""
+    if changes:
+        (_, _), (b0, b1) = periods
+        change = "\n" + facts.say(f"前者相比 {b0} 至 {b1}：{'；'.join(changes)}",
+                                  f"Change against {b0} to {b1}: {'; '.join(changes)}")  # fmt: skip
+    return Decision(head + "\n" + "\n".join(lines) + change, note="history")
 
 
 def _sums(facts: Facts, totals: list[Any]) -> str:

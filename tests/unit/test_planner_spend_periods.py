@@ -1,0 +1,99 @@
+"""Spend over two periods side by side, and a follow-up naming another period, through the
+planner's real decision path against the real seeded ERP (each expected figure added up
+here from the ERP's own order pages).
+
+From a red-team round: "Q3 vs Q2", "今年和去年的采购金额比一下" answered the first period
+only; after a spend answer, "去年呢" and "跟二季度比呢" were "out of scope".
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, planner_world
+
+TODAY = date(2026, 12, 3)
+Q2 = ("2026-04-01", "2026-06-30")
+Q3 = ("2026-07-01", "2026-09-30")
+Y2025 = ("2025-01-01", "2025-12-31")
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _cny(world: PlannerWorld, period: tuple[str, str]) -> int:
+    """The CNY spent over ``period`` on orders not cancelled, page by page."""
+    total, page = 0, 1
+    while True:
+        found = await world.erp("/orders/search-details", date_from=period[0],
+                                date_to=period[1], page=page, size=100)  # fmt: skip
+        total += sum(o["total_minor"] for o in found["items"]
+                     if o["status"] != "cancelled" and o["currency"] == "CNY")  # fmt: skip
+        if page * 100 >= found["total"]:
+            return total
+        page += 1
+
+
+def _money(minor: int) -> str:
+    return f"{minor / 100:,.2f}"
+
+
+def _line_of(text: str, period: tuple[str, str]) -> str:
+    return next((ln for ln in text.splitlines() if period[0] in ln and period[1] in ln), "")
+
+
+@pytest.mark.parametrize(
+    ("asked", "periods"),
+    [
+        ("2026年三季度和二季度的采购额对比", (Q3, Q2)),
+        ("Q3 vs Q2 spend", (Q3, Q2)),
+        ("2026年三季度采购金额跟2025年比一下", (Q3, Y2025)),
+    ],
+)
+async def test_two_periods_side_by_side(
+    world: PlannerWorld, asked: str, periods: tuple[tuple[str, str], tuple[str, str]]
+) -> None:
+    first, second = [await _cny(world, p) for p in periods]
+    run = await world.run(asked)
+    text = run.last_text
+    for period, spent in zip(periods, (first, second), strict=True):
+        assert _money(spent) in _line_of(text, period), text
+    sign = "+" if first >= second else "-"
+    assert f"{sign}{_money(abs(first - second))} CNY" in text, text
+    assert run.proposal is None and not run.delegations
+
+
+@pytest.mark.parametrize(
+    ("asked", "then", "shown"),
+    [
+        ("2026年三季度花了多少钱", "去年呢", (Y2025,)),
+        ("how much did we spend in Q3 2026?", "what about Q2?", (Q2,)),
+        ("2026年三季度花了多少钱", "跟二季度比呢", (Q3, Q2)),
+        ("how much did we spend in Q3 2026?", "compare with Q2", (Q3, Q2)),
+    ],
+)
+async def test_a_follow_up_names_another_period(
+    world: PlannerWorld, asked: str, then: str, shown: tuple[tuple[str, str], ...]
+) -> None:
+    await world.run(asked)
+    before = world.fingerprint()
+    run = await world.run(then, history=world.thread())
+    text = run.last_text
+    for period in shown:
+        assert _money(await _cny(world, period)) in _line_of(text, period), text
+    assert (Q3 in shown) == (Q3[0] in text), text  # the first period again only to compare
+    assert run.proposal is None and not run.delegations
+    assert world.fingerprint() == before
+
+
+async def test_thanks_after_a_spend_answer_is_no_period(world: PlannerWorld) -> None:
+    await world.run("上个月花了多少钱")
+    run = await world.run("好的谢谢", history=world.thread())
+    assert not run.called("task"), run.calls
