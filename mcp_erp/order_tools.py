@@ -211,8 +211,11 @@ async def order_summary(
     ] = None,
     requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
     group_by: Annotated[
-        Literal["supplier", "month"] | None,
-        Field(description="Also each supplier's (largest first) or each month's spend."),
+        Literal["supplier", "month", "requester"] | None,
+        Field(
+            description="Also each supplier's or each requester's (largest first), or each "
+            "month's spend."
+        ),
     ] = None,
 ) -> dict[str, Any]:
     """Spend by currency over every matching order (cancelled ones counted apart)."""

@@ -51,8 +51,8 @@ ORDER_SEARCH_DETAILS = (
 )
 ORDER_SUMMARY = (
     "Spend over every matching order: totals by currency and order count (cancelled counted "
-    "apart), optionally by supplier or month; filter by date range, supplier, part, category "
-    "or requester. Use it instead of adding up order pages."
+    "apart), optionally by supplier, requester or month; filter by date range, supplier, part, "
+    "category or requester. Use it instead of adding up order pages."
 )
 INVENTORY_WARNING = (
     "Parts whose available stock (on hand - reserved) is below safety stock, "

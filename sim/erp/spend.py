@@ -21,7 +21,7 @@ from sim.erp.views import money
 
 __all__ = ["GROUPINGS", "summarise"]
 
-GROUPINGS = ("supplier", "month")
+GROUPINGS = ("supplier", "month", "requester")
 
 
 def summarise(
@@ -44,9 +44,12 @@ def summarise(
         lines.append(PurchaseOrderLine.part_id == filters.part_id)
     placed = [*conditions, PurchaseOrder.status != "cancelled"]
     # a month is read from each day's rows (portable across databases)
-    key = {None: None, "supplier": PurchaseOrder.supplier_id, "month": PurchaseOrder.order_date}[
-        group_by
-    ]
+    key = {
+        None: None,
+        "supplier": PurchaseOrder.supplier_id,
+        "month": PurchaseOrder.order_date,
+        "requester": PurchaseOrder.requested_by,
+    }[group_by]
     columns = [PurchaseOrder.currency, func.sum(PurchaseOrderLine.amount_minor),
                func.count(func.distinct(PurchaseOrder.id))]  # fmt: skip
     if key is not None:

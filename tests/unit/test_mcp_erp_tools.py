@@ -508,6 +508,25 @@ async def test_order_summary_adds_up_every_order_of_the_period(erp_mcp: Client[A
     assert top["key"] == max(by_supplier, key=lambda k: by_supplier[k]) and top["code"]
 
 
+async def test_order_summary_by_requester_adds_up_each_ones_orders(erp_mcp: Client[Any]) -> None:
+    span = {"date_from": "2026-01-01", "date_to": "2026-12-03"}
+    by_user: dict[str, dict[str, int]] = {}
+    counts: dict[str, int] = {}
+    for o in await _every_order(erp_mcp, **span):
+        if o["status"] != "cancelled":
+            sums = by_user.setdefault(o["requested_by"], {})
+            sums[o["currency"]] = sums.get(o["currency"], 0) + o["total_minor"]
+            counts[o["requested_by"]] = counts.get(o["requested_by"], 0) + 1
+    summary = await call(erp_mcp, "order_summary", group_by="requester", **span)
+    groups = {g["key"]: g for g in summary["groups"]}
+    assert set(groups) == set(by_user) and len(groups) > 1
+    for user, sums in by_user.items():
+        assert {t["currency"]: t["amount_minor"] for t in groups[user]["totals"]} == sums
+        assert groups[user]["orders"] == counts[user]
+    ranked = [g["key"] for g in summary["groups"]]
+    assert ranked[0] == max(by_user, key=lambda u: by_user[u].get("CNY", 0))
+
+
 async def test_order_summary_of_a_category_counts_only_its_lines(erp_mcp: Client[Any]) -> None:
     category = (await call(erp_mcp, "category_list"))["items"][0]
     skus = set()

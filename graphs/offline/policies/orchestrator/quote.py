@@ -135,7 +135,7 @@ def _best_line(offers: list[Record], statuses: dict[str, str], asked: str, zh: b
 
 def _part_answer(part: Record, named: list[Record], quantity: int | None, today: date,
                  zh: bool, by: date | None = None, statuses: dict[str, str] | None = None,
-                 asked: str | None = None) -> str:  # fmt: skip
+                 which: str | None = None) -> str:  # fmt: skip
     statuses = statuses or {}
     offers = current_offers(part, today)
     unit = str(part.get("unit") or "个") if zh else "pcs"
@@ -156,9 +156,9 @@ def _part_answer(part: Record, named: list[Record], quantity: int | None, today:
     lines = [
         say(zh, f"{title} 的有效报价（{ranked}）：", f"{title}, prices valid today ({ranked}):")
     ]
-    best = _best_line(offers, statuses, asked, zh) if asked else ""
-    if best:  # "哪个最快": the answer first, then the offers it comes from
-        lines.insert(0, best)
+    first = _best_line(offers, statuses, which, zh) if which else ""
+    if first:  # "哪个最快": the answer first, then the offers it comes from
+        lines.insert(0, first)
     for supplier in named:
         if str(supplier.get("code")) not in selling:
             who = supplier.get("name_zh") if zh else supplier.get("name_en")
@@ -230,8 +230,8 @@ def quote(
     today = today_in(view.system)
     by = find_date(view.request, today)  # "能不能12月20号到": whether each offer makes it
     statuses = {str(s.get("code")): str(s.get("status")) for s in erp.suppliers}
-    asked = best_asked(view.request) if not named else None  # "哪个最快"
-    answers = [_part_answer(read[i], named, quantity, today, zh, by, statuses, asked) for i in ids
+    which = best_asked(view.request) if not named else None  # "哪个最快"
+    answers = [_part_answer(read[i], named, quantity, today, zh, by, statuses, which) for i in ids
                if isinstance(read.get(i), dict)]  # fmt: skip
     if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]

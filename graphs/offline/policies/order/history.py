@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,6 +21,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, paged
+from graphs.offline.policies.order.people import requester
 from graphs.offline.text import find_window_months, zh_number
 from graphs.orders.words import status_word
 
@@ -371,12 +373,17 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):
+        who = requester(facts, found)  # "how much did Wang Qiang spend this year?"
+        if isinstance(who, Decision):
+            return who
+        scope = _Scope(supplier, found.categories[0].record if len(found.categories) == 1
+                       else None, who)  # fmt: skip
         periods = named_periods(facts.body, facts.today)
         if len(periods) > 1 and compared(facts.body):  # "Q3 vs Q2": side by side
-            return _side_by_side(facts, found, periods[:2], supplier)
+            return _side_by_side(facts, periods[:2], scope)
         if periods:  # "2026年三季度花了多少钱；去年呢": the period said last
             start, end = periods[-1]
-        return _summed(facts, found, start, end, supplier)
+        return _summed(facts, start, end, scope)
     orders, more = _orders(facts, start, end, **narrow)
     who = str(supplier.get("name_zh" if facts.zh else "name_en")) if supplier else ""
     if more:
@@ -424,14 +431,11 @@ _BY_MONTH = re.compile(
 )
 
 
-def _summed(
-    facts: Facts, found: Grounding, start: date, end: date, supplier: Record | None
-) -> Decision:
+def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
     """The spend of the period as the ERP adds it up (``order_summary``): every order, not a
     page of them; a category's own lines when one is named; by supplier or month when asked."""
-    args = _summary_args(facts, found, start, end, supplier)
-    category = found.categories[0].record if len(found.categories) == 1 else None
-    if _BY_SUPPLIER.search(facts.body) and supplier is None:
+    args = scope.args(start, end)
+    if _BY_SUPPLIER.search(facts.body) and scope.supplier is None:
         args["group_by"] = "supplier"
     elif _BY_MONTH.search(facts.body):
         args["group_by"] = "month"
@@ -441,39 +445,51 @@ def _summed(
                                   f"Adding up the spend from {start} to {end}."),
                         [("order_summary", args)], note="history-read")  # fmt: skip
     data = done[-1] if isinstance(done[-1], dict) else {}
-    name = "name_zh" if facts.zh else "name_en"
-    what = " ".join(str(r.get(name)) for r in (supplier, category) if r is not None)
+    what = scope.said(facts)
     money = _sums(facts, data.get("totals") or [])
     n, gone = int(data.get("orders") or 0), int(data.get("cancelled_orders") or 0)
     cancelled = _cancelled(facts, gone)
     head = facts.say(
-        f"{start} 至 {end} {what + ' ' if what else ''}采购：{n} 张订单，合计 {money}{cancelled}。",
-        f"Spent{' on ' + what if what else ''} from {start} to {end}: {money} on {n} orders"
-        f"{cancelled}.",
+        f"{start} 至 {end} {what}采购：{n} 张订单，合计 {money}{cancelled}。",
+        f"Spent {what}from {start} to {end}: {money} on {n} orders{cancelled}.",
     )
     return Decision(head + _groups(facts, data.get("groups") or []), note="history")
 
 
-def _summary_args(
-    facts: Facts, found: Grounding, start: date, end: date, supplier: Record | None
-) -> dict[str, Any]:
-    """``order_summary``'s arguments for a period, narrowed to the supplier or the category
-    named."""
-    args: dict[str, Any] = {"date_from": start.isoformat(), "date_to": end.isoformat()}
-    if supplier is not None:
-        args["supplier_id"] = supplier["id"]
-    category = found.categories[0].record if len(found.categories) == 1 else None
-    if category is not None:
-        args["category"] = category.get("code")
-    return args
+@dataclass(frozen=True)
+class _Scope:
+    """What a spend question is narrowed to: a supplier, a category, a requester."""
+
+    supplier: Record | None
+    category: Record | None
+    requester: str | None
+
+    def args(self, start: date, end: date) -> dict[str, Any]:
+        """``order_summary``'s arguments for a period."""
+        args: dict[str, Any] = {"date_from": start.isoformat(), "date_to": end.isoformat()}
+        if self.supplier is not None:
+            args["supplier_id"] = self.supplier["id"]
+        if self.category is not None:
+            args["category"] = self.category.get("code")
+        if self.requester is not None:
+            args["requested_by"] = self.requester
+        return args
+
+    def said(self, facts: Facts) -> str:
+        """The narrowing in words, before the figures ("NGK 火花塞 申请人 zhang.wei ", "on
+        Battery requested by zhang.wei "), or ""."""
+        name = "name_zh" if facts.zh else "name_en"
+        things = " ".join(str(r.get(name)) for r in (self.supplier, self.category) if r)
+        who = self.requester
+        if facts.zh:
+            return "".join(f"{w} " for w in (things, f"申请人 {who}" if who else "") if w)
+        return ("on " + things + " " if things else "") + (f"requested by {who} " if who else "")
 
 
-def _side_by_side(
-    facts: Facts, found: Grounding, periods: list[tuple[date, date]], supplier: Record | None
-) -> Decision:
+def _side_by_side(facts: Facts, periods: list[tuple[date, date]], scope: _Scope) -> Decision:
     """Two periods' spend, each as the ERP adds it up, and the change from the second to the
     first in each currency both have ("2026年三季度跟二季度比": Q3, Q2, Q3 − Q2)."""
-    asked = [_summary_args(facts, found, a, b, supplier) for a, b in periods]
+    asked = [scope.args(a, b) for a, b in periods]
     done = {json.dumps(r.args, sort_keys=True): d for r, d in facts.view.iter_data("order_summary")}
     todo = [a for a in asked if json.dumps(a, sort_keys=True) not in done]
     if todo:
@@ -495,12 +511,9 @@ def _side_by_side(
         sign = "+" if now >= before else "-"
         pct = f" ({sign}{abs(now - before) / before:.1%})" if before else ""
         changes.append(f"{sign}{_money(abs(now - before))} {currency}{pct}")
-    name = "name_zh" if facts.zh else "name_en"
-    category = found.categories[0].record if len(found.categories) == 1 else None
-    what = " ".join(str(r.get(name)) for r in (supplier, category) if r is not None)
-    head = facts.say(f"{what + ' ' if what else ''}采购金额对比（不含已取消的订单）：",
-                     f"Spend{' on ' + what if what else ''} compared (cancelled orders left "
-                     "out):")  # fmt: skip
+    what = scope.said(facts)
+    head = facts.say(f"{what}采购金额对比（不含已取消的订单）：",
+                     f"Spend {what}compared (cancelled orders left out):")  # fmt: skip
     change = ""
     if changes:
         (_, _), (b0, b1) = periods

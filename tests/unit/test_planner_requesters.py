@@ -1,0 +1,82 @@
+"""Orders and spend of the person who asked for them, named the way buyers name colleagues,
+through the planner's real decision path against the real seeded ERP (each expected figure
+read here from the ERP's own order pages).
+
+From a red-team round: "what did Zhang Wei order last month?" listed everybody's orders.
+The ERP knows requesters by user id ("zhang.wei"); the seed's purchasing team is 张伟
+(zhang.wei), 李娜 (li.na) and 王强 (wang.qiang).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, planner_world
+
+TODAY = date(2026, 12, 3)
+NOVEMBER = ("2026-11-01", "2026-11-30")
+THIS_YEAR = ("2026-01-01", TODAY.isoformat())
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+async def _orders(world: PlannerWorld, period: tuple[str, str]) -> list[dict[str, Any]]:
+    out, page = [], 1
+    while True:
+        found = await world.erp("/orders/search-details", date_from=period[0],
+                                date_to=period[1], page=page, size=100)  # fmt: skip
+        out += found["items"]
+        if page * 100 >= found["total"]:
+            return out
+        page += 1
+
+
+@pytest.mark.parametrize(
+    ("asked", "user"),
+    [
+        ("what did Zhang Wei order last month?", "zhang.wei"),
+        ("show me Na Li's orders from last month", "li.na"),
+        ("张伟上个月下了哪些单", "zhang.wei"),
+        ("王强上个月的订单", "wang.qiang"),
+        ("li.na 上个月的订单", "li.na"),
+    ],
+)
+async def test_the_orders_of_the_person_named(world: PlannerWorld, asked: str, user: str) -> None:
+    orders = await _orders(world, NOVEMBER)
+    theirs = {o["order_no"] for o in orders if o["requested_by"] == user}
+    assert theirs and len(theirs) < len(orders)
+    run = await world.run(asked)
+    shown = set(re.findall(r"PO\d{11}", run.last_text))
+    assert shown and shown <= theirs, run.last_text
+    assert user in run.last_text and str(len(theirs)) in run.last_text, run.last_text
+    assert run.proposal is None and not run.delegations
+
+
+@pytest.mark.parametrize(
+    ("asked", "user"),
+    [("how much did Wang Qiang spend this year?", "wang.qiang"), ("李娜今年花了多少钱", "li.na")],
+)
+async def test_the_spend_of_the_person_named(world: PlannerWorld, asked: str, user: str) -> None:
+    orders = await _orders(world, THIS_YEAR)
+    cny = sum(o["total_minor"] for o in orders
+              if o["requested_by"] == user and o["status"] != "cancelled"
+              and o["currency"] == "CNY")  # fmt: skip
+    run = await world.run(asked)
+    assert f"{cny / 100:,.2f} CNY" in run.last_text and user in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize("asked", ["上个月的订单", "Spark Plug orders last month", "这张单的状态"])
+async def test_no_person_named_reads_no_requesters(world: PlannerWorld, asked: str) -> None:
+    run = await world.run(asked)
+    assert not [a for a in run.called("order_summary") if a.get("group_by") == "requester"]
+    assert not any(u in run.last_text for u in ("zhang.wei", "li.na", "wang.qiang"))
