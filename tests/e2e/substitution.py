@@ -15,6 +15,7 @@ the batch-replace request ``{old, new, tasks}``.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
@@ -155,6 +156,7 @@ def _narrow(candidates: list[Part], context: str) -> set[int]:
     return {p["id"] for p in (named or candidates)}
 
 
+@functools.cache  # the catalogue's ~2,000 codes overflow re's own cache of 512 patterns
 def _word(code: str) -> re.Pattern[str]:
     # A part code stands alone: "IU7" is not the tail of "SP-NGK-IU7" nor the head of "IU7X".
     return re.compile(rf"(?<![\w-]){re.escape(code)}(?![\w-])", re.IGNORECASE)
