@@ -113,3 +113,11 @@ async def test_a_note_written_is_set(world: PlannerWorld, said: str) -> None:
     # The note as written (a Traditional one may be kept in Simplified characters).
     assert after["note"] in (written, "请分两批送货"), after["note"]
     assert _lines(after) == _lines(first) and after["expected_date"] == first["expected_date"]
+
+
+async def test_a_new_orders_note_in_traditional_is_kept_as_written(world: PlannerWorld) -> None:
+    part, supplier, q = await sold_part(world)
+    run = await world.run(f"{supplier['code']} 訂{part['model']} {q}個，備註：請分兩批送貨",
+                          script=Script(decisions=[APPROVE]))  # fmt: skip
+    [order_no] = _numbers(run.final)
+    assert "請分兩批送貨" in (await _row(world, order_no))["note"]

@@ -606,7 +606,8 @@ def _note(facts: Facts) -> str:
         added = m.group(1).strip() if m else None
     if added is None:
         m = _BODY_NOTE.search(facts.body)
-        added = next((g for g in m.groups() if g), None) if m else None
+        group = next((g for g in (m.groupdict() if m else {}) if m and m.group(g)), None)
+        added = facts.as_written(*m.span(group)) if m and group else None
     if added:
         note += facts.say("；备注：", "; note: ") + str(added).strip().rstrip("，,;；")
     return note[:500]

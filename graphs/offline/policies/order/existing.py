@@ -16,7 +16,7 @@ from typing import Any
 from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
-from graphs.offline.policies.base import Decision, request_body
+from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import (
@@ -638,12 +638,7 @@ def change(facts: Facts, cancel: bool) -> Decision:
         body = facts.body[: note.start()] if note else facts.body
         if note:
             # the note in the buyer's own characters ("備註寫：請分兩批送貨" stays Traditional)
-            own = (
-                _NEW_NOTE.search(request_body(facts.view.written))
-                if facts.view.traditional
-                else None
-            )
-            args["note"] = (own or note).group(1).strip()
+            args["note"] = facts.as_written(*note.span(1)).strip()
             old_note = str(order.get("note") or "").strip()
             if old_note and _ADDING.search(facts.body[: note.start(1)]):
                 # "备注加一句：已验收", "add to the note: …": added to the note, not over it

@@ -68,6 +68,14 @@ class Facts:
         facts.intent = _delegated_intent(view.request) or read(body).intent
         return facts
 
+    def as_written(self, start: int, end: int) -> str:
+        """``body[start:end]`` in the buyer's own characters (a note written in Traditional
+        stays Traditional); the Simplified reading when the two do not line up."""
+        written = request_body(self.view.written) if self.view.traditional else ""
+        if len(written) == len(self.body):
+            return written[start:end]
+        return self.body[start:end]
+
     @property
     def today(self) -> Any:
         """Today, as the prompt says (else the machine's date)."""
