@@ -479,6 +479,22 @@ async def offered_part(
     raise AssertionError("the seed has no part with such an offer")
 
 
+async def parts_on_offer(
+    world: PlannerWorld,
+) -> AsyncIterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each part its model names alone, with its offers valid today from active suppliers,
+    in the ERP's category order."""
+    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+              if s["status"] == "active"}  # fmt: skip
+    for category in (await world.erp("/categories"))["items"]:
+        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
+            part = await world.erp(f"/parts/{listed['id']}")
+            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
+            if len(same) == 1:
+                live = [o for o in part["offers"] if o["supplier_id"] in active]
+                yield part, [o for o in live if priced_today({"offer": o})]
+
+
 async def sold_part(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
     """A part named alone by its model, an active supplier for it, and a quantity its offer
     valid today accepts (twice the minimum)."""

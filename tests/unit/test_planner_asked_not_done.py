@@ -16,7 +16,12 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Script,
+    parts_on_offer,
+    planner_world,
+)
 
 TODAY = date(2026, 12, 3)
 
@@ -30,16 +35,9 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 async def _sold_by_several(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A part its model names alone, with at least three offers valid today from active
     suppliers in one currency (cheapest first)."""
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
-              if s["status"] == "active"}  # fmt: skip
-    for category in (await world.erp("/categories"))["items"]:
-        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
-            part = await world.erp(f"/parts/{listed['id']}")
-            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
-            offers = [o for o in part["offers"]
-                      if o["supplier_id"] in active and priced_today({"offer": o})]  # fmt: skip
-            if len(same) == 1 and len(offers) >= 3 and len({o["currency"] for o in offers}) == 1:
-                return part, sorted(offers, key=lambda o: o["price_minor"])
+    async for part, offers in parts_on_offer(world):
+        if len(offers) >= 3 and len({o["currency"] for o in offers}) == 1:
+            return part, sorted(offers, key=lambda o: o["price_minor"])
     raise AssertionError("the seed has no part with three current offers")
 
 

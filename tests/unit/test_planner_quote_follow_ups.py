@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, priced_today
+from tests.unit.planner_harness import PlannerWorld, parts_on_offer, planner_world
 
 TODAY = date(2026, 12, 3)
 
@@ -32,23 +32,17 @@ async def _quoted(world: PlannerWorld, ask: str) -> tuple[list[dict[str, Any]], 
     in one currency, each with its own price and lead time; its quote asked for (``ask``
     formats it), and the offers with the suppliers' codes."""
     suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
-    codes = {s["id"]: s["code"] for s in suppliers if s["status"] == "active"}
-    for category in (await world.erp("/categories"))["items"]:
-        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
-            part = await world.erp(f"/parts/{listed['id']}")
-            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
-            offers = [o for o in part["offers"]
-                      if o["supplier_id"] in codes and priced_today({"offer": o})]  # fmt: skip
-            if (
-                len(same) == 1
-                and len(offers) >= 3
-                and len({o["currency"] for o in offers}) == 1
-                and len({o["price_minor"] for o in offers}) == len(offers)
-                and len({o["lead_time_days"] for o in offers}) == len(offers)
-            ):
-                run = await world.run(ask.format(model=part["model"]))
-                assert not run.delegations and run.final_note == "quote-answer", run.last_text
-                return offers, codes
+    codes = {s["id"]: s["code"] for s in suppliers}
+    async for part, offers in parts_on_offer(world):
+        if (
+            len(offers) >= 3
+            and len({o["currency"] for o in offers}) == 1
+            and len({o["price_minor"] for o in offers}) == len(offers)
+            and len({o["lead_time_days"] for o in offers}) == len(offers)
+        ):
+            run = await world.run(ask.format(model=part["model"]))
+            assert not run.delegations and run.final_note == "quote-answer", run.last_text
+            return offers, codes
     raise AssertionError("the seed has no part with three distinct offers")
 
 

@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Script,
+    parts_on_offer,
+    planner_world,
+)
 
 TODAY = date(2026, 12, 3)
 
@@ -31,23 +36,15 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 async def _contested(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     """A part named alone by its model, sold today by two or more active suppliers in one
     currency, with a quantity every one of those offers takes."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
-    active = {s["id"] for s in suppliers if s["status"] == "active"}
-    for category in (await world.erp("/categories"))["items"]:
-        for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
-            part = await world.erp(f"/parts/{listed['id']}")
-            same = (await world.erp("/parts/search", name=part["model"], limit=5))["items"]
-            offers = [o for o in part["offers"]
-                      if o["supplier_id"] in active and priced_today({"offer": o})]  # fmt: skip
-            if len(same) != 1 or len(offers) < 2 or len({o["currency"] for o in offers}) > 1:
-                continue
-            prices = sorted(o["price_minor"] for o in offers)
-            if prices[0] == prices[1]:
-                continue  # a tie: the lowest would not name one supplier
-            step = lcm(*(o["order_step"] for o in offers))
-            least = max(o["min_order_qty"] for o in offers)
-            quantity = -(-least // step) * step * 2
-            return part, offers, quantity
+    async for part, offers in parts_on_offer(world):
+        if len(offers) < 2 or len({o["currency"] for o in offers}) > 1:
+            continue
+        prices = sorted(o["price_minor"] for o in offers)
+        if prices[0] == prices[1]:
+            continue  # a tie: the lowest would not name one supplier
+        step = lcm(*(o["order_step"] for o in offers))
+        least = max(o["min_order_qty"] for o in offers)
+        return part, offers, -(-least // step) * step * 2
     raise AssertionError("the seed has no part sold by two suppliers in one currency")
 
 
