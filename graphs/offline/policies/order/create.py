@@ -231,18 +231,12 @@ def _items(data: Any) -> list[Record]:
     return []
 
 
-def _read(facts: Facts, tool: str, args: dict[str, Any]) -> Any:
-    """The data of the ``tool(args)`` read made since the request (None: not made yet)."""
-    done = [d for r, d in facts.view.iter_data(tool) if r.args == args]
-    return done[-1] if done else None
-
-
 def _offers(facts: Facts, parts: list[Record]) -> dict[int, list[Record]] | Decision:
     """Each part's offers (``part_query`` by id), or the step that reads them."""
     out: dict[int, list[Record]] = {}
     calls = []
     for part in parts:
-        data = _read(facts, "part_query", {"part_id": part["id"]})
+        data = facts.read("part_query", {"part_id": part["id"]})
         if data is None:
             calls.append(("part_query", {"part_id": part["id"]}))
         else:
@@ -302,7 +296,7 @@ def _category_pool(
         args: dict[str, Any] = {"category": mention.code, "size": _POOL}
         if supplier is not None:
             args["supplier_id"] = supplier["id"]
-        data = _read(facts, "part_query", args)
+        data = facts.read("part_query", args)
         if data is None:
             calls.append(("part_query", args))
         else:
@@ -324,7 +318,7 @@ def _sold_by(facts: Facts, supplier: Record, named: list[Record]) -> list[Record
     calls = []
     for code in dict.fromkeys(str(p.get("category_code")) for p in named):
         args = {"category": code, "supplier_id": supplier["id"], "size": _POOL}
-        data = _read(facts, "part_query", args)
+        data = facts.read("part_query", args)
         if data is None:
             calls.append(("part_query", args))
             continue
@@ -368,7 +362,7 @@ def _with_supplier(facts: Facts, found: Grounding, supplier: Record) -> _Choice 
         return pool
     if pool is None:
         args = {"supplier_id": supplier["id"], "page": 1, "size": _POOL}
-        data = _read(facts, "part_by_supplier", args)
+        data = facts.read("part_by_supplier", args)
         if data is None:
             return Decision(
                 facts.say(f"查询 {_sname(facts, supplier)} 供应的零件。",
@@ -419,9 +413,7 @@ def _without_supplier(
               "按最低价", "the lowest price")  # fmt: skip
     elif live and lexicon.has(said, "fastest"):
         # "找最快的那家", "whoever delivers fastest": the shortest lead time, then the price
-        best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
-                                        int(o.get("price_minor") or 0)))  # fmt: skip
-        _pick(facts, choice, suppliers, best, "按交期最短", "the shortest lead time")
+        _pick(facts, choice, suppliers, _soonest(live), "按交期最短", "the shortest lead time")
     elif live and _left_to_me(facts, said):
         _pick_for_buyer(facts, choice, suppliers, live)
     elif live and _same_supplier(facts, said):
@@ -433,6 +425,12 @@ def _without_supplier(
             _pick(facts, choice, suppliers, offer, f"按上次订单 {last[1]} 的供应商",
                   f"the supplier of last order {last[1]}")  # fmt: skip
     return choice
+
+
+def _soonest(offers: list[Record]) -> Record:
+    """The offer with the shortest lead time (then the lowest price)."""
+    return min(offers, key=lambda o: (int(o.get("lead_time_days") or 10**6),
+                                      int(o.get("price_minor") or 0)))  # fmt: skip
 
 
 def _left_to_me(facts: Facts, said: str) -> bool:
@@ -463,9 +461,8 @@ def _pick_for_buyer(facts: Facts, choice: _Choice, suppliers: list[Record],
                                         int(o.get("lead_time_days") or 10**6)))  # fmt: skip
         _pick(facts, choice, suppliers, best, zh + "按最低价", en + "the lowest price")
         return
-    best = min(live, key=lambda o: (int(o.get("lead_time_days") or 10**6),
-                                    int(o.get("price_minor") or 0)))  # fmt: skip
-    _pick(facts, choice, suppliers, best, "你让我选，报价币种不同无法直接比价，按交期最短",
+    _pick(facts, choice, suppliers, _soonest(live),
+          "你让我选，报价币种不同无法直接比价，按交期最短",
           "you left it to me; the offers are in different currencies, so by the shortest "
           "lead time")  # fmt: skip
 
@@ -483,7 +480,7 @@ def _last_supplier(facts: Facts, part: Record) -> tuple[int, str] | Decision | N
     """The supplier id and order number of the part's newest order not cancelled (None: it
     has none); the read that finds it first."""
     query = {"part_id": part["id"], "size": 5}
-    data = _read(facts, "order_search_details", query)
+    data = facts.read("order_search_details", query)
     if data is None:
         return Decision(facts.say("查找上次的订单。", "Finding the last order."),
                         [("order_search_details", query)], note="last-order")  # fmt: skip
@@ -606,7 +603,7 @@ def _note(facts: Facts) -> str:
         added = m.group(1).strip() if m else None
     if added is None:
         m = _BODY_NOTE.search(facts.body)
-        group = next((g for g in (m.groupdict() if m else {}) if m and m.group(g)), None)
+        group = next((g for g, v in m.groupdict().items() if v), None) if m else None
         added = facts.as_written(*m.span(group)) if m and group else None
     if added:
         note += facts.say("；备注：", "; note: ") + str(added).strip().rstrip("，,;；")
@@ -721,7 +718,7 @@ def _last_quantity(
     if not lexicon.has(facts.body, "same_as_last"):
         return None
     query = {"supplier_id": supplier["id"], "part_id": part["id"], "size": 1}
-    data = _read(facts, "order_search_details", query)
+    data = facts.read("order_search_details", query)
     if data is None:
         return Decision(
             facts.say("查找上次的订单。", "Finding the last order."),
@@ -844,7 +841,7 @@ def _repeat(facts: Facts, found: Grounding, suppliers: list[Record]) -> Decision
         return None
     supplier = found.suppliers[0].record
     query = {"supplier_id": supplier["id"], "size": 5}
-    data = _read(facts, "order_search_details", query)
+    data = facts.read("order_search_details", query)
     if data is None:
         return Decision(facts.say("查找上一张订单。", "Finding the last order."),
                         [("order_search_details", query)], note="last-order")  # fmt: skip

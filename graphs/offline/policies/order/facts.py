@@ -68,6 +68,12 @@ class Facts:
         facts.intent = _delegated_intent(view.request) or read(body).intent
         return facts
 
+    def read(self, tool: str, args: dict[str, Any]) -> Any:
+        """The data of the newest ``tool(args)`` read made since the request (None: not made
+        yet, or it failed)."""
+        done = [d for r, d in self.view.iter_data(tool) if r.args == args]
+        return done[-1] if done else None
+
     def as_written(self, start: int, end: int) -> str:
         """``body[start:end]`` in the buyer's own characters (a note written in Traditional
         stays Traditional); the Simplified reading when the two do not line up."""

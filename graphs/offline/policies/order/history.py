@@ -10,7 +10,6 @@ orders, and says from which date on. Nothing is written.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -439,12 +438,12 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
         args["group_by"] = "supplier"
     elif _BY_MONTH.search(facts.body):
         args["group_by"] = "month"
-    done = [d for r, d in facts.view.iter_data("order_summary") if r.args == args]
-    if not done:
+    data = facts.read("order_summary", args)
+    if data is None:
         return Decision(facts.say(f"汇总 {start} 至 {end} 的采购金额。",
                                   f"Adding up the spend from {start} to {end}."),
                         [("order_summary", args)], note="history-read")  # fmt: skip
-    data = done[-1] if isinstance(done[-1], dict) else {}
+    data = data if isinstance(data, dict) else {}
     what = scope.said(facts)
     money = _sums(facts, data.get("totals") or [])
     n, gone = int(data.get("orders") or 0), int(data.get("cancelled_orders") or 0)
@@ -490,13 +489,12 @@ def _side_by_side(facts: Facts, periods: list[tuple[date, date]], scope: _Scope)
     """Two periods' spend, each as the ERP adds it up, and the change from the second to the
     first in each currency both have ("2026年三季度跟二季度比": Q3, Q2, Q3 − Q2)."""
     asked = [scope.args(a, b) for a, b in periods]
-    done = {json.dumps(r.args, sort_keys=True): d for r, d in facts.view.iter_data("order_summary")}
-    todo = [a for a in asked if json.dumps(a, sort_keys=True) not in done]
+    read = [facts.read("order_summary", a) for a in asked]
+    todo = [a for a, d in zip(asked, read, strict=True) if d is None]
     if todo:
         reading = facts.say("汇总两个时期的采购金额。", "Adding up the spend of both periods.")
         return Decision(reading, [("order_summary", a) for a in todo], note="history-read")
-    data = [done[json.dumps(a, sort_keys=True)] for a in asked]
-    data = [d if isinstance(d, dict) else {} for d in data]
+    data = [d if isinstance(d, dict) else {} for d in read]
     lines = []
     for (start, end), d in zip(periods, data, strict=True):
         n = int(d.get("orders") or 0)

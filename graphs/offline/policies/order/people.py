@@ -57,12 +57,11 @@ def requester(facts: Facts, found: Grounding) -> str | Decision | None:
     keys = _keys(facts.body, found)
     if not keys:
         return None
-    listed = [d for r, d in facts.view.iter_data("order_summary") if r.args == _ASK]
-    if not listed:
+    data = facts.read("order_summary", _ASK)
+    if data is None:
         return Decision(facts.say("查找申请人。", "Looking up who asks for orders."),
                         [("order_summary", dict(_ASK))], note="requesters-read")  # fmt: skip
-    data = listed[-1] if isinstance(listed[-1], dict) else {}
-    groups: list[Any] = data.get("groups") or []
+    groups: list[Any] = (data.get("groups") if isinstance(data, dict) else None) or []
     for group in groups:
         user = str(group.get("key") or "") if isinstance(group, dict) else ""
         if user and re.sub(r"[._\s-]", "", user.lower()) in keys:
