@@ -97,3 +97,22 @@ async def test_thanks_after_a_spend_answer_is_no_period(world: PlannerWorld) -> 
     await world.run("上个月花了多少钱")
     run = await world.run("好的谢谢", history=world.thread())
     assert not run.called("task"), run.calls
+
+
+async def test_an_erp_that_cannot_add_up_stops_the_answer_with_its_error(
+    world: PlannerWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ERP's summary read failing (the server down) is said once, with its error, and
+    nothing is read again in a loop or answered with made-up figures."""
+    real = world._erp_tool  # the one place the harness reaches the ERP
+
+    async def failing(agent: str, name: str, args: dict[str, object]) -> str | None:
+        if name == "order_summary":
+            return "Error: MCP server 'erp' is unreachable (connection refused)"
+        return await real(agent, name, args)
+
+    monkeypatch.setattr(world, "_erp_tool", failing)
+    run = await world.run("2026年三季度花了多少钱")
+    assert len(run.called("order_summary")) == 1, run.notes
+    assert "order_summary" in run.last_text and "unreachable" in run.last_text, run.last_text
+    assert "CNY" not in run.last_text

@@ -29,7 +29,7 @@ Record = dict[str, Any]
 _PAGE = 50
 _MAX_ASKS = 2
 _READS = ("category_list", "supplier_query", "part_search", "part_by_supplier", "part_query",
-          "order_search_details")  # fmt: skip
+          "order_search_details", "order_summary")  # fmt: skip
 _SCOPE = re.compile(r"【分析范围】\s*(\{.*?\})", re.S)
 
 
