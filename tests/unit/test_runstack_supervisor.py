@@ -193,7 +193,9 @@ def test_what_an_exited_service_forked_is_stopped_before_it_starts_again(tmp_pat
     h = Harness(tmp_path, FORKER, str(pid_file))
     try:
         deadline = time.monotonic() + 10
-        while not pid_file.exists() and time.monotonic() < deadline:
+        # The stand-in creates the file, then writes the pid: wait for the pid, not the file.
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < deadline, "the service never wrote its worker's pid"
             time.sleep(0.05)
         worker = int(pid_file.read_text())
         # Only the service's own process dies; its worker lives on in the group.
