@@ -30,7 +30,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -341,11 +341,33 @@ def _prepare_mount_points(root: Path, mounts: RuntimeMounts) -> None:
                 os.close(fd)
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    # bwrap leads its own session; killing the group takes bwrap down, and its
-    # --die-with-parent / PID namespace takes every sandboxed process with it.
+async def _stop(proc: asyncio.subprocess.Process, limits: CommandLimits) -> None:
+    """Kill the whole sandbox of ``proc`` and reap bubblewrap, even when cancelled."""
+    # The namespace's init first (every process inside dies with it, at once), then
+    # the cgroup, then bubblewrap's own process group (bubblewrap leads it; the
+    # sandboxed processes are in a session of their own).
+    limits.kill()
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+    # Reap it (SIGKILL makes this quick) so no transport is left unclosed.
+    await asyncio.shield(proc.wait())
+
+
+async def _to_the_end(aw: Awaitable[T]) -> tuple[T, bool]:
+    """Await ``aw`` to its end even when cancelled meanwhile, and say whether we were.
+
+    For short steps that must not be cut in half (starting a process); the caller
+    then acts on the cancel itself.
+    """
+    fut = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            return await asyncio.shield(fut), cancelled
+        except asyncio.CancelledError:
+            if fut.cancelled():
+                raise
+            cancelled = True
 
 
 def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -497,22 +519,28 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
             self._busy.release()
 
     async def _start(self, command: str, limits: CommandLimits) -> asyncio.subprocess.Process:
+        # A cancel while bubblewrap starts is held until its namespace's init is known:
+        # killing bubblewrap alone then (asyncio's own clean-up does only that) can orphan
+        # the init before it binds itself to bubblewrap's life (--die-with-parent takes
+        # effect only once the init is set up), and the command would run on, unseen.
         info_r, info_w = os.pipe()
         try:
             argv = self.command_argv(
                 command, cpu_s=limits.cpu_s, file_kb=limits.file_size_kb, info_fd=info_w
             )
-            proc = await asyncio.create_subprocess_exec(
-                *limits.wrap(argv),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=(info_w,),
-                cwd="/",  # no host working directory in its PWD
-                # bubblewrap becomes the sandbox's PID 1, whose environment any process
-                # inside can read (/proc/1/environ): give it the sandbox's own.
-                env=sandbox_env(self._mounts.path_env),
+            proc, cancelled = await _to_the_end(
+                asyncio.create_subprocess_exec(
+                    *limits.wrap(argv),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                    pass_fds=(info_w,),
+                    cwd="/",  # no host working directory in its PWD
+                    # bubblewrap becomes the sandbox's PID 1, whose environment any process
+                    # inside can read (/proc/1/environ): give it the sandbox's own.
+                    env=sandbox_env(self._mounts.path_env),
+                )
             )
         except BaseException:
             os.close(info_r)
@@ -520,14 +548,13 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
         finally:
             os.close(info_w)
         try:
-            info = await _read_info(info_r)
-        except BaseException:  # cancelled while starting: the command must not outlive it
-            _kill_group(proc)
-            await asyncio.shield(proc.wait())
-            raise
+            info, cancelled_too = await _to_the_end(_read_info(info_r))
         finally:
             os.close(info_r)
         limits.watch(proc.pid, info)
+        if cancelled or cancelled_too:  # the command must not outlive its caller
+            await _stop(proc, limits)
+            raise asyncio.CancelledError
         return proc
 
     async def _run(self, command: str, wall_s: int, limits: CommandLimits) -> ExecuteResponse:
@@ -542,12 +569,9 @@ class BubblewrapSandbox(WorkspaceFiles, SandboxBackendProtocol):
                 await proc.wait()
         except TimeoutError:
             timed_out = True
-            _kill_group(proc)
-            await proc.wait()
+            await _stop(proc, limits)
         except BaseException:  # cancelled: the command must not outlive its caller
-            _kill_group(proc)
-            # Reap it (SIGKILL makes this quick) so no transport is left unclosed.
-            await asyncio.shield(proc.wait())
+            await _stop(proc, limits)
             raise
         code = proc.returncode if proc.returncode is not None else -signal.SIGKILL
         if code < 0:  # bwrap itself died of a signal

@@ -177,15 +177,21 @@ class CommandLimits:
         # Process handles, not PIDs: a PID freed and reused meanwhile is never hit.
         # The namespace's init first: when it dies the kernel kills all inside.
         self._pidfds = [fd for pid in (init_pid, bwrap_pid) if (fd := _pidfd(pid)) is not None]
-        self.watchdog = Watchdog(probe, limits, self._kill, enforce=enforce)
+        self.watchdog = Watchdog(probe, limits, self.kill, enforce=enforce)
         self.watchdog.start()
 
-    def _kill(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.kill()
+    def kill(self) -> None:
+        """Kill every process of the command now.
+
+        The namespace's init first: when it dies the kernel kills all inside at once
+        (no process is left to act between two kills), then bubblewrap, then whatever
+        the cgroup still holds.
+        """
         for fd in self._pidfds:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
 
     async def close(self) -> None:
         """Stop the watchdog and remove the cgroup (its processes killed first)."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 import socket
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -358,6 +360,54 @@ async def test_a_command_cancelled_at_any_moment_of_its_start_never_runs_on(
             await task
     assert [m for m in markers if await _gone(m)] == []
     assert (await sandbox.aexecute("echo again")).output.strip() == "again"
+
+
+# A bubblewrap whose namespace init leaves bubblewrap's session at once but binds its
+# life to bubblewrap's (--die-with-parent) only later, as the real one's does after its
+# mounts: a kill of bubblewrap alone in between orphans the init, and the command runs
+# on. This stand-in makes that moment half a second long, so a cancel always lands in it.
+_SLOW_TO_BIND_BWRAP = """#!{python}
+import json, os, sys, time
+args = sys.argv[1:]
+if "--info-fd" not in args:  # the start-up check
+    os.execv({real!r}, [{real!r}, *args])
+at = args.index("--info-fd")
+info_fd = int(args[at + 1])
+del args[at : at + 2]
+init = os.fork()
+if init == 0:
+    os.setsid()
+    time.sleep(0.5)
+    os.execv({real!r}, [{real!r}, *args])
+os.write(info_fd, json.dumps({{"child-pid": init}}).encode())
+os.close(info_fd)
+_, status = os.waitpid(init, 0)
+sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+"""
+
+
+async def test_a_cancel_kills_a_sandbox_init_that_left_bubblewraps_session(
+    tmp_path: Path, make: Callable[..., BubblewrapSandbox]
+) -> None:
+    real = shutil.which("bwrap")
+    assert real is not None
+    fake = tmp_path / "slow-to-bind-bwrap"
+    fake.write_text(_SLOW_TO_BIND_BWRAP.format(python=sys.executable, real=real))
+    fake.chmod(0o755)
+    sandbox = make(bwrap_path=str(fake))
+    marker = f"orphan-{uuid.uuid4().hex}"
+    task = asyncio.create_task(sandbox.aexecute(f"sleep 2; touch /data/{marker}"))
+    deadline = time.monotonic() + 10
+    while len(_running(marker)) < 2 and time.monotonic() < deadline:  # noqa: ASYNC110 - /proc
+        await asyncio.sleep(0.01)
+    assert len(_running(marker)) >= 2, "the stand-in never forked its init"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert await _gone(marker) == []
+    await asyncio.sleep(3)  # past the command's own sleep: had it lived, it would have written
+    assert not (sandbox.root / "data" / marker).exists()
 
 
 def test_missing_bubblewrap_is_a_clear_start_up_error(tmp_path: Path) -> None:
