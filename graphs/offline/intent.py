@@ -367,6 +367,14 @@ def _beyond_intent(text: str, masked: str) -> Intent | None:
     return None
 
 
+def _awaiting(text: str, masked: str) -> bool:
+    """Whether ``text`` asks which orders wait for approval ("哪些订单还没批", "orders pending
+    approval"): a list. Asking me to approve them as well ("批准所有待审批的订单") is not."""
+    if not lexicon.has(masked, "awaiting_approval") or has_quantity(masked):
+        return False
+    return beyond_orders(lexicon.strip_words(text, ("awaiting_approval",))) is None
+
+
 def _masked(text: str) -> str:
     """``text`` with what asks for nothing blanked: negated operations; "数量跟上次一样" (the
     last order's quantity, not a question about that order); "…，哪家都行", "…，哪天到都行"
@@ -394,6 +402,8 @@ def read(text: str) -> Reading:
     analysis = lexicon.first(masked, "analysis")
     if skill and not order_no and not (analysis and analysis.start < skill.start):
         return reading("skills")
+    if _awaiting(text, masked):  # "待审批的订单": listed, nothing approved
+        return Reading("order_lookup", order_no, False, True)
     early = _task_question(text) or _beyond_intent(text, masked)
     if early is not None:  # "分析做完了吗"; "帮我入库" (said, not done); "审批了吗" (looked up)
         return Reading(early, order_no, early == "order_lookup" and order_no is None, True)
@@ -409,7 +419,7 @@ def read(text: str) -> Reading:
     if is_substitution(text):
         return reading("substitution")
     paid_last = lexicon.has(masked, "paid") and lexicon.has(masked, "latest")
-    if paid_last or (lexicon.has(masked, "spend") and not has_quantity(masked)):
+    if paid_last or (lexicon.has(masked, "spend", "main_supplier") and not has_quantity(masked)):
         return Reading("order_lookup", None, paid_last, True)  # the last price; a period's
     on_order = lexicon.has(masked, "on_order")
     masked = lexicon.strip_words(masked, ("on_order", "before_ordering"))

@@ -671,6 +671,32 @@ GROUPS["spend"] = _zh(
     "how much did we buy", "how much business",
 )  # fmt: skip
 
+# Who the company buys from most ("我们火花塞主要从哪家买", "链条一般在哪家采购", "who is our main
+# spark plug supplier?", "who do we buy the most chains from?"): the spend by supplier, read
+# from the orders, never a comparison of offers.
+GROUPS["main_supplier"] = (
+    r"(?:主要|一般|通常|平时|经常|常|大多|多半|一直)(?:都|是)?(?:从|在|跟|向|找)(?:哪家|哪个供应商"
+    r"|哪些供应商|谁家)(?:买|采购|进货|订|拿货)"
+    r"|(?:从|在|跟|向)(?:哪家|哪个供应商|谁家)(?:买|采购|进货|订)(?:得|的)?最多"
+    r"|(?:买|采购|订)(?:得|的)?最多的(?:是)?(?:哪家|供应商)|主要供应商|主力供应商|最大的供应商"
+    r"|(?<![a-z])(?:main|usual|primary|principal|regular|biggest|largest)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:supplier|vendor)s?(?![a-z])"
+    r"|(?<![a-z])(?:who|which\s+(?:supplier|vendor)s?)\s+do\s+we\s+(?:usually\s+|mostly\s+|"
+    r"normally\s+|mainly\s+)?(?:buy|order|get|source|purchase)(?![a-z])[^?.!]{0,40}?"
+    r"(?<![a-z])from(?![a-z])"
+    r"|(?<![a-z])(?:buy|order|purchase)\s+(?:the\s+)?most\s+[^?.!]{0,30}?(?<![a-z])from(?![a-z])"
+)
+
+# Orders not approved yet ("待审批的订单", "哪些订单还没批", "orders pending approval",
+# "anything waiting for approval?"): drafts and those pending approval, listed; asking for
+# them is no approval (which only a person does, on the card).
+GROUPS["awaiting_approval"] = (
+    r"待审批|待审核|待批准?|等(?:着)?(?:审批|审核|批准?)|还没(?:有)?(?:审批|审核|批准?)|未审批|未批准?"
+    r"|没(?:有)?(?:审批|批准?)的|(?<![a-z])(?:pending|awaiting|waiting\s+(?:for|on))\s+"
+    r"(?:an?\s+)?approval(?![a-z])|(?<![a-z])(?:not\s+(?:yet\s+)?approved|unapproved|"
+    r"still\s+to\s+be\s+approved|to\s+be\s+approved)(?![a-z])"
+)
+
 # The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",
 # "repeat the last order with KMC"): its lines, at today's prices, for approval.
 GROUPS["repeat_order"] = (

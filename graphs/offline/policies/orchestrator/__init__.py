@@ -224,7 +224,7 @@ def _new_order(view: View, reading: Reading, zh: bool) -> Decision:
             return erp
         found = erp.ground(view.request)
         if not found.anything and found.unknown:
-            return Decision(replies.out_of_scope(zh), note="out-of-scope")
+            return Decision(replies.not_in_catalogue(zh), note="not-in-catalogue")
     return _to_order_agent(view, reading, zh)
 
 

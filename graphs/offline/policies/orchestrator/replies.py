@@ -30,6 +30,19 @@ def out_of_scope(zh: bool) -> str:
     )
 
 
+def not_in_catalogue(zh: bool) -> str:
+    """An order of something the ERP's catalogue does not hold ("订两箱机油", "order me a
+    pizza"): nothing ordered, and what to say instead, in one sentence."""
+    return say(
+        zh,
+        "ERP 的零件目录里找不到你要订的东西，没有下单：我是采购助理，只采购 ERP 里的零件，"
+        "请告诉我型号或类别（比如“给 NGK 订 100 个 IU7”）。",
+        "I can't find what you want ordered in the ERP's parts catalogue, so nothing was "
+        "ordered: I'm the purchasing assistant and buy only the ERP's parts; tell me the model "
+        'or category (e.g. "order 100 IU7 from NGK").',
+    )
+
+
 def greeting(zh: bool, text: str) -> str:
     """A short reply to small talk."""
     thanks = any(w in text.lower() for w in ("谢", "辛苦", "thank", "thx"))

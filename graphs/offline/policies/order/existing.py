@@ -59,6 +59,8 @@ _OPEN = ("draft", "pending_approval", "approved", "partially_received")
 # What the ERP still allows in each (docs/erp_api.md): a cancellation before any goods
 # arrived; a new delivery date or note until the goods are in; new lines on a draft.
 _CANCELLABLE = ("draft", "pending_approval", "approved")
+# Not approved yet ("待审批的订单", "orders pending approval").
+_AWAITING = ("draft", "pending_approval")
 
 
 def by_number(facts: Facts, order_no: str) -> Record | Decision:
@@ -158,7 +160,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     latest = read(without_period(facts.body) if window else facts.body).latest and not several
     # "这周有什么货到", "IU7什么时候到": the open orders, a period naming when they arrive
     inbound = not asking and lexicon.has(facts.body, "inbound")
-    still_open = inbound or (not latest and lexicon.has(facts.body, "open"))
+    awaiting = not asking and lexicon.has(facts.body, "awaiting_approval")
+    still_open = awaiting or inbound or (not latest and lexicon.has(facts.body, "open"))
     arriving, window = (window, None) if inbound else (None, window)
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
@@ -177,14 +180,16 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         base = {**base, **dates, "size": _IN_PERIOD}
     if cancelled and not still_open:
         base = {**base, "status": "cancelled"}
-    queries = [{**base, "status": s} for s in _OPEN] if still_open else [base]
+    statuses = _AWAITING if awaiting else _OPEN
+    queries = [{**base, "status": s} for s in statuses] if still_open else [base]
     items = _searches(facts, queries, _IN_PERIOD if window else (count or _RECENT))
     if isinstance(items, Decision):
         return items
     if arriving is not None:
         return _arriving(facts, found, items, arriving)
     if not items:
-        return _none_found(facts, found, still_open, window, asking)
+        kind = "awaiting" if awaiting else "open" if still_open else ""
+        return _none_found(facts, found, kind, window, asking)
     if latest or (len(items) == 1 and not still_open):
         return items[0]
     if not asking:  # a question about several orders is answered with the list
@@ -201,6 +206,11 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
                 f"{'Cancelled orders' if cancelled else 'Orders'} {span}: {total}"
                 + (f", the newest {len(items)} below" if more else "")
                 + "\n",
+            )
+        elif awaiting:
+            head = facts.say(
+                "还没批准的订单（草稿、待审批）：\n",
+                "Orders not approved yet (drafts, pending approval):\n",
             )
         elif still_open:
             head = facts.say("未完成的订单：\n", "Open orders:\n")
@@ -302,21 +312,23 @@ def _arriving(
 def _none_found(
     facts: Facts,
     found: Grounding,
-    still_open: bool,
+    kind: str,
     window: tuple[date, date] | None,
     asking: bool,
 ) -> Decision:
-    """No order matches: said so (with the period), and the newest one outside it named."""
+    """No order matches: said so (with the period), and the newest one outside it named.
+    ``kind``: "open" or "awaiting" (approval) when only those were looked for."""
     key = "name_zh" if facts.zh else "name_en"
     named = [str(m.record.get(key)) for m in found.suppliers[:1]]
     named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
     name = " ".join(named)
+    zh_kind = {"open": "未完成", "awaiting": "等待审批（草稿、待审批）的"}.get(kind, "")
+    en_kind = {"open": "open ", "awaiting": "unapproved (draft or pending approval) "}.get(kind, "")
     if window is not None:
         span = _span(window)
         none = facts.say(
-            f"{span} 没有{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
-            f"There were no {'open ' if still_open else ''}orders"
-            f"{' for ' + name if name else ''} {span}. ",
+            f"{span} 没有{name + '的' if name else ''}{zh_kind}订单。",
+            f"There were no {en_kind}orders{' for ' + name if name else ''} {span}. ",
         )
         newest = _searches(facts, [_recent_query(found)])
         if isinstance(newest, Decision):
@@ -330,9 +342,8 @@ def _none_found(
             )  # fmt: skip
         return Decision(none, note="none-found") if not asking else _ask_order(facts, newest, none)
     none = facts.say(
-        f"ERP 中没有找到{name + '的' if name else ''}{'未完成' if still_open else ''}订单。",
-        f"I found no {'open ' if still_open else ''}orders{' for ' + name if name else ''} "
-        "in the ERP. ",
+        f"ERP 中没有找到{name + '的' if name else ''}{zh_kind}订单。",
+        f"I found no {en_kind}orders{' for ' + name if name else ''} in the ERP. ",
     )
     if not asking:  # a question about orders that do not exist has its answer
         return Decision(none, note="none-found")

@@ -364,11 +364,13 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     """What was spent over a period ("11月份采购总额是多少", "how much did we spend with Mahle
     last month"): the orders' totals by currency, cancelled ones left out, and the number
     of orders; with a supplier named, its orders only (None: not a spend question)."""
-    if not lexicon.has(facts.body, "spend") or found.parts:
+    if not lexicon.has(facts.body, "spend", "main_supplier") or found.parts:
         return None
     if lexicon.has(facts.body, "paid") and lexicon.has(without_period(facts.body), "latest"):
         return None  # "上次买 VM22 花了多少钱": one order, the last ("上个月" is a period)
     start, end = period(facts.body, facts.today)
+    if lexicon.has(facts.body, "main_supplier") and not named_period(facts.body, facts.today):
+        start = _months_back(facts.today, 12) + timedelta(days=1)  # "who do we usually buy from"
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):
@@ -434,7 +436,8 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
     """The spend of the period as the ERP adds it up (``order_summary``): every order, not a
     page of them; a category's own lines when one is named; by supplier or month when asked."""
     args = scope.args(start, end)
-    if _BY_SUPPLIER.search(facts.body) and scope.supplier is None:
+    main = lexicon.has(facts.body, "main_supplier") and scope.supplier is None
+    if (main or _BY_SUPPLIER.search(facts.body)) and scope.supplier is None:
         args["group_by"] = "supplier"
     elif _BY_MONTH.search(facts.body):
         args["group_by"] = "month"
@@ -452,7 +455,14 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
         f"{start} 至 {end} {what}采购：{n} 张订单，合计 {money}{cancelled}。",
         f"Spent {what}from {start} to {end}: {money} on {n} orders{cancelled}.",
     )
-    return Decision(head + _groups(facts, data.get("groups") or []), note="history")
+    groups = [g for g in data.get("groups") or [] if isinstance(g, dict)]
+    if main and groups:  # the answer first: the supplier bought from most (largest first)
+        top = groups[0]
+        name = top.get("name_zh") if facts.zh else top.get("name_en")
+        who, n = f"{top.get('code')} {name}", top.get("orders")
+        head = facts.say(f"采购金额最多的供应商：{who}（{n} 张订单）。\n",
+                         f"Bought from most: {who} ({n} orders).\n") + head  # fmt: skip
+    return Decision(head + _groups(facts, groups), note="history")
 
 
 @dataclass(frozen=True)

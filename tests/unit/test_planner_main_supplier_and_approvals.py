@@ -1,0 +1,142 @@
+"""Who we buy a category from most, which orders still wait for approval, and an order of
+something the catalogue does not hold, through the planner's real decision path against
+the real seeded ERP (the expected figures added up here from the ERP's own order pages).
+
+From the ninth red-team round: "我们火花塞主要从哪家买" started a price comparison (a study of
+offers, not of what we bought); "who do we buy the most chains from?" answered "whether to
+place this order is your call"; "who is our main spark plug supplier?" was out of scope.
+"待审批的订单" said that I cannot approve orders, "哪些订单还没批" listed the newest orders
+whatever their status, "anything waiting for approval?" was out of scope. "order 2 boxes of
+engine oil" and "订两箱机油" were "outside what I do" with no word about the catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
+
+TODAY = date(2026, 12, 3)
+CHANGING = ("order_create", "order_update")
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w
+
+
+def _nothing_done(run: Any) -> None:
+    assert not any(run.called(t) for t in CHANGING), run.calls
+    assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
+
+
+async def _pages(world: PlannerWorld, path: str, **query: Any) -> list[dict[str, Any]]:
+    out, page = [], 1
+    while True:
+        found = await world.erp(path, page=page, size=100, **query)
+        out += found["items"]
+        if page * 100 >= found["total"]:
+            return out
+        page += 1
+
+
+async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int]:
+    """The supplier the category's lines of the last 12 months (orders not cancelled) spent
+    most with, in CNY, and how many such orders there are in all."""
+    ids = {p["id"] for p in await _pages(world, "/parts", category=code)}
+    start = date(TODAY.year - 1, TODAY.month, TODAY.day) + timedelta(days=1)
+    orders = await _pages(world, "/orders/search-details", date_from=start.isoformat(),
+                          date_to=TODAY.isoformat())  # fmt: skip
+    spent: dict[str, int] = {}
+    n = 0
+    for order in orders:
+        lines = [ln for ln in order["lines"] if ln["part_id"] in ids]
+        if order["status"] == "cancelled" or not lines:
+            continue
+        n += 1
+        if order["currency"] == "CNY":
+            code_ = order["supplier_code"]
+            spent[code_] = spent.get(code_, 0) + sum(ln["amount_minor"] for ln in lines)
+    top = max(spent, key=lambda k: spent[k])
+    return top, n
+
+
+async def _categories(world: PlannerWorld) -> list[dict[str, Any]]:
+    items = (await world.erp("/categories"))["items"]
+    return [items[0], items[len(items) // 2], items[-1]]
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "我们{zh}主要从哪家买",
+        "{zh}一般在哪家采购？",
+        "who is our main {en} supplier?",
+        "who do we buy the most {en}s from?",
+    ],
+)
+async def test_who_we_buy_a_category_from_most(world: PlannerWorld, ask: str) -> None:
+    for category in await _categories(world):
+        top, n = await _top_supplier(world, category["code"])
+        text = ask.format(zh=category["name_zh"], en=category["name_en"].lower())
+        run = await world.run(text)
+        _nothing_done(run)
+        assert run.question is None, (text, run.question)
+        first = run.last_text.splitlines()[0]
+        assert re.search(rf"\b{re.escape(top)}\b", first), (text, top, run.last_text)
+        assert f"{n} " in run.last_text, (text, n, run.last_text)  # every order of the year
+
+
+async def test_orders_waiting_for_approval_are_listed_and_none_approved(
+    world: PlannerWorld,
+) -> None:
+    asks = ["哪些订单还没批", "待审批的订单", "show me orders pending approval",
+            "anything waiting for approval?"]  # fmt: skip
+    for ask in asks:
+        run = await world.run(ask)
+        _nothing_done(run)
+        said = run.last_text
+        assert ("没有" in said and "审批" in said) or ("no " in said and "approv" in said), said
+    part, supplier, q = await sold_part(world)
+    placed = await world.run(f"给{supplier['code']}下单 {part['model']} {q}个",
+                             script=Script(decisions=[{"type": "approve"}]))  # fmt: skip
+    [order_no] = set(re.findall(r"PO\d{11}", placed.final))
+    [row] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
+    assert row["status"] in ("draft", "pending_approval")
+    received = (await world.erp("/orders/search-details", status="received", size=1))["items"]
+    for ask in asks:
+        before = world.fingerprint()
+        run = await world.run(ask)
+        _nothing_done(run)
+        assert order_no in run.last_text, (ask, run.last_text)
+        assert received[0]["order_no"] not in run.last_text, (ask, run.last_text)
+        assert world.fingerprint() == before
+    # Asking me to approve them is still refused: approval is a person's, on the card.
+    run = await world.run("你把待审批的订单都批准了吧")
+    _nothing_done(run)
+    assert "批准" in run.last_text, run.last_text
+    [after] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
+    assert after["status"] == row["status"] and after["approved_by"] is None
+
+
+@pytest.mark.parametrize(
+    ("ask", "zh"),
+    [("订两箱机油", True), ("order 2 boxes of engine oil", False), ("订20个头盔", True)],
+)
+async def test_an_order_of_what_the_catalogue_lacks_says_so(
+    world: PlannerWorld, ask: str, zh: bool
+) -> None:
+    before = world.fingerprint()
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert run.question is None
+    said = run.last_text
+    assert ("目录" in said and "没有下单" in said) if zh else ("catalogue" in said), said
+    assert world.fingerprint() == before
