@@ -47,25 +47,27 @@ async def _pages(world: PlannerWorld, path: str, **query: Any) -> list[dict[str,
         page += 1
 
 
-async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int]:
+async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int, int]:
     """The supplier the category's lines of the last 12 months (orders not cancelled) spent
-    most with, in CNY, and how many such orders there are in all."""
+    most with, in CNY, its orders of them, and how many such orders there are in all."""
     ids = {p["id"] for p in await _pages(world, "/parts", category=code)}
     start = date(TODAY.year - 1, TODAY.month, TODAY.day) + timedelta(days=1)
     orders = await _pages(world, "/orders/search-details", date_from=start.isoformat(),
                           date_to=TODAY.isoformat())  # fmt: skip
     spent: dict[str, int] = {}
+    placed: dict[str, int] = {}
     n = 0
     for order in orders:
         lines = [ln for ln in order["lines"] if ln["part_id"] in ids]
         if order["status"] == "cancelled" or not lines:
             continue
         n += 1
+        placed[order["supplier_code"]] = placed.get(order["supplier_code"], 0) + 1
         if order["currency"] == "CNY":
             code_ = order["supplier_code"]
             spent[code_] = spent.get(code_, 0) + sum(ln["amount_minor"] for ln in lines)
     top = max(spent, key=lambda k: spent[k])
-    return top, n
+    return top, placed[top], n
 
 
 async def _categories(world: PlannerWorld) -> list[dict[str, Any]]:
@@ -84,13 +86,14 @@ async def _categories(world: PlannerWorld) -> list[dict[str, Any]]:
 )
 async def test_who_we_buy_a_category_from_most(world: PlannerWorld, ask: str) -> None:
     for category in await _categories(world):
-        top, n = await _top_supplier(world, category["code"])
+        top, theirs, n = await _top_supplier(world, category["code"])
         text = ask.format(zh=category["name_zh"], en=category["name_en"].lower())
         run = await world.run(text)
         _nothing_done(run)
         assert run.question is None, (text, run.question)
         first = run.last_text.splitlines()[0]
         assert re.search(rf"\b{re.escape(top)}\b", first), (text, top, run.last_text)
+        assert re.search(rf"[（(]{theirs}\s", first), (text, theirs, first)  # its orders
         assert f"{n} " in run.last_text, (text, n, run.last_text)  # every order of the year
 
 

@@ -459,9 +459,9 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
     if main and groups:  # the answer first: the supplier bought from most (largest first)
         top = groups[0]
         name = top.get("name_zh") if facts.zh else top.get("name_en")
-        who, n = f"{top.get('code')} {name}", top.get("orders")
-        head = facts.say(f"采购金额最多的供应商：{who}（{n} 张订单）。\n",
-                         f"Bought from most: {who} ({n} orders).\n") + head  # fmt: skip
+        who, count = f"{top.get('code')} {name}", top.get("orders")
+        head = facts.say(f"采购金额最多的供应商：{who}（{count} 张订单）。\n",
+                         f"Bought from most: {who} ({count} orders).\n") + head  # fmt: skip
     return Decision(head + _groups(facts, groups), note="history")
 
 
