@@ -665,7 +665,7 @@ GROUPS["advice"] = (
 # "今年一共花了多少钱"): the orders' totals, never an order.
 GROUPS["spend"] = _zh(
     "总额", "总金额", "采购额", "采购金额", "花费", "支出", "一共花", "总共花", "花了多少钱",
-    "花了多少", "采购了多少钱", "买了多少钱", "进了多少钱", "多少钱的货",
+    "花了多少", "花多少钱", "花多少", "采购了多少钱", "买了多少钱", "进了多少钱", "多少钱的货",
 ) + "|" + _en(
     "spend", "spent", "spending", "total purchases", "total amount", "total value",
     "how much did we buy", "how much business",

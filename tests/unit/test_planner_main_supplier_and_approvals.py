@@ -143,3 +143,34 @@ async def test_an_order_of_what_the_catalogue_lacks_says_so(
     said = run.last_text
     assert ("目录" in said and "没有下单" in said) if zh else ("catalogue" in said), said
     assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    "ask", ["我们在 {code} 一年花多少钱", "我们在{name}一年花多少", "annual spend with {code}?"]
+)
+async def test_a_years_spend_with_a_supplier(world: PlannerWorld, ask: str) -> None:
+    # "一年花多少钱" was read as a category named "年花"; a year is the last 12 months.
+    newest = (await world.erp("/orders/search-details", size=1))["items"][0]
+    code, name = newest["supplier_code"], newest["supplier_name_zh"]
+    start = date(TODAY.year - 1, TODAY.month, TODAY.day) + timedelta(days=1)
+    orders = await _pages(world, "/orders/search-details", supplier_id=newest["supplier_id"],
+                          date_from=start.isoformat(), date_to=TODAY.isoformat())  # fmt: skip
+    kept = [o for o in orders if o["status"] != "cancelled"]
+    cny = sum(o["total_minor"] for o in kept if o["currency"] == "CNY")
+    run = await world.run(ask.format(code=code, name=name))
+    _nothing_done(run)
+    assert run.question is None, run.question
+    said = run.last_text
+    assert f"{cny / 100:,.2f}" in said and str(len(kept)) in said, (cny, len(kept), said)
+    assert start.isoformat() in said, said
+
+
+async def test_the_last_three_orders_read_no_requesters(world: PlannerWorld) -> None:
+    # "最近三张订单": 张 after a numeral is a measure word, not the family name Zhang.
+    newest = (await world.erp("/orders/search-details", size=4))["items"]
+    run = await world.run("最近三张订单")
+    _nothing_done(run)
+    assert not run.called("order_summary"), run.calls
+    said = run.last_text
+    assert all(o["order_no"] in said for o in newest[:3]), said
+    assert newest[3]["order_no"] not in said, said

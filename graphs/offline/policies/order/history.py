@@ -360,6 +360,11 @@ def _cancelled(facts: Facts, n: int) -> str:
     return facts.say(f"（不含已取消的 {n} 张）", f" ({n} cancelled left out)")
 
 
+# A year's spend with no year named ("我们在 NGK 一年花多少钱", "annual spend with NGK"): the
+# last 12 months.
+_A_YEAR = re.compile(r"一年|每年|(?<![a-z])(?:a|per|one)\s+year(?![a-z])|annual|yearly", re.I)
+
+
 def spend(facts: Facts, found: Grounding) -> Decision | None:
     """What was spent over a period ("11月份采购总额是多少", "how much did we spend with Mahle
     last month"): the orders' totals by currency, cancelled ones left out, and the number
@@ -369,8 +374,9 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     if lexicon.has(facts.body, "paid") and lexicon.has(without_period(facts.body), "latest"):
         return None  # "上次买 VM22 花了多少钱": one order, the last ("上个月" is a period)
     start, end = period(facts.body, facts.today)
-    if lexicon.has(facts.body, "main_supplier") and not named_period(facts.body, facts.today):
-        start = _months_back(facts.today, 12) + timedelta(days=1)  # "who do we usually buy from"
+    yearly = lexicon.has(facts.body, "main_supplier") or _A_YEAR.search(facts.body)
+    if yearly and not named_period(facts.body, facts.today):  # "一年花多少", "主要从哪家买"
+        start = _months_back(facts.today, 12) + timedelta(days=1)
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):

@@ -29,8 +29,10 @@ _SURNAMES = (
     "苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝"
     "龚邵万钱严覃武戴莫孔向汤"
 )
-# A family name starting a name, not a measure word ("这张单", "两张", "哪张").
-_ZH_NAME = re.compile(rf"(?<![这那一几两哪每某多整])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+# A family name starting a name, not a measure word ("这张单", "两张", "三张", "哪张").
+_ZH_NAME = re.compile(
+    rf"(?<![这那一二三四五六七八九十百几两哪每某多整\d])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+)
 _ASK = {"group_by": "requester"}
 
 
