@@ -80,3 +80,39 @@ async def test_no_person_named_reads_no_requesters(world: PlannerWorld, asked: s
     run = await world.run(asked)
     assert not [a for a in run.called("order_summary") if a.get("group_by") == "requester"]
     assert not any(u in run.last_text for u in ("zhang.wei", "li.na", "wang.qiang"))
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "what did Liu Yang order last month?",
+        "show me orders by Liu Yang",
+        "Liu Yang's orders this year",
+        "liu.yang 上个月的订单",
+        "刘洋下了哪些单",
+        "刘洋今年花了多少钱",
+    ],
+)
+async def test_a_person_no_requester_is_is_said_not_answered_with_everybodys(
+    world: PlannerWorld, asked: str
+) -> None:
+    # Listing everybody's orders (or the company's spend) under a question about one person
+    # reads as if they were that person's. The ERP's requesters are named instead.
+    users = {o["requested_by"] for o in await _orders(world, THIS_YEAR)}
+    assert "liu.yang" not in users
+    before = world.fingerprint()
+    run = await world.run(asked)
+    said = run.last_text
+    assert re.findall(r"PO\d{11}", said) == [] and "CNY" not in said, said
+    assert all(u in said for u in users), (users, said)
+    assert ("刘洋" in said) if "刘洋" in asked else ("liu" in said.lower()), said
+    assert run.proposal is None and world.fingerprint() == before
+
+
+@pytest.mark.parametrize("asked", ["Open Orders from NGK", "Spark Plug orders last month"])
+async def test_capitalised_words_that_name_no_person_ask_nothing(
+    world: PlannerWorld, asked: str
+) -> None:
+    run = await world.run(asked)
+    assert "requester" not in run.last_text.lower(), run.last_text
+    assert run.question is None, run.question

@@ -53,9 +53,35 @@ def _keys(text: str, found: Grounding) -> set[str]:
     return keys
 
 
+# A person surely named ("what did Liu Yang order", "orders by Liu Yang", "Liu Yang's orders",
+# "liu.yang 的订单", "刘洋下了哪些单"): a name no requester has is said, never answered with
+# everybody's orders as if they were that person's.
+_SURELY = re.compile(
+    r"(?:\b(?:did|by|for)\s+)([A-Z][a-z]{1,15}\s+[A-Z][a-z]{1,15})\b"
+    r"|\b([A-Z][a-z]{1,15}\s+[A-Z][a-z]{1,15})['’]s\b"
+    r"|(?<![\w.@/])([a-z]{2,}[._][a-z]{2,})(?![\w@/.])"
+    rf"|^\s*([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?:这个月|上个月|今年|去年|本月|最近)?"
+    r"(?:下了|订了|买了|花了|申请了|提了|的订单|的单)"
+)
+
+
+def _surely_named(text: str, found: Grounding) -> str | None:
+    named = {m.term.lower() for m in (*found.suppliers, *found.parts, *found.categories)}
+    for m in _SURELY.finditer(text):
+        name = next(g for g in m.groups() if g)
+        if name.lower() not in named and "." + name.split(".")[-1].lower() not in _FILE_ENDS:
+            return name
+    return None
+
+
+# "report.pdf", "notes.md": a file, not a user id.
+_FILE_ENDS = {".pdf", ".md", ".csv", ".xlsx", ".xls", ".txt", ".png", ".html", ".json", ".doc"}
+
+
 def requester(facts: Facts, found: Grounding) -> str | Decision | None:
-    """The user id of the requester the message names, the ERP read that lists them, or
-    None (no one named, or no requester of that name)."""
+    """The user id of the requester the message names, the ERP read that lists them, the
+    answer that no requester has the name a person was surely called by, or None (no one
+    named, or no requester of a name that may not be a person's)."""
     keys = _keys(facts.body, found)
     if not keys:
         return None
@@ -64,8 +90,18 @@ def requester(facts: Facts, found: Grounding) -> str | Decision | None:
         return Decision(facts.say("查找申请人。", "Looking up who asks for orders."),
                         [("order_summary", dict(_ASK))], note="requesters-read")  # fmt: skip
     groups: list[Any] = (data.get("groups") if isinstance(data, dict) else None) or []
-    for group in groups:
-        user = str(group.get("key") or "") if isinstance(group, dict) else ""
+    users = [str(g.get("key") or "") for g in groups if isinstance(g, dict)]
+    for user in users:
         if user and re.sub(r"[._\s-]", "", user.lower()) in keys:
             return user
-    return None
+    name = _surely_named(facts.body, found)
+    if name is None:
+        return None
+    known = ("、" if facts.zh else ", ").join(u for u in users if u)
+    return Decision(
+        facts.say(f"ERP 里没有叫“{name}”的申请人（有订单的申请人：{known}），没有按这个名字查。"
+                  "请告诉我是其中哪一位。",
+                  f'No requester in the ERP is called "{name}" (the requesters with orders: '
+                  f"{known}), so nothing was looked up by that name. Which of them do you mean?"),
+        note="requester-unknown",
+    )  # fmt: skip
