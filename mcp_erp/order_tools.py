@@ -173,6 +173,7 @@ async def order_search_details(
     ctx: Context,
     order_no: Annotated[Text | None, Field(description="Order number.")] = None,
     requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
+    approved_by: Annotated[Text | None, Field(description="User id of the approver.")] = None,
     supplier_id: SupplierId | None = None,
     supplier_name: Annotated[Text | None, Field(description="Fuzzy supplier name.")] = None,
     part_id: PartId | None = None,
@@ -187,6 +188,7 @@ async def order_search_details(
     params = {
         "order_no": order_no,
         "requested_by": requested_by,
+        "approved_by": approved_by,
         "supplier_id": supplier_id,
         "supplier_name": supplier_name,
         "part_id": part_id,
@@ -210,11 +212,12 @@ async def order_summary(
         Text | None, Field(description="Category code or name: only its parts' lines.")
     ] = None,
     requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
+    approved_by: Annotated[Text | None, Field(description="User id of the approver.")] = None,
     group_by: Annotated[
-        Literal["supplier", "month", "requester"] | None,
+        Literal["supplier", "month", "requester", "approver"] | None,
         Field(
-            description="Also each supplier's or each requester's (largest first), or each "
-            "month's spend."
+            description="Also each supplier's, requester's or approver's (largest first; "
+            "orders nobody approved yet under null), or each month's spend."
         ),
     ] = None,
 ) -> dict[str, Any]:
@@ -226,6 +229,7 @@ async def order_summary(
         "part_id": part_id,
         "category": category,
         "requested_by": requested_by,
+        "approved_by": approved_by,
         "group_by": group_by,
     }
     return shapes.record(await erp_from(ctx).get("/orders/summary", params))

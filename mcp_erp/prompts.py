@@ -47,12 +47,12 @@ ORDER_UPDATE = (
 )
 ORDER_SEARCH_DETAILS = (
     "Purchase orders with their lines, requested_by and approved_by, newest first, filtered "
-    "by order_no, requester, supplier, part, status and/or order-date range."
+    "by order_no, requester, approver, supplier, part, status and/or order-date range."
 )
 ORDER_SUMMARY = (
     "Spend over every matching order: totals by currency and order count (cancelled counted "
-    "apart), optionally by supplier, requester or month; filter by date range, supplier, part, "
-    "category or requester. Use it instead of adding up order pages."
+    "apart), optionally by supplier, requester, approver or month; filter by dates, supplier, "
+    "part, category, requester or approver. Use it, not order pages added up."
 )
 INVENTORY_WARNING = (
     "Parts whose available stock (on hand - reserved) is below safety stock, "

@@ -367,9 +367,12 @@ def _beyond_intent(text: str, masked: str) -> Intent | None:
     return None
 
 
-def _awaiting(text: str, masked: str) -> bool:
+def _about_approval(text: str, masked: str) -> bool:
     """Whether ``text`` asks which orders wait for approval ("哪些订单还没批", "orders pending
-    approval"): a list. Asking me to approve them as well ("批准所有待审批的订单") is not."""
+    approval") or who approved them ("陈静批了哪些单"): a list. Asking me to approve them as
+    well ("批准所有待审批的订单") is not."""
+    if lexicon.has(masked, "approved_by") and not has_quantity(masked):
+        return True  # "陈静上个月审批的订单": orders described by their approver
     if not lexicon.has(masked, "awaiting_approval") or has_quantity(masked):
         return False
     return beyond_orders(lexicon.strip_words(text, ("awaiting_approval",))) is None
@@ -402,7 +405,7 @@ def read(text: str) -> Reading:
     analysis = lexicon.first(masked, "analysis")
     if skill and not order_no and not (analysis and analysis.start < skill.start):
         return reading("skills")
-    if _awaiting(text, masked):  # "待审批的订单": listed, nothing approved
+    if _about_approval(text, masked):  # "待审批的订单": listed, nothing approved
         return Reading("order_lookup", order_no, False, True)
     early = _task_question(text) or _beyond_intent(text, masked)
     if early is not None:  # "分析做完了吗"; "帮我入库" (said, not done); "审批了吗" (looked up)

@@ -666,6 +666,7 @@ GROUPS["advice"] = (
 GROUPS["spend"] = _zh(
     "总额", "总金额", "采购额", "采购金额", "花费", "支出", "一共花", "总共花", "花了多少钱",
     "花了多少", "花多少钱", "花多少", "采购了多少钱", "买了多少钱", "进了多少钱", "多少钱的货",
+    "多少钱的单",
 ) + "|" + _en(
     "spend", "spent", "spending", "total purchases", "total amount", "total value",
     "how much did we buy", "how much business",
@@ -695,6 +696,15 @@ GROUPS["awaiting_approval"] = (
     r"|没(?:有)?(?:审批|批准?)的|(?<![a-z])(?:pending|awaiting|waiting\s+(?:for|on))\s+"
     r"(?:an?\s+)?approval(?![a-z])|(?<![a-z])(?:not\s+(?:yet\s+)?approved|unapproved|"
     r"still\s+to\s+be\s+approved|to\s+be\s+approved)(?![a-z])"
+)
+
+# Orders described by who approved them ("陈静上个月审批的订单", "陈静批了哪些单", "orders approved
+# by Chen Jing", "what did Chen Jing approve?"): a look-up, never a request to approve.
+GROUPS["approved_by"] = (
+    r"(?:审批|批准|批)(?:过)?的(?:订单|单|采购单|po)|(?:批|审批|批准)了(?:哪些|什么|几张|多少)"
+    r"|(?<![a-z])approved\s+by(?![a-z])|(?<![a-z])did\s+(?!(?:he|she|they|you|we|anyone|anybody|"
+    r"someone|somebody)\b)[a-z]+(?:\s+[a-z]+)?\s+approve(?![a-z])(?!\s+(?:it|this|that|them|the\s+"
+    r"order)\b)"
 )
 
 # The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",

@@ -334,6 +334,7 @@ async def order_search(request: Request) -> Response:
     filters = orders.OrderFilters(
         order_no=params.text(q, "order_no", max_len=40),
         requested_by=params.text(q, "requested_by", max_len=100),
+        approved_by=params.text(q, "approved_by", max_len=100),
         supplier_id=params.integer(q, "supplier_id"),
         supplier_name=params.text(q, "supplier_name"),
         part_id=params.integer(q, "part_id"),
@@ -354,6 +355,7 @@ async def order_summary(request: Request) -> Response:
     q = request.query_params
     filters = orders.OrderFilters(
         requested_by=params.text(q, "requested_by", max_len=100),
+        approved_by=params.text(q, "approved_by", max_len=100),
         supplier_id=params.integer(q, "supplier_id"),
         part_id=params.integer(q, "part_id"),
         date_from=params.day(q, "date_from"),

@@ -584,6 +584,7 @@ class OrderFilters:
 
     order_no: str | None = None
     requested_by: str | None = None
+    approved_by: str | None = None
     supplier_id: int | None = None
     supplier_name: str | None = None
     part_id: int | None = None
@@ -624,6 +625,8 @@ def order_conditions(master: MasterData, filters: OrderFilters) -> list[ColumnEl
         )
     if filters.requested_by:
         conditions.append(PurchaseOrder.requested_by == filters.requested_by.strip())
+    if filters.approved_by:
+        conditions.append(PurchaseOrder.approved_by == filters.approved_by.strip())
     if filters.supplier_id is not None:
         conditions.append(PurchaseOrder.supplier_id == filters.supplier_id)
     if filters.supplier_name:

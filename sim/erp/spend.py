@@ -21,7 +21,7 @@ from sim.erp.views import money
 
 __all__ = ["GROUPINGS", "summarise"]
 
-GROUPINGS = ("supplier", "month", "requester")
+GROUPINGS = ("supplier", "month", "requester", "approver")
 
 
 def summarise(
@@ -49,6 +49,7 @@ def summarise(
         "supplier": PurchaseOrder.supplier_id,
         "month": PurchaseOrder.order_date,
         "requester": PurchaseOrder.requested_by,
+        "approver": PurchaseOrder.approved_by,
     }[group_by]
     columns = [PurchaseOrder.currency, func.sum(PurchaseOrderLine.amount_minor),
                func.count(func.distinct(PurchaseOrder.id))]  # fmt: skip

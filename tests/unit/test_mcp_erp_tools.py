@@ -527,6 +527,30 @@ async def test_order_summary_by_requester_adds_up_each_ones_orders(erp_mcp: Clie
     assert ranked[0] == max(by_user, key=lambda u: by_user[u].get("CNY", 0))
 
 
+async def test_orders_are_searched_and_summed_by_approver(erp_mcp: Client[Any]) -> None:
+    # "陈静批了哪些单": who approved is a filter and a grouping, like who asked.
+    span = {"date_from": "2026-01-01", "date_to": "2026-12-03"}
+    by_user: dict[str | None, dict[str, int]] = {}
+    for o in await _every_order(erp_mcp, **span):
+        if o["status"] != "cancelled":
+            sums = by_user.setdefault(o["approved_by"], {})
+            sums[o["currency"]] = sums.get(o["currency"], 0) + o["total_minor"]
+    approvers = [u for u in by_user if u]
+    assert approvers
+    summary = await call(erp_mcp, "order_summary", group_by="approver", **span)
+    groups = {g["key"]: g for g in summary["groups"]}
+    assert set(groups) == set(by_user)
+    for user, sums in by_user.items():
+        assert {t["currency"]: t["amount_minor"] for t in groups[user]["totals"]} == sums
+    one = approvers[0]
+    theirs = await _every_order(erp_mcp, approved_by=one, **span)
+    assert theirs and {o["approved_by"] for o in theirs} == {one}
+    alone = await call(erp_mcp, "order_summary", approved_by=one, **span)
+    assert {t["currency"]: t["amount_minor"] for t in alone["totals"]} == by_user[one]
+    nobody = await call(erp_mcp, "order_search_details", approved_by="no.such.person")
+    assert nobody["total"] == 0 and nobody["items"] == []
+
+
 async def test_order_summary_of_a_category_counts_only_its_lines(erp_mcp: Client[Any]) -> None:
     category = (await call(erp_mcp, "category_list"))["items"][0]
     skus = set()

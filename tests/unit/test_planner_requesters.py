@@ -15,9 +15,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.erp_inprocess import BASE_URL
+from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
 
 TODAY = date(2026, 12, 3)
 NOVEMBER = ("2026-11-01", "2026-11-30")
@@ -116,3 +118,50 @@ async def test_capitalised_words_that_name_no_person_ask_nothing(
     run = await world.run(asked)
     assert "requester" not in run.last_text.lower(), run.last_text
     assert run.question is None, run.question
+
+
+async def _approved_by(world: PlannerWorld, user: str, n: int) -> list[dict[str, Any]]:
+    """``n`` orders of November approved by ``user`` (the seed has one approver), written
+    through the ERP's own API."""
+    part, supplier, q = await sold_part(world)
+    rows = []
+    transport = httpx.ASGITransport(app=world.erp_app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+        for i in range(n):
+            answer = await http.post("/orders/create", json={
+                "idempotency_key": f"approved-by-{user}-{i:03d}", "supplier_id": supplier["id"],
+                "lines": [{"part_id": part["id"], "quantity": q * (i + 1)}],
+                "requested_by": "li.na", "approved_by": user, "order_date": f"2026-11-{20 + i}",
+            })  # fmt: skip
+            assert answer.status_code == 201, answer.text
+            rows.append(answer.json())
+    return rows
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["zhao.min 批了哪些单", "赵敏上个月审批的订单", "what did Min Zhao approve last month?",
+     "orders approved by Zhao Min"],
+)  # fmt: skip
+async def test_the_orders_an_approver_approved(world: PlannerWorld, asked: str) -> None:
+    # "陈静批了哪些单" listed the newest orders whoever approved them ("审批的订单" was even read as
+    # a request to approve); who approved is now a filter, like who asked.
+    theirs = {o["order_no"] for o in await _approved_by(world, "zhao.min", 2)}
+    before = world.fingerprint()
+    run = await world.run(asked)
+    assert set(re.findall(r"PO\d{11}", run.last_text)) == theirs, run.last_text
+    assert "zhao.min" in run.last_text
+    assert run.proposal is None and world.fingerprint() == before
+
+
+async def test_what_an_approver_approved_adds_up_and_an_unknown_one_is_said(
+    world: PlannerWorld,
+) -> None:
+    rows = await _approved_by(world, "zhao.min", 2)
+    run = await world.run("赵敏今年批了多少钱的单")
+    total = sum(r["total_minor"] for r in rows)
+    assert f"{total / 100:,.2f}" in run.last_text and "2 张" in run.last_text, run.last_text
+    unknown = await world.run("刘洋批了哪些单")
+    said = unknown.last_text
+    assert "刘洋" in said and "zhao.min" in said and "chen.jing" in said, said
+    assert re.findall(r"PO\d{11}", said) == [], said

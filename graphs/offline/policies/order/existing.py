@@ -26,7 +26,7 @@ from graphs.offline.policies.order.history import (
     without_period,
 )
 from graphs.offline.policies.order.outcome import after_commit, order_summary
-from graphs.offline.policies.order.people import requester
+from graphs.offline.policies.order.people import person
 from graphs.offline.text import (
     en_number,
     find_date,
@@ -165,13 +165,13 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     arriving, window = (window, None) if inbound else (None, window)
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
-    who = requester(facts, found) if not asking else None  # "what did Zhang Wei order?"
+    who = person(facts, found) if not asking else None  # "what did Zhang Wei order?"
     if isinstance(who, Decision):
         return who
     if not (found.suppliers or found.parts or latest or still_open or window or several
             or cancelled or who):  # fmt: skip
         return _ask_order(facts, [])
-    base = _recent_query(found) | ({"requested_by": who} if who else {})
+    base = _recent_query(found) | ({who.field: who.user} if who else {})
     count = _count(facts.body)
     if count:
         base["size"] = count
@@ -195,7 +195,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     if not asking:  # a question about several orders is answered with the list
         lines = [order_summary(o, facts.zh).splitlines()[0] for o in items]
         if who:
-            lines.insert(0, facts.say(f"申请人 {who}：", f"Requested by {who}:"))
+            said = who.said(facts.zh)
+            lines.insert(0, facts.say(f"{said}：", f"{said[0].upper()}{said[1:]}:"))
         if window is not None:
             span, total = _span(window), max(_total(facts, queries), len(items))
             more = total > len(items)

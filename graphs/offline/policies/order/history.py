@@ -20,7 +20,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, paged
-from graphs.offline.policies.order.people import requester
+from graphs.offline.policies.order.people import Person, person
 from graphs.offline.text import find_window_months, zh_number
 from graphs.orders.words import status_word
 
@@ -380,11 +380,11 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):
-        who = requester(facts, found)  # "how much did Wang Qiang spend this year?"
-        if isinstance(who, Decision):
-            return who
+        named = person(facts, found)  # "how much did Wang Qiang spend this year?"
+        if isinstance(named, Decision):
+            return named
         scope = _Scope(supplier, found.categories[0].record if len(found.categories) == 1
-                       else None, who)  # fmt: skip
+                       else None, named)  # fmt: skip
         periods = named_periods(facts.body, facts.today)
         if len(periods) > 1 and compared(facts.body):  # "Q3 vs Q2": side by side
             return _side_by_side(facts, periods[:2], scope)
@@ -473,11 +473,12 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
 
 @dataclass(frozen=True)
 class _Scope:
-    """What a spend question is narrowed to: a supplier, a category, a requester."""
+    """What a spend question is narrowed to: a supplier, a category, a requester or an
+    approver."""
 
     supplier: Record | None
     category: Record | None
-    requester: str | None
+    person: Person | None
 
     def args(self, start: date, end: date) -> dict[str, Any]:
         """``order_summary``'s arguments for a period."""
@@ -486,8 +487,8 @@ class _Scope:
             args["supplier_id"] = self.supplier["id"]
         if self.category is not None:
             args["category"] = self.category.get("code")
-        if self.requester is not None:
-            args["requested_by"] = self.requester
+        if self.person is not None:
+            args[self.person.field] = self.person.user
         return args
 
     def said(self, facts: Facts) -> str:
@@ -495,10 +496,10 @@ class _Scope:
         Battery requested by zhang.wei "), or ""."""
         name = "name_zh" if facts.zh else "name_en"
         things = " ".join(str(r.get(name)) for r in (self.supplier, self.category) if r)
-        who = self.requester
+        who = self.person.said(facts.zh) if self.person else ""
         if facts.zh:
-            return "".join(f"{w} " for w in (things, f"申请人 {who}" if who else "") if w)
-        return ("on " + things + " " if things else "") + (f"requested by {who} " if who else "")
+            return "".join(f"{w} " for w in (things, who) if w)
+        return ("on " + things + " " if things else "") + (f"{who} " if who else "")
 
 
 def _side_by_side(facts: Facts, periods: list[tuple[date, date]], scope: _Scope) -> Decision:

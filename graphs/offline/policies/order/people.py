@@ -11,6 +11,7 @@ order for Latin: "Wei Zhang"). No match, no filter: the question is answered as 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pypinyin import lazy_pinyin
@@ -19,7 +20,7 @@ from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts
 
-__all__ = ["requester"]
+__all__ = ["Person", "person"]
 
 _USER_ID = re.compile(r"(?<![\w.@/])([a-z]{2,}[._][a-z]{2,})(?![\w@/.])", re.I)
 _LATIN = re.compile(r"(?<![A-Za-z])([A-Z][a-z]{1,15})\s+([A-Z][a-z]{1,15})(?![A-Za-z])")
@@ -33,7 +34,26 @@ _SURNAMES = (
 _ZH_NAME = re.compile(
     rf"(?<![这那一二三四五六七八九十百几两哪每某多整\d])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
 )
-_ASK = {"group_by": "requester"}
+# Who approved, not who asked ("陈静批了哪些单", "what did Chen Jing approve?", "orders approved
+# by Chen Jing").
+_APPROVED = re.compile(
+    r"批了|批准了|批过|批的|审批了|审批过|审批的|(?<![a-z])approv(?:e|ed|es)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class Person:
+    """Who the orders are narrowed to: an order field (``requested_by``, ``approved_by``) and
+    the ERP's user id."""
+
+    field: str
+    user: str
+
+    def said(self, zh: bool) -> str:
+        """ "申请人 zhang.wei", "approved by chen.jing"."""
+        if self.field == "approved_by":
+            return f"批准人 {self.user}" if zh else f"approved by {self.user}"
+        return f"申请人 {self.user}" if zh else f"requested by {self.user}"
 
 
 def _keys(text: str, found: Grounding) -> set[str]:
@@ -61,7 +81,7 @@ _SURELY = re.compile(
     r"|\b([A-Z][a-z]{1,15}\s+[A-Z][a-z]{1,15})['’]s\b"
     r"|(?<![\w.@/])([a-z]{2,}[._][a-z]{2,})(?![\w@/.])"
     rf"|^\s*([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?:这个月|上个月|今年|去年|本月|最近)?"
-    r"(?:下了|订了|买了|花了|申请了|提了|的订单|的单)"
+    r"(?:下了|订了|买了|花了|申请了|提了|的订单|的单|批了|批准了|批过|审批了|审批过|审批的)"
 )
 
 
@@ -78,30 +98,34 @@ def _surely_named(text: str, found: Grounding) -> str | None:
 _FILE_ENDS = {".pdf", ".md", ".csv", ".xlsx", ".xls", ".txt", ".png", ".html", ".json", ".doc"}
 
 
-def requester(facts: Facts, found: Grounding) -> str | Decision | None:
-    """The user id of the requester the message names, the ERP read that lists them, the
-    answer that no requester has the name a person was surely called by, or None (no one
-    named, or no requester of a name that may not be a person's)."""
+def person(facts: Facts, found: Grounding) -> Person | Decision | None:
+    """The requester (or, when the message is about approving, the approver) it names, the
+    ERP read that lists them, the answer that nobody in that role has the name a person was
+    surely called by, or None (no one named, or nobody of a name that may not be a
+    person's)."""
     keys = _keys(facts.body, found)
     if not keys:
         return None
-    data = facts.read("order_summary", _ASK)
+    approver = _APPROVED.search(facts.body) is not None
+    role = facts.say("批准人", "approver") if approver else facts.say("申请人", "requester")
+    ask = {"group_by": "approver" if approver else "requester"}
+    data = facts.read("order_summary", ask)
     if data is None:
-        return Decision(facts.say("查找申请人。", "Looking up who asks for orders."),
-                        [("order_summary", dict(_ASK))], note="requesters-read")  # fmt: skip
+        return Decision(facts.say(f"查找{role}。", f"Looking up the ERP's {role}s."),
+                        [("order_summary", ask)], note="people-read")  # fmt: skip
     groups: list[Any] = (data.get("groups") if isinstance(data, dict) else None) or []
     users = [str(g.get("key") or "") for g in groups if isinstance(g, dict)]
     for user in users:
         if user and re.sub(r"[._\s-]", "", user.lower()) in keys:
-            return user
+            return Person("approved_by" if approver else "requested_by", user)
     name = _surely_named(facts.body, found)
     if name is None:
         return None
     known = ("、" if facts.zh else ", ").join(u for u in users if u)
     return Decision(
-        facts.say(f"ERP 里没有叫“{name}”的申请人（有订单的申请人：{known}），没有按这个名字查。"
+        facts.say(f"ERP 里没有叫“{name}”的{role}（订单上的{role}：{known}），没有按这个名字查。"
                   "请告诉我是其中哪一位。",
-                  f'No requester in the ERP is called "{name}" (the requesters with orders: '
+                  f'No {role} in the ERP is called "{name}" (the {role}s on its orders: '
                   f"{known}), so nothing was looked up by that name. Which of them do you mean?"),
-        note="requester-unknown",
+        note="person-unknown",
     )  # fmt: skip
