@@ -248,6 +248,8 @@ GROUPS: dict[str, str] = {
         "库存", "缺货", "补货", "快没了", "没货", "还剩", "还有多少", "剩多少", "剩下多少",
         "存货", "预警", "低于安全", "断货", "现货",
         "够用", "够不够", "够吗", "有货", "有没有货", "存量",
+        # what needs restocking ("这个月要补哪些货", "哪些零件需要补"): a stock question
+        "补哪些", "补什么货", "要补的", r"哪些[^，,。？?补]{0,4}(?:要|需要|该|得)补(?!充)",
     ) + "|" + _en(
         "alert", "alerts", "low on", "enough stock", "stock", "stocks", "inventory",
         "running low", "run low", "run out",
@@ -388,6 +390,19 @@ GROUPS["my_reports"] = _zh(
     "my reports", "my analyses", "my past reports", "past reports", "previous reports",
     "old reports", "report archive", "list of reports", "all reports", "all my reports",
 )  # fmt: skip
+# A report made before, asked for by when ("我想看看去年的采购报告", "把上次的比价报告发我一份",
+# "show me last week's report"): the archive, never a new analysis of that period. A report
+# to be made ("做一份上个月的采购报告") starts with a verb of making, which these never follow.
+_BEFORE_ZH = r"(?:上次|上回|之前|以前|去年|上个?月|上周|上个?星期|前几天|昨天|前天)"
+_BEFORE_EN = (r"(?:last|previous|earlier|old|past|yesterday['’]s)(?:\s+(?:week|month|year|time)"
+              r"['’]?s?)?")  # fmt: skip
+GROUPS["my_reports"] += (
+    rf"|(?:看看|看一下|看下|想看|找|找一下|发我|发给我|给我|调出|打开|翻出|把){_BEFORE_ZH}"
+    r"(?:做|出|写)?的[^，,。？?做写出]{0,6}报告"
+    rf"|{_BEFORE_ZH}(?:做|出|写)?的[^，,。？?做写出]{{0,6}}报告(?:呢|在哪|还在吗|发我|发给我|给我)"
+    rf"|(?<![a-z])(?:show|send|find|open|get|pull\s+up|give|where\s+is|where's)\s+(?:me\s+)?"
+    rf"(?:the\s+|my\s+|our\s+)?{_BEFORE_EN}\s+(?:[\w-]+\s+){{0,2}}reports?(?![a-z])"
+)
 GROUPS["task"] += "|" + GROUPS["my_reports"]
 GROUPS["status"] += "|" + GROUPS["my_reports"]
 

@@ -184,7 +184,14 @@ def test_several_categories_are_said_to_get_one_report_each() -> None:
     assert "2 个类别" in str(reply.content) and "第 2 份" in str(reply.content)
 
 
-@pytest.mark.parametrize("request_text", ["我的报告", "把我以前的报告列出来", "show my reports"])
+@pytest.mark.parametrize(
+    "request_text",
+    # the last five from a red-team round: "去年" was read as a category to analyse, "last
+    # week's report" was out of scope
+    ["我的报告", "把我以前的报告列出来", "show my reports", "我想看看去年的采购报告",
+     "把上次的比价报告发我一份", "上个月的比价报告呢", "show me last week's report",
+     "send me the last spark plug report"],
+)  # fmt: skip
 def test_my_reports_opens_the_archive_index(request_text: str) -> None:
     from langchain_core.messages import SystemMessage
 
@@ -201,6 +208,18 @@ def test_my_reports_opens_the_archive_index(request_text: str) -> None:
     reply = step([system, HumanMessage(content=request_text), first, done])
     assert "report_20261203_ab12cd34.md" in str(reply.content) and not reply.tool_calls
     assert "@@" not in str(reply.content)  # the buyer sees the list, not the tool's header
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["做一份上个月的采购报告", "帮我出一份去年的火花塞采购报告", "run a report for last month"],
+)
+def test_a_report_to_make_of_a_past_period_is_not_the_archive(request_text: str) -> None:
+    from langchain_core.messages import SystemMessage
+
+    system = SystemMessage(content="当前用户 / Current user: user_id=alice, username=Alice.\n")
+    first = step([system, HumanMessage(content=request_text)])
+    assert all(c["name"] != "read_file" for c in first.tool_calls), first.tool_calls
 
 
 def test_no_archive_yet_is_said_in_words() -> None:

@@ -174,3 +174,17 @@ async def test_the_last_three_orders_read_no_requesters(world: PlannerWorld) -> 
     said = run.last_text
     assert all(o["order_no"] in said for o in newest[:3]), said
     assert newest[3]["order_no"] not in said, said
+
+
+@pytest.mark.parametrize("ask", ["帮我看看这个月要补哪些货", "哪些零件需要补"])
+async def test_what_needs_restocking_is_the_stock_below_safety(
+    world: PlannerWorld, ask: str
+) -> None:
+    # Both were "outside what I do"; "库存低于安全库存的都补一下" already listed them.
+    short = (await world.erp("/inventory/warnings", size=5))["items"]
+    assert short
+    before = world.fingerprint()
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert all(item["sku"] in run.last_text for item in short), run.last_text
+    assert world.fingerprint() == before
