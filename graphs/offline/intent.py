@@ -422,7 +422,8 @@ def read(text: str) -> Reading:
     if is_substitution(text):
         return reading("substitution")
     paid_last = lexicon.has(masked, "paid") and lexicon.has(masked, "latest")
-    if paid_last or (lexicon.has(masked, "spend", "main_supplier") and not has_quantity(masked)):
+    looked_up = lexicon.has(masked, "spend", "main_supplier", "order_superlative")
+    if paid_last or (looked_up and not has_quantity(masked)):
         return Reading("order_lookup", None, paid_last, True)  # the last price; a period's
     on_order = lexicon.has(masked, "on_order")
     masked = lexicon.strip_words(masked, ("on_order", "before_ordering"))

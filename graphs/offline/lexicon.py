@@ -194,6 +194,20 @@ GROUPS: dict[str, str] = {
     "open": _zh("未完成", "没到货", "还没到", "未到货", "没收到", "在途") + "|" + _en(
         "open", "outstanding", "pending", "not arrived", "undelivered", "in transit",
     ),
+    # Open orders whose expected date has passed ("哪些订单逾期了", "which orders are overdue?",
+    # "any late orders?"): a look-up of the open ones, filtered by date.
+    "overdue": _zh(
+        "逾期", "超期", "过了交期", "超过交期", "过了到货日期", "延误", "晚到了", "迟迟没到",
+    ) + "|" + _en("overdue", "late", "past due", "behind schedule", "delayed"),
+    # The order with the largest or smallest total ("largest order this year", "今年金额最大的一张
+    # 订单", "our most expensive PO"): a look-up, never an order.
+    "order_superlative": (
+        r"(?:金额|总额|总价)?最(?:大|贵|高|小|少|便宜)的(?:一张|一笔|一个)?(?:订单|单子|采购单|po)"
+        r"|最大(?:的)?一(?:张|笔)(?:订单|单)"
+        r"|(?<![a-z])(?:largest|biggest|most\s+expensive|smallest|highest[-\s]value|"
+        r"lowest[-\s]value)\s+(?:single\s+)?(?:[\w-]+\s+)?(?:orders?|pos?|purchase\s+orders?)"
+        r"(?![a-z])"
+    ),
     # An order already placed ("what did we order from NGK", "上周下的单"): a look-up.
     "past_order": _zh(
         "下过", "订过", "买过", "采购过", "下的单", "下了单", "订的货",

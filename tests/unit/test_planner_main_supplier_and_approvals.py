@@ -18,8 +18,10 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from tests.unit.erp_inprocess import BASE_URL
 from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
 
 TODAY = date(2026, 12, 3)
@@ -188,3 +190,50 @@ async def test_what_needs_restocking_is_the_stock_below_safety(
     _nothing_done(run)
     assert all(item["sku"] in run.last_text for item in short), run.last_text
     assert world.fingerprint() == before
+
+
+async def _open_order(world: PlannerWorld, key: str, expected: str) -> str:
+    """An approved order (open: nothing received) due on ``expected``, through the ERP's API."""
+    part, supplier, q = await sold_part(world)
+    transport = httpx.ASGITransport(app=world.erp_app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+        answer = await http.post("/orders/create", json={
+            "idempotency_key": f"overdue-{key}", "supplier_id": supplier["id"],
+            "lines": [{"part_id": part["id"], "quantity": q}], "requested_by": "li.na",
+            "approved_by": "chen.jing", "order_date": "2026-11-02", "expected_date": expected,
+        })  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["order_no"])
+
+
+@pytest.mark.parametrize("ask", ["哪些订单逾期了", "which orders are overdue?", "any late orders?"])
+async def test_overdue_orders_are_the_open_ones_past_their_date(
+    world: PlannerWorld, ask: str
+) -> None:
+    # They listed the newest orders (all received) or asked for an order number.
+    none = await world.run(ask)
+    _nothing_done(none)
+    assert re.findall(r"PO\d{11}", none.last_text) == [], none.last_text
+    late = await _open_order(world, "late", (TODAY - timedelta(days=3)).isoformat())
+    due = await _open_order(world, "due", (TODAY + timedelta(days=10)).isoformat())
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert set(re.findall(r"PO\d{11}", run.last_text)) == {late}, (late, due, run.last_text)
+
+
+@pytest.mark.parametrize(
+    ("ask", "smallest"),
+    [("what was our most expensive PO last month?", False), ("上个月金额最大的一张订单", False),
+     ("smallest order last month", True), ("上个月最小的一笔订单", True)],
+)  # fmt: skip
+async def test_the_largest_or_smallest_order_of_a_period(
+    world: PlannerWorld, ask: str, smallest: bool
+) -> None:
+    # "largest order this year" was read as an order of something the catalogue lacks.
+    orders = await _pages(world, "/orders/search-details", date_from="2026-11-01",
+                          date_to="2026-11-30")  # fmt: skip
+    cny = [o for o in orders if o["status"] != "cancelled" and o["currency"] == "CNY"]
+    pick = (min if smallest else max)(cny, key=lambda o: o["total_minor"])
+    run = await world.run(ask)
+    _nothing_done(run)
+    assert re.findall(r"PO\d{11}", run.last_text) == [pick["order_no"]], (pick, run.last_text)

@@ -21,6 +21,7 @@ from graphs.offline.policies.order import check
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import (
     category_history,
+    extreme_order,
     named_period,
     spend,
     without_period,
@@ -146,6 +147,18 @@ def _naming_words(body: str) -> str:
     return body[: m.start()] if m else body
 
 
+# The head of a list of orders of one kind (no period named).
+_HEADS = {
+    "overdue": ("过了预计到货日期（{today}）还没到齐的订单：\n",
+                "Open orders past their expected date ({today}):\n"),
+    "awaiting": ("还没批准的订单（草稿、待审批）：\n",
+                 "Orders not approved yet (drafts, pending approval):\n"),
+    "open": ("未完成的订单：\n", "Open orders:\n"),
+    "cancelled": ("已取消的订单：\n", "Cancelled orders:\n"),
+    "": ("最近的订单：\n", "Recent orders:\n"),
+}  # fmt: skip
+
+
 def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     """The order the buyer describes (their supplier's newest), or the step that finds it.
     A question about orders (``asking=False``) that names none lists the recent ones, or
@@ -161,7 +174,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     # "这周有什么货到", "IU7什么时候到": the open orders, a period naming when they arrive
     inbound = not asking and lexicon.has(facts.body, "inbound")
     awaiting = not asking and lexicon.has(facts.body, "awaiting_approval")
-    still_open = awaiting or inbound or (not latest and lexicon.has(facts.body, "open"))
+    overdue = not asking and not awaiting and lexicon.has(facts.body, "overdue")
+    still_open = awaiting or overdue or inbound or (not latest and lexicon.has(facts.body, "open"))
     arriving, window = (window, None) if inbound else (None, window)
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
@@ -187,8 +201,10 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         return items
     if arriving is not None:
         return _arriving(facts, found, items, arriving)
+    if overdue:  # due before today and not (all) in
+        items = [o for o in items if str(o.get("expected_date") or "9") < facts.today.isoformat()]
+    kind = "awaiting" if awaiting else "overdue" if overdue else "open" if still_open else ""
     if not items:
-        kind = "awaiting" if awaiting else "open" if still_open else ""
         return _none_found(facts, found, kind, window, asking)
     if latest or (len(items) == 1 and not still_open):
         return items[0]
@@ -208,17 +224,9 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
                 + (f", the newest {len(items)} below" if more else "")
                 + "\n",
             )
-        elif awaiting:
-            head = facts.say(
-                "还没批准的订单（草稿、待审批）：\n",
-                "Orders not approved yet (drafts, pending approval):\n",
-            )
-        elif still_open:
-            head = facts.say("未完成的订单：\n", "Open orders:\n")
-        elif cancelled:
-            head = facts.say("已取消的订单：\n", "Cancelled orders:\n")
         else:
-            head = facts.say("最近的订单：\n", "Recent orders:\n")
+            zh, en = _HEADS[kind or ("cancelled" if cancelled else "")]
+            head = facts.say(zh.format(today=facts.today), en.format(today=facts.today))
         return Decision(head + "\n".join(lines), note="listed")
     lead = ""
     if window is not None:
@@ -323,8 +331,10 @@ def _none_found(
     named = [str(m.record.get(key)) for m in found.suppliers[:1]]
     named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
     name = " ".join(named)
-    zh_kind = {"open": "未完成", "awaiting": "等待审批（草稿、待审批）的"}.get(kind, "")
-    en_kind = {"open": "open ", "awaiting": "unapproved (draft or pending approval) "}.get(kind, "")
+    zh_kind = {"open": "未完成", "awaiting": "等待审批（草稿、待审批）的",
+               "overdue": "过了预计到货日期还没到齐的"}.get(kind, "")  # fmt: skip
+    en_kind = {"open": "open ", "awaiting": "unapproved (draft or pending approval) ",
+               "overdue": "overdue (open, past their expected date) "}.get(kind, "")  # fmt: skip
     if window is not None:
         span = _span(window)
         none = facts.say(
@@ -380,7 +390,8 @@ def lookup(facts: Facts) -> Decision:
         found, _suppliers, step = facts.master_data()
         if step is not None:
             return step
-        history = spend(facts, found) or category_history(facts, found)
+        history = (spend(facts, found) or extreme_order(facts, found)
+                   or category_history(facts, found))  # fmt: skip
         if history is not None:
             return history
     order = _target(facts, asking=False)

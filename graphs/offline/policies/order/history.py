@@ -20,12 +20,14 @@ from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts, paged
+from graphs.offline.policies.order.outcome import order_summary
 from graphs.offline.policies.order.people import Person, person
 from graphs.offline.text import find_window_months, zh_number
 from graphs.orders.words import status_word
 
 __all__ = [
-    "MAX_ORDERS", "category_history", "named_period", "period", "spend", "without_period",
+    "MAX_ORDERS", "category_history", "extreme_order", "named_period", "period", "spend",
+    "without_period",
 ]  # fmt: skip
 
 Record = dict[str, Any]
@@ -242,6 +244,49 @@ def _orders(
     if isinstance(last, dict) and last.get("has_more") and len(items) < MAX_ORDERS:
         return items, {**match, "page": max(pages) + 1, "size": _ORDER_PAGE}
     return items, None
+
+
+_SMALLEST = re.compile(r"最(?:小|少|便宜)|smallest|lowest", re.I)
+
+
+def extreme_order(facts: Facts, found: Grounding) -> Decision | None:
+    """The order with the largest (or smallest) total of a period ("largest order this year",
+    "今年金额最大的一张订单"; the last 12 months when no period is named), of a supplier or a
+    part when one is named, in the period's most used currency; None: not such a question
+    (or a category named, which :func:`category_history` answers)."""
+    if not lexicon.has(facts.body, "order_superlative") or found.categories:
+        return None
+    start, end = named_period(facts.body, facts.today) or (
+        _months_back(facts.today, 12) + timedelta(days=1), facts.today)  # fmt: skip
+    narrow: Record = {"supplier_id": found.suppliers[0].record["id"]} if found.suppliers else {}
+    ids = {m.record.get("id") for m in found.parts}
+    if len(ids) == 1:
+        narrow["part_id"] = ids.pop()
+    orders, more = _orders(facts, start, end, **narrow)
+    if more:
+        return Decision(facts.say(f"查询 {start} 至 {end} 的采购订单。",
+                                  f"Reading the orders from {start} to {end}."),
+                        [("order_search_details", more)], note="history-read")  # fmt: skip
+    placed = [o for o in orders if o.get("status") != "cancelled"]
+    if not placed:
+        return Decision(facts.say(f"{start} 至 {end} 没有订单。",
+                                  f"There are no orders from {start} to {end}."),
+                        note="history")  # fmt: skip
+    currencies = [str(o.get("currency") or "CNY") for o in placed]
+    main = max(set(currencies), key=currencies.count)
+    pool = [o for o in placed if str(o.get("currency") or "CNY") == main]
+    smallest = _SMALLEST.search(facts.body) is not None
+    pick = (min if smallest else max)(pool, key=lambda o: int(o.get("total_minor") or 0))
+    partial = (facts.say(f"，只看了最新的 {len(orders)} 张", f", only the newest {len(orders)}")
+               if len(orders) >= MAX_ORDERS else "")  # fmt: skip
+    which = facts.say("最小" if smallest else "最大", "smallest" if smallest else "largest")
+    head = facts.say(
+        f"{start} 至 {end} 金额{which}的订单（{len(pool)} 张 {main} 订单中，不含已取消的"
+        f"{partial}）：\n",
+        f"The {which} order from {start} to {end} (of {len(pool)} {main} orders, cancelled ones "
+        f"left out{partial}):\n",
+    )
+    return Decision(head + order_summary(pick, facts.zh), note="history")
 
 
 def _money(minor: int) -> str:
