@@ -944,7 +944,8 @@ GROUPS["beyond_approve"] = _zh(
 ) + r"|(?<![a-z])(?:was|is|has|did)\s+(?:it|this|that|the\s+order|the\s+po|po\s*\S+)\s+" \
     r"(?:been\s+|get\s+)?approved?(?![a-z])"  # fmt: skip
 GROUPS["beyond_pay"] = _zh(
-    "付款", "付钱", "打款", "结款", "付清", "开票", "开发票", "对账", "报销", r"(?<!单)结账",
+    "付款", "付钱", "打款", "结款", "付清", "开票", "开发票", "发票", "对账", "报销",
+    r"(?<!单)结账",
 ) + "|" + _en(
     "pay the invoice", "pay the supplier", "pay them", "pay it", "pay this", "pay that",
     "make the payment", "payment", "payments", "invoice", "invoices", "invoiced",

@@ -65,6 +65,7 @@ def _nothing_done(run: Any) -> None:
         (False, "approve it yourself", "approve"),
         (True, "付款了吗", "付款"),
         (False, "pay the invoice for it", "invoice"),
+        (True, "这张单的发票呢", "发票"),  # showed the order as if its invoice were in it
     ],
 )
 async def test_what_it_cannot_do_is_said_and_nothing_changes(
