@@ -88,3 +88,22 @@ async def test_a_conditional_order_with_no_part_lists_the_short_parts(world: Pla
     assert "没有下单" in answer, answer
     if warnings["items"]:
         assert warnings["items"][0]["sku"] in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("ask", "zh"),
+    [("200个够不够用一个月", True), ("小李说要订100个，你觉得呢", True),
+     ("my colleague wants to order 300, what do you think?", False)],
+)  # fmt: skip
+async def test_a_count_of_no_part_named_asks_which_part(
+    world: PlannerWorld, ask: str, zh: bool
+) -> None:
+    # They answered with every part below safety stock (98 of them), not about any count.
+    before = world.fingerprint()
+    run = await world.run(ask)
+    assert not any(run.called(t) for t in ORDERING), run.calls
+    assert run.proposal is None and not run.delegations
+    answer = run.last_text
+    assert ("哪个零件" in answer) if zh else ("which part" in answer.lower()), answer
+    assert "SKU" in answer and answer.count("\n") == 0, answer
+    assert world.fingerprint() == before

@@ -14,12 +14,15 @@ order.
 
 from __future__ import annotations
 
+import re
+
 from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.inventory import inventory, parts_read, verdict
 from graphs.offline.policies.orchestrator.quote import quote
+from graphs.offline.text import has_quantity
 
 __all__ = ["held_order"]
 
@@ -70,6 +73,12 @@ def held_order(view: View, reading: Reading, zh: bool) -> Decision:
     if isinstance(erp, Decision):
         return erp
     found = erp.ground(view.request)
+    counted = has_quantity(view.request) and re.search(r"\d", view.request) is not None
+    if not (found.parts or found.categories or found.suppliers) and counted:
+        # "200个够不够用一个月": a count of no part named, so nothing to judge it by
+        return Decision(say(zh, "哪个零件的？请告诉我型号或 SKU（比如 IU7），我查它的库存和报价。",
+                            "Of which part? Tell me its model or SKU (e.g. IU7) and I'll check "
+                            "its stock and prices."), note="ask:part")  # fmt: skip
     if found.parts:
         decision = quote(view, reading, zh, closing=_closing(reading, zh), with_stock=True)
         if not decision.calls and reading.held == "advice":
