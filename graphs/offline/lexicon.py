@@ -413,9 +413,12 @@ _BEFORE_EN = (r"(?:last|previous|earlier|old|past|yesterday['’]s)(?:\s+(?:week
 GROUPS["my_reports"] += (
     rf"|(?:看看|看一下|看下|想看|找|找一下|发我|发给我|给我|调出|打开|翻出|把){_BEFORE_ZH}"
     r"(?:做|出|写)?的[^，,。？?做写出]{0,6}报告"
-    rf"|{_BEFORE_ZH}(?:做|出|写)?的[^，,。？?做写出]{{0,6}}报告(?:呢|在哪|还在吗|发我|发给我|给我)"
+    rf"|{_BEFORE_ZH}(?:做|出|写)?(?:的|那份|那个|那篇)[^，,。？?做写出]{{0,6}}报告(?:呢|在哪|还在吗|发我"
+    r"|发给我|给我|看看)"
     rf"|(?<![a-z])(?:show|send|find|open|get|pull\s+up|give|where\s+is|where's)\s+(?:me\s+)?"
     rf"(?:the\s+|my\s+|our\s+)?{_BEFORE_EN}\s+(?:[\w-]+\s+){{0,2}}reports?(?![a-z])"
+    r"|(?<![a-z])(?:show|send|find|open|get|give)\s+(?:me\s+)?(?:the|my|our)\s+(?:[\w-]+\s+){0,2}"
+    r"reports?\s+(?:from|of)\s+(?:last|the\s+last|previous|yesterday)(?![a-z])"
 )
 GROUPS["task"] += "|" + GROUPS["my_reports"]
 GROUPS["status"] += "|" + GROUPS["my_reports"]
@@ -706,7 +709,7 @@ GROUPS["spend"] = _zh(
 # from the orders, never a comparison of offers.
 GROUPS["main_supplier"] = (
     r"(?:主要|一般|通常|平时|经常|常|大多|多半|一直)(?:都|是)?(?:从|在|跟|向|找)(?:哪家|哪个供应商"
-    r"|哪些供应商|谁家)(?:买|采购|进货|订|拿货)"
+    r"|哪些供应商|谁家|谁)(?:买|采购|进货|订|拿货)"
     r"|(?:从|在|跟|向)(?:哪家|哪个供应商|谁家)(?:买|采购|进货|订)(?:得|的)?最多"
     r"|(?:买|采购|订)(?:得|的)?最多的(?:是)?(?:哪家|供应商)|主要供应商|主力供应商|最大的供应商"
     r"|(?<![a-z])(?:main|usual|primary|principal|regular|biggest|largest)\s+(?:[\w-]+\s+){0,3}?"
@@ -715,6 +718,9 @@ GROUPS["main_supplier"] = (
     r"normally\s+|mainly\s+)?(?:buy|order|get|source|purchase)(?![a-z])[^?.!]{0,40}?"
     r"(?<![a-z])from(?![a-z])"
     r"|(?<![a-z])(?:buy|order|purchase)\s+(?:the\s+)?most\s+[^?.!]{0,30}?(?<![a-z])from(?![a-z])"
+    r"|(?<![a-z])go-?to\s+(?:[\w-]+\s+){0,3}?(?:supplier|vendor)s?(?![a-z])"
+    r"|(?<![a-z])(?:supplier|vendor)s?\s+(?:do\s+)?we\s+(?:use|buy\s+from|order\s+from)\s+"
+    r"(?:the\s+)?most(?![a-z])"
 )
 
 # Orders not approved yet ("待审批的订单", "哪些订单还没批", "orders pending approval",
@@ -722,9 +728,10 @@ GROUPS["main_supplier"] = (
 # them is no approval (which only a person does, on the card).
 GROUPS["awaiting_approval"] = (
     r"待审批|待审核|待批准?|等(?:着)?(?:审批|审核|批准?)|还没(?:有)?(?:审批|审核|批准?)|未审批|未批准?"
-    r"|没(?:有)?(?:审批|批准?)的|(?<![a-z])(?:pending|awaiting|waiting\s+(?:for|on))\s+"
+    r"|没(?:有)?(?:审批|批准?)的|没(?:有)?(?:审批|批准)|(?<![a-z])(?:pending|awaiting|waiting\s+(?:for|on))\s+"
     r"(?:an?\s+)?approval(?![a-z])|(?<![a-z])(?:not\s+(?:yet\s+)?approved|unapproved|"
-    r"still\s+to\s+be\s+approved|to\s+be\s+approved)(?![a-z])"
+    r"still\s+to\s+be\s+approved|to\s+be\s+approved|(?:have|has)n[o']t\s+(?:yet\s+)?been\s+"
+    r"approved|not\s+been\s+approved)(?![a-z])"
 )
 
 # Orders described by who approved them ("陈静上个月审批的订单", "陈静批了哪些单", "orders approved

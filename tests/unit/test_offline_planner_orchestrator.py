@@ -190,7 +190,8 @@ def test_several_categories_are_said_to_get_one_report_each() -> None:
     # week's report" was out of scope
     ["我的报告", "把我以前的报告列出来", "show my reports", "我想看看去年的采购报告",
      "把上次的比价报告发我一份", "上个月的比价报告呢", "show me last week's report",
-     "send me the last spark plug report"],
+     "send me the last spark plug report", "show me the report from last month",
+     "上周那份报告发我看看"],
 )  # fmt: skip
 def test_my_reports_opens_the_archive_index(request_text: str) -> None:
     from langchain_core.messages import SystemMessage

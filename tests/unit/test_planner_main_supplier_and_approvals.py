@@ -84,6 +84,8 @@ async def _categories(world: PlannerWorld) -> list[dict[str, Any]]:
         "{zh}一般在哪家采购？",
         "who is our main {en} supplier?",
         "who do we buy the most {en}s from?",
+        "{zh}我们平时找谁买",
+        "who's our go-to {en} supplier?",
     ],
 )
 async def test_who_we_buy_a_category_from_most(world: PlannerWorld, ask: str) -> None:
@@ -103,7 +105,8 @@ async def test_orders_waiting_for_approval_are_listed_and_none_approved(
     world: PlannerWorld,
 ) -> None:
     asks = ["哪些订单还没批", "待审批的订单", "show me orders pending approval",
-            "anything waiting for approval?"]  # fmt: skip
+            "anything waiting for approval?", "还有几张单没审批",
+            "orders that haven't been approved yet"]  # fmt: skip
     for ask in asks:
         run = await world.run(ask)
         _nothing_done(run)
