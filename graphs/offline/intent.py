@@ -367,6 +367,21 @@ def _beyond_intent(text: str, masked: str) -> Intent | None:
     return None
 
 
+_EVERY = re.compile(r"(?<![a-z])(?:everything|all|whatever|anything)(?![a-z])", re.I)
+_REORDER_WORD = re.compile(r"(?<![a-z])re-?order\w*", re.I)
+
+
+def _every_short(masked: str) -> bool:
+    """Whether an order asks for every part short of stock, with no count ("please reorder
+    everything that is below safety stock"): which parts those are is answered first, as
+    for "库存低于安全库存的都补一下"; nothing is ordered."""
+    return (
+        not has_quantity(masked)
+        and _EVERY.search(masked) is not None
+        and lexicon.has(_REORDER_WORD.sub(" ", masked), "inventory")  # not "reorder all of it"
+    )
+
+
 def _about_approval(text: str, masked: str) -> bool:
     """Whether ``text`` asks which orders wait for approval ("哪些订单还没批", "orders pending
     approval") or who approved them ("陈静批了哪些单"): a list. Asking me to approve them as
@@ -431,6 +446,8 @@ def read(text: str) -> Reading:
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))
     )
+    if ordering and _every_short(masked):  # "reorder everything below safety stock": the list
+        return reading("inventory")
     if _best_for_quantity(masked):  # "买500个的话哪家最划算": each offer's total, no order
         return Reading("quote", None, False, True)
     if ordering and has_quantity(masked):

@@ -107,3 +107,20 @@ async def test_a_count_of_no_part_named_asks_which_part(
     assert ("哪个零件" in answer) if zh else ("which part" in answer.lower()), answer
     assert "SKU" in answer and answer.count("\n") == 0, answer
     assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    "ask", ["please reorder everything that is below safety stock", "reorder all parts running low"]
+)
+async def test_reordering_everything_short_lists_the_short_parts_first(
+    world: PlannerWorld, ask: str
+) -> None:
+    # It asked for a supplier, a part and a quantity, where "库存低于安全库存的都补一下" lists them.
+    warnings = await world.erp("/inventory/warnings", size=5)
+    assert warnings["items"]
+    before = world.fingerprint()
+    run = await world.run(ask)
+    assert not any(run.called(t) for t in ORDERING), run.calls
+    assert run.proposal is None and run.question is None and not run.delegations
+    assert all(w["sku"] in run.last_text for w in warnings["items"]), run.last_text
+    assert world.fingerprint() == before
