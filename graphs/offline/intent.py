@@ -186,6 +186,8 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
     """A stock question ("how many IU7 do we have", "should I order more FA352?"), a price or
     offer terms asked of named parts ("IU7 多少钱", "what does NGK charge for IU7", "如果下单
     300 个要多少钱", "IU7 交期多久"), or neither (None)."""
+    if ordering and _every_short(masked):  # "reorder everything below safety stock": the list
+        return "inventory"
     if lexicon.has(masked, "advice"):
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
     if lexicon.has(masked, "sellers") and model_tokens(masked) and not ordering:
@@ -446,8 +448,6 @@ def read(text: str) -> Reading:
         lexicon.has(masked, "order_verb")
         and (has_quantity(masked) or lexicon.has(masked, "placing"))
     )
-    if ordering and _every_short(masked):  # "reorder everything below safety stock": the list
-        return reading("inventory")
     if _best_for_quantity(masked):  # "买500个的话哪家最划算": each offer's total, no order
         return Reading("quote", None, False, True)
     if ordering and has_quantity(masked):
