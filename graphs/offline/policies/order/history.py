@@ -214,10 +214,10 @@ def without_period(text: str) -> str:
     return re.sub(_WINDOW, " ", text, flags=re.I)
 
 
-def period(text: str, today: date) -> tuple[date, date]:
+def period(text: str, today: date, months: int = _DEFAULT_MONTHS) -> tuple[date, date]:
     """The dates a history question covers (inclusive); the last 3 months when it names none."""
     return named_period(text, today) or (
-        _months_back(today, _DEFAULT_MONTHS) + timedelta(days=1),
+        _months_back(today, months) + timedelta(days=1),
         today,
     )
 
@@ -256,8 +256,7 @@ def extreme_order(facts: Facts, found: Grounding) -> Decision | None:
     (or a category named, which :func:`category_history` answers)."""
     if not lexicon.has(facts.body, "order_superlative") or found.categories:
         return None
-    start, end = named_period(facts.body, facts.today) or (
-        _months_back(facts.today, 12) + timedelta(days=1), facts.today)  # fmt: skip
+    start, end = period(facts.body, facts.today, months=12)
     narrow: Record = {"supplier_id": found.suppliers[0].record["id"]} if found.suppliers else {}
     ids = {m.record.get("id") for m in found.parts}
     if len(ids) == 1:
@@ -418,10 +417,9 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
         return None
     if lexicon.has(facts.body, "paid") and lexicon.has(without_period(facts.body), "latest"):
         return None  # "上次买 VM22 花了多少钱": one order, the last ("上个月" is a period)
-    start, end = period(facts.body, facts.today)
+    # "一年花多少", "主要从哪家买": a year when no period is named
     yearly = lexicon.has(facts.body, "main_supplier") or _A_YEAR.search(facts.body)
-    if yearly and not named_period(facts.body, facts.today):  # "一年花多少", "主要从哪家买"
-        start = _months_back(facts.today, 12) + timedelta(days=1)
+    start, end = period(facts.body, facts.today, months=12 if yearly else _DEFAULT_MONTHS)
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
     if facts.view.has_tool("order_summary"):
