@@ -147,15 +147,18 @@ def _naming_words(body: str) -> str:
     return body[: m.start()] if m else body
 
 
-# The head of a list of orders of one kind (no period named).
-_HEADS = {
+# Each kind of order a question may ask for (no period named): the head of their list
+# (Chinese, English), and the words for them when there are none (Chinese, English).
+_KINDS = {
     "overdue": ("过了预计到货日期（{today}）还没到齐的订单：\n",
-                "Open orders past their expected date ({today}):\n"),
+                "Open orders past their expected date ({today}):\n",
+                "过了预计到货日期还没到齐的", "overdue (open, past their expected date) "),
     "awaiting": ("还没批准的订单（草稿、待审批）：\n",
-                 "Orders not approved yet (drafts, pending approval):\n"),
-    "open": ("未完成的订单：\n", "Open orders:\n"),
-    "cancelled": ("已取消的订单：\n", "Cancelled orders:\n"),
-    "": ("最近的订单：\n", "Recent orders:\n"),
+                 "Orders not approved yet (drafts, pending approval):\n",
+                 "等待审批（草稿、待审批）的", "unapproved (draft or pending approval) "),
+    "open": ("未完成的订单：\n", "Open orders:\n", "未完成", "open "),
+    "cancelled": ("已取消的订单：\n", "Cancelled orders:\n", "", ""),
+    "": ("最近的订单：\n", "Recent orders:\n", "", ""),
 }  # fmt: skip
 
 
@@ -225,7 +228,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
                 + "\n",
             )
         else:
-            zh, en = _HEADS[kind or ("cancelled" if cancelled else "")]
+            zh, en, _, _ = _KINDS[kind or ("cancelled" if cancelled else "")]
             head = facts.say(zh.format(today=facts.today), en.format(today=facts.today))
         return Decision(head + "\n".join(lines), note="listed")
     lead = ""
@@ -326,15 +329,12 @@ def _none_found(
     asking: bool,
 ) -> Decision:
     """No order matches: said so (with the period), and the newest one outside it named.
-    ``kind``: "open" or "awaiting" (approval) when only those were looked for."""
+    ``kind``: a key of :data:`_KINDS`, "" when any order was looked for."""
     key = "name_zh" if facts.zh else "name_en"
     named = [str(m.record.get(key)) for m in found.suppliers[:1]]
     named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
     name = " ".join(named)
-    zh_kind = {"open": "未完成", "awaiting": "等待审批（草稿、待审批）的",
-               "overdue": "过了预计到货日期还没到齐的"}.get(kind, "")  # fmt: skip
-    en_kind = {"open": "open ", "awaiting": "unapproved (draft or pending approval) ",
-               "overdue": "overdue (open, past their expected date) "}.get(kind, "")  # fmt: skip
+    _, _, zh_kind, en_kind = _KINDS[kind]
     if window is not None:
         span = _span(window)
         none = facts.say(
