@@ -168,6 +168,22 @@ class PlannerWorld:
         response.raise_for_status()
         return response.json()
 
+    async def erp_pages(self, path: str, **query: Any) -> list[Any]:
+        """Every item of a paged ``GET path``, page by page (100 a page)."""
+        out, page = [], 1
+        while True:
+            found = await self.erp(path, page=page, size=100, **query)
+            out += found["items"]
+            if page * 100 >= found["total"]:
+                return out
+            page += 1
+
+    async def erp_post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """The ERP's answer to ``POST path`` (rows a test needs that the seed lacks)."""
+        transport = httpx.ASGITransport(app=self.erp_app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+            return await http.post(path, json=body)
+
     def thread(self) -> list[BaseMessage]:
         """The thread as the next run sees it after the last one (without the prompt); a
         card or question left open is closed by deepagents' own middleware, as when the

@@ -18,10 +18,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.unit.erp_inprocess import BASE_URL
 from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
 
 TODAY = date(2026, 12, 3)
@@ -39,22 +37,12 @@ def _nothing_done(run: Any) -> None:
     assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
 
 
-async def _pages(world: PlannerWorld, path: str, **query: Any) -> list[dict[str, Any]]:
-    out, page = [], 1
-    while True:
-        found = await world.erp(path, page=page, size=100, **query)
-        out += found["items"]
-        if page * 100 >= found["total"]:
-            return out
-        page += 1
-
-
 async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int, int]:
     """The supplier the category's lines of the last 12 months (orders not cancelled) spent
     most with, in CNY, its orders of them, and how many such orders there are in all."""
-    ids = {p["id"] for p in await _pages(world, "/parts", category=code)}
+    ids = {p["id"] for p in await world.erp_pages("/parts", category=code)}
     start = date(TODAY.year - 1, TODAY.month, TODAY.day) + timedelta(days=1)
-    orders = await _pages(world, "/orders/search-details", date_from=start.isoformat(),
+    orders = await world.erp_pages("/orders/search-details", date_from=start.isoformat(),
                           date_to=TODAY.isoformat())  # fmt: skip
     spent: dict[str, int] = {}
     placed: dict[str, int] = {}
@@ -158,7 +146,7 @@ async def test_a_years_spend_with_a_supplier(world: PlannerWorld, ask: str) -> N
     newest = (await world.erp("/orders/search-details", size=1))["items"][0]
     code, name = newest["supplier_code"], newest["supplier_name_zh"]
     start = date(TODAY.year - 1, TODAY.month, TODAY.day) + timedelta(days=1)
-    orders = await _pages(world, "/orders/search-details", supplier_id=newest["supplier_id"],
+    orders = await world.erp_pages("/orders/search-details", supplier_id=newest["supplier_id"],
                           date_from=start.isoformat(), date_to=TODAY.isoformat())  # fmt: skip
     kept = [o for o in orders if o["status"] != "cancelled"]
     cny = sum(o["total_minor"] for o in kept if o["currency"] == "CNY")
@@ -198,13 +186,11 @@ async def test_what_needs_restocking_is_the_stock_below_safety(
 async def _open_order(world: PlannerWorld, key: str, expected: str) -> str:
     """An approved order (open: nothing received) due on ``expected``, through the ERP's API."""
     part, supplier, q = await sold_part(world)
-    transport = httpx.ASGITransport(app=world.erp_app)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
-        answer = await http.post("/orders/create", json={
-            "idempotency_key": f"overdue-{key}", "supplier_id": supplier["id"],
-            "lines": [{"part_id": part["id"], "quantity": q}], "requested_by": "li.na",
-            "approved_by": "chen.jing", "order_date": "2026-11-02", "expected_date": expected,
-        })  # fmt: skip
+    answer = await world.erp_post("/orders/create", {
+        "idempotency_key": f"overdue-{key}", "supplier_id": supplier["id"],
+        "lines": [{"part_id": part["id"], "quantity": q}], "requested_by": "li.na",
+        "approved_by": "chen.jing", "order_date": "2026-11-02", "expected_date": expected,
+    })  # fmt: skip
     assert answer.status_code == 201, answer.text
     return str(answer.json()["order_no"])
 
@@ -233,7 +219,7 @@ async def test_the_largest_or_smallest_order_of_a_period(
     world: PlannerWorld, ask: str, smallest: bool
 ) -> None:
     # "largest order this year" was read as an order of something the catalogue lacks.
-    orders = await _pages(world, "/orders/search-details", date_from="2026-11-01",
+    orders = await world.erp_pages("/orders/search-details", date_from="2026-11-01",
                           date_to="2026-11-30")  # fmt: skip
     cny = [o for o in orders if o["status"] != "cancelled" and o["currency"] == "CNY"]
     pick = (min if smallest else max)(cny, key=lambda o: o["total_minor"])

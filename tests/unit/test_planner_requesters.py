@@ -15,10 +15,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.unit.erp_inprocess import BASE_URL
 from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
 
 TODAY = date(2026, 12, 3)
@@ -33,14 +31,8 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 
 
 async def _orders(world: PlannerWorld, period: tuple[str, str]) -> list[dict[str, Any]]:
-    out, page = [], 1
-    while True:
-        found = await world.erp("/orders/search-details", date_from=period[0],
-                                date_to=period[1], page=page, size=100)  # fmt: skip
-        out += found["items"]
-        if page * 100 >= found["total"]:
-            return out
-        page += 1
+    return await world.erp_pages("/orders/search-details", date_from=period[0],
+                                 date_to=period[1])  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -125,16 +117,14 @@ async def _approved_by(world: PlannerWorld, user: str, n: int) -> list[dict[str,
     through the ERP's own API."""
     part, supplier, q = await sold_part(world)
     rows = []
-    transport = httpx.ASGITransport(app=world.erp_app)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
-        for i in range(n):
-            answer = await http.post("/orders/create", json={
-                "idempotency_key": f"approved-by-{user}-{i:03d}", "supplier_id": supplier["id"],
-                "lines": [{"part_id": part["id"], "quantity": q * (i + 1)}],
-                "requested_by": "li.na", "approved_by": user, "order_date": f"2026-11-{20 + i}",
-            })  # fmt: skip
-            assert answer.status_code == 201, answer.text
-            rows.append(answer.json())
+    for i in range(n):
+        answer = await world.erp_post("/orders/create", {
+            "idempotency_key": f"approved-by-{user}-{i:03d}", "supplier_id": supplier["id"],
+            "lines": [{"part_id": part["id"], "quantity": q * (i + 1)}],
+            "requested_by": "li.na", "approved_by": user, "order_date": f"2026-11-{20 + i}",
+        })  # fmt: skip
+        assert answer.status_code == 201, answer.text
+        rows.append(answer.json())
     return rows
 
 
