@@ -1,11 +1,13 @@
-"""Who asked for the orders, when a buyer names them ("what did Zhang Wei order last month?",
-"张伟上个月下了哪些单", "li.na 的订单", "how much did Wang Qiang spend this year?").
+"""Who asked for (or approved) the orders, when a buyer names them ("what did Zhang Wei order
+last month?", "张伟上个月下了哪些单", "li.na 的订单", "陈静批了哪些单").
 
-The ERP knows its requesters only as user ids ("zhang.wei"). A message that seems to name
-a person (a user id, two capitalised words, or a Chinese name: a common family name and one
-or two characters) has the ERP list its requesters once (``order_summary`` by requester);
-a name matches an id when their letters agree (pinyin for Chinese: 张伟 → zhangwei, either
-order for Latin: "Wei Zhang"). No match, no filter: the question is answered as before.
+The ERP knows its people only as user ids ("zhang.wei"). A message that seems to name a
+person (a user id, two capitalised words, or a Chinese name: a common family name and one
+or two characters) has the ERP list its requesters, or its approvers when the message is
+about approving, once (``order_summary`` by requester or approver); a name matches an id
+when their letters agree (pinyin for Chinese: 张伟 → zhangwei, either order for Latin: "Wei
+Zhang"). No match, no filter, unless a person was surely named: then that nobody in that
+role has the name is said.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def _keys(text: str, found: Grounding) -> set[str]:
 _SURELY = re.compile(
     r"(?:\b(?:did|by|for)\s+)([A-Z][a-z]{1,15}\s+[A-Z][a-z]{1,15})\b"
     r"|\b([A-Z][a-z]{1,15}\s+[A-Z][a-z]{1,15})['’]s\b"
-    r"|(?<![\w.@/])([a-z]{2,}[._][a-z]{2,})(?![\w@/.])"
+    rf"|{_USER_ID.pattern}"
     rf"|^\s*([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?:这个月|上个月|今年|去年|本月|最近)?"
     r"(?:下了|订了|买了|花了|申请了|提了|的订单|的单|批了|批准了|批过|审批了|审批过|审批的)"
 )
