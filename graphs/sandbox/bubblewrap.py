@@ -343,9 +343,9 @@ def _prepare_mount_points(root: Path, mounts: RuntimeMounts) -> None:
 
 async def _stop(proc: asyncio.subprocess.Process, limits: CommandLimits) -> None:
     """Kill the whole sandbox of ``proc`` and reap bubblewrap, even when cancelled."""
-    # The namespace's init first (every process inside dies with it, at once), then
-    # the cgroup, then bubblewrap's own process group (bubblewrap leads it; the
-    # sandboxed processes are in a session of their own).
+    # ``limits.kill``: the namespace's init first (every process inside dies with it, at
+    # once), then bubblewrap, then what the cgroup holds; then bubblewrap's own process
+    # group (bubblewrap leads it; the sandboxed processes are in a session of their own).
     limits.kill()
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
