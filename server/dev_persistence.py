@@ -12,8 +12,9 @@ killed (SIGKILL, the OOM killer, a power cut) comes back with runs and threads b
 without their state, so a resumed background analysis wakes a parent that has forgotten
 it started one.
 
-:func:`keep_checkpoints_flushed` makes the registry keep the first dict registered for a
-file while it is alive: the runtime's one live saver. What a kill then loses is what
+:func:`keep_checkpoints_flushed` builds the runtime's one live saver at once (the runtime
+builds it on first use, without a lock: two threads at once built two, see below) and makes
+the registry keep its dicts for their files. What a kill then loses is what
 changed in the last 10 seconds, as the runtime intends. The throw-away saver's dicts are
 also kept from reading the files (each run read every thread's checkpoints from disk only
 to discard them: 40% of the server's CPU at 16 concurrent analyses) and from writing them.
@@ -91,7 +92,8 @@ def keep_checkpoints_flushed() -> bool:
 
     def register_first(persistent: Any) -> None:
         live = stores.get(persistent.filename)
-        if live is not None and live() is not None and live() is not persistent:
+        built = checkpoint.MEMORY is not None  # then this is a throw-away saver's dict
+        if built and live is not None and live() is not None and live() is not persistent:
             # A throw-away saver's copy: the live dict keeps the file. The runtime replaces
             # this copy with the live dicts right away, so it need not read the file (every
             # thread's checkpoints, once per run) and must never write it.
@@ -102,6 +104,12 @@ def keep_checkpoints_flushed() -> bool:
 
     register_first.keeps_first = True  # type: ignore[attr-defined]
     checkpoint.register_persistent_dict = register_first
+    # The live saver is built now, once, before any request or run can ask for one. The
+    # runtime builds it lazily, without a lock, and two threads asking at once (a resumed
+    # run and a client reading a thread, right after a restart) built two: the second, the
+    # one kept, was then taken for a throw-away saver and never read the files, so the
+    # server came back without any thread's state and saved nothing more.
+    checkpoint.Checkpointer()
     # The class's method: the flush loop (maybe already running) looks it up at each call.
     from langgraph.checkpoint.memory import PersistentDict
 

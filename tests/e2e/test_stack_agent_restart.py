@@ -54,11 +54,17 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launched]:
         yield running
 
 
+CHECKPOINT_FILES = {f".langgraph_checkpoint.{n}.pckl" for n in (1, 2, 3)}
+
+
 def saved_since(stack: Launched, moment: float) -> bool:
-    """Whether the in-memory runtime has written all its files to disk since ``moment``."""
+    """Whether the in-memory runtime has written all its files to disk since ``moment``,
+    the threads' checkpoints among them."""
     folder = stack.data_dir / "agent-server" / ".langgraph_api"
     files = list(folder.glob(".langgraph_*.pckl"))
-    return bool(files) and all(f.stat().st_mtime > moment for f in files)
+    return {f.name for f in files} >= CHECKPOINT_FILES and all(
+        f.stat().st_mtime > moment for f in files
+    )
 
 
 async def fetching(client: LangGraphClient, task_id: str) -> str | None:

@@ -26,18 +26,19 @@ SCRIPT = """
 import gc, json, pickle, sys
 from pathlib import Path
 from typing import Any
-if sys.argv[1] == "fixed":
-    from server.dev_persistence import keep_checkpoints_flushed
-    assert keep_checkpoints_flushed() and keep_checkpoints_flushed()
 from langgraph.checkpoint.memory import PersistentDict
-from langgraph_runtime_inmem import _persistence, checkpoint
 
 loads = []
 original_load = PersistentDict.load
 def counted_load(self, *args, **kwargs):
-    loads.append(self.filename)
+    if ".langgraph_checkpoint." in self.filename:
+        loads.append(self.filename)
     return original_load(self, *args, **kwargs)
 PersistentDict.load = counted_load
+if sys.argv[1] == "fixed":
+    from server.dev_persistence import keep_checkpoints_flushed
+    assert keep_checkpoints_flushed() and keep_checkpoints_flushed()
+from langgraph_runtime_inmem import _persistence, checkpoint
 checkpoint.Checkpointer()
 for thread_id in ("thread-a", "thread-b"):
     saver = checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
@@ -98,6 +99,64 @@ def test_without_the_fix_the_runtime_stops_saving_them(tmp_path: Path) -> None:
     # The runtime as released: the failure the fix is for. If this starts failing, the
     # runtime was fixed upstream and server/dev_persistence.py can go.
     assert run_server_steps(tmp_path, "released")["saved"] != ["thread-a", "thread-b"]
+
+
+# Right after a restart: the files hold a thread's checkpoints, and two threads ask for a
+# saver at the same moment (a resumed run, a client reading a thread). The runtime builds its
+# live saver on first use, without a lock, reading the files as it builds it. The reads are
+# ordered here as they fell when a killed server came back without its state: the first
+# asker is still reading when the second starts building, and the second ends last.
+RESTART_RACE = """
+import json, pickle, sys, threading, time
+from pathlib import Path
+Path(".langgraph_api").mkdir()
+saved = {"thread-a": {"": {"checkpoint-1": ("a checkpoint", "metadata", None)}}}
+Path(".langgraph_api/.langgraph_checkpoint.1.pckl").write_bytes(pickle.dumps(saved))
+from langgraph.checkpoint.memory import PersistentDict
+original_load = PersistentDict.load
+first_reading, second_reading = threading.Event(), threading.Event()
+def ordered_load(self):
+    asker = threading.current_thread().name
+    if asker == "first" and not first_reading.is_set():
+        first_reading.set()
+        second_reading.wait(5)
+    elif asker == "second":
+        second_reading.set()
+        time.sleep(0.3)
+    return original_load(self)
+PersistentDict.load = ordered_load
+if sys.argv[1] == "fixed":
+    from server.dev_persistence import keep_checkpoints_flushed
+    assert keep_checkpoints_flushed()
+from langgraph_runtime_inmem import _persistence, checkpoint
+def ask():
+    checkpoint.Checkpointer(unpack_hook=lambda code, data: data)
+first = threading.Thread(target=ask, name="first")
+second = threading.Thread(target=ask, name="second")
+first.start()
+first_reading.wait(0.5)
+second.start()
+first.join()
+second.join()
+live = checkpoint.Checkpointer()
+live.storage["thread-b"][""]["checkpoint-1"] = ("a checkpoint", "metadata", None)
+for ref in list(_persistence._stores.values()):
+    if ref() is not None and ref().filename.endswith("checkpoint.1.pckl"):
+        ref().sync()
+on_disk = pickle.loads(Path(".langgraph_api/.langgraph_checkpoint.1.pckl").read_bytes())
+_persistence.stop_flush_loop()
+print(json.dumps({"in_memory": sorted(live.storage), "on_disk": sorted(on_disk)}))
+"""
+
+
+def test_two_first_requests_at_once_after_a_restart_keep_the_saved_state(
+    tmp_path: Path,
+) -> None:
+    result = run_server_steps(tmp_path, "fixed", RESTART_RACE)
+    assert result == {
+        "in_memory": ["thread-a", "thread-b"],  # what was saved before the restart is back
+        "on_disk": ["thread-a", "thread-b"],  # and what comes after it is saved
+    }
 
 
 # A dict the event loop changes while the flush loop pickles it: the first write raises
