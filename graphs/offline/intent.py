@@ -2,8 +2,9 @@
 
 One intent per message, decided in an order that reflects how buyers talk:
 
-1. skills, and a question about a background task ("分析做完了吗", "cancel the analysis"):
-   a status or stop word with a task word outranks any order word;
+1. skills; writing to or bargaining with a supplier ("给NGK写封邮件要求降价", "send an RFQ
+   to GZMT": not done here, said so); a question about a background task ("分析做完了吗",
+   "cancel the analysis"): a status or stop word with a task word outranks any order word;
 2. an order number: cancel, change or look it up (a question about a cancellation or a
    change, "PO… 能取消吗" / "was PO… cancelled?", is a look-up: nothing is proposed);
 3. part substitution ("把 BOM 里的博世火花塞换成 NGK 的", "replace every Brembo pad"):
@@ -52,13 +53,14 @@ Intent = Literal[
     "master_data",
     "reminder",
     "beyond_orders",
+    "contact_supplier",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
 
 # Words a negator can take back ("不要下单", "don't compare").
 _NEGATABLE = ("order_verb", "order_noun", "new_order", "analysis", "change", "cancel",
-              "inventory", "substitute")  # fmt: skip
+              "inventory", "substitute", "contact_supplier")  # fmt: skip
 _ORDER_FIELDS = ("数量", "交期", "到货日期", "交货期", "交货日期", "到货时间", "quantity",
                  "qty", "delivery date", "due date", "delivery")  # fmt: skip
 
@@ -248,8 +250,8 @@ def _held(masked: str, ordering: bool) -> Literal["condition", "advice", "noted"
         return "advice"  # "小李说要订100个，你觉得呢": an opinion asked
     if _passed_on(masked):
         return "noted"  # "老板打算下周跟GZMT订200个，你先知道一下"
-    if not mentioned:
-        return None
+    if not mentioned or (not ordering and lexicon.has(masked, "past_order")):
+        return None  # "汤浅的电瓶最近买过吗": whether we did, looked up
     if lexicon.has(masked, "advice") or (
         lexicon.has(masked, "yes_no") and not lexicon.has(masked, "asks_me")
     ):
@@ -360,8 +362,11 @@ def _best_for_quantity(masked: str) -> bool:
 
 
 def _beyond_intent(text: str, masked: str) -> Intent | None:
-    """``beyond_orders`` for what this assistant does not do to an order; ``order_lookup``
+    """``contact_supplier`` for writing to or bargaining with a supplier ("给NGK写封邮件要求降
+    价"), ``beyond_orders`` for what this assistant does not do to an order; ``order_lookup``
     when it is asked whether that was done (not of stock: "IU7库存恢复了没")."""
+    if lexicon.has(masked, "contact_supplier"):
+        return "contact_supplier"
     if beyond_orders(text):
         return "beyond_orders"
     if beyond_asked(text) and not lexicon.has(masked, "inventory"):
@@ -425,7 +430,7 @@ def read(text: str) -> Reading:
     if _about_approval(text, masked):  # "待审批的订单": listed, nothing approved
         return Reading("order_lookup", order_no, False, True)
     early = _task_question(text) or _beyond_intent(text, masked)
-    if early is not None:  # "分析做完了吗"; "帮我入库" (said, not done); "审批了吗" (looked up)
+    if early is not None:  # "分析做完了吗"; "帮我入库", "写封邮件" (said); "审批了吗" (looked up)
         return Reading(early, order_no, early == "order_lookup" and order_no is None, True)
     if order_no:
         return reading(_by_order_no(masked))

@@ -166,7 +166,8 @@ GROUPS: dict[str, str] = {
     ),
     # A question about prices is a comparison unless the request is placing an order.
     "price": _zh("价格", "价钱", "报价", "多少钱", "单价", "花了多少", "付了多少", "收费",
-                 "要价", "什么价", "啥价", "几块钱", "怎么卖", "价位", "总价",
+                 "要价", "什么价", "啥价", "几块钱", "怎么卖", "价位", "总价", "官网价", "标价",
+                 "售价",
                  # "IU7 报个价", "给个价", "报一下价"
                  r"报(?:个|一下|下|一个)?价", r"给(?:个|一下|下)[^，,。？?]{0,12}?价") + "|" + _en(
         "price", "prices", "quote", "quotes", "quotation*", "cost", "costs", "pay", "paid",
@@ -865,6 +866,79 @@ GROUPS["others_plan"] = (
 GROUPS["fyi"] = (
     r"你先知道一下|知会一下|跟你说一声|告诉你一声|先跟你说|同步一下|(?<![a-z])(?:fyi|heads[- ]up|"
     r"just\s+so\s+you\s+know|for\s+your\s+info(?:rmation)?)(?![a-z])"
+)
+# Writing to or bargaining with a supplier ("帮我给NGK写封邮件要求降价", "给GZMT发个询价",
+# "跟KMC谈一下价格", "draft an email to Bosch asking for a discount", "send an RFQ to GZMT"):
+# nothing is sent from here (no mail, no RFQ, no negotiation); said so.
+GROUPS["contact_supplier"] = (
+    r"(?:写|起草|拟)(?:一)?(?:封|份|个)?(?:邮件|信|函)(?!给我)"
+    r"|发(?:个|一个|一份|一封)?询价(?:单|函|邮件)?|询价单|询价函"
+    r"|谈判|谈(?:一下|一谈|谈)?价(?:格|钱)?|砍价|压价|议价|讨价还价"
+    r"|要求(?:对方|他们|供应商)?(?:降价|便宜点|便宜一点|打折|让利|给(?:个)?折扣)"
+    r"|让(?:对方|他们|供应商|[A-Za-z][\w&-]*)\s*(?:降价|便宜点|便宜一点|打折|让利)"
+    r"|(?<![a-z])(?:rfqs?|requests?\s+for\s+(?:a\s+)?quot\w*)(?![a-z])"
+    r"|(?<![a-z])(?:write|draft|compose)\s+(?:up\s+)?(?:an?\s+|the\s+)?(?:email|e-mail|letter|"
+    r"message)\s+to(?![a-z])"
+    r"|(?<![a-z])(?:write|reach\s+out)\s+to\s+(?!me\b|us\b)\w"
+    r"|(?<![a-z])(?:negotiat\w*|haggl\w*|bargain\w*)"
+    r"|(?<![a-z])ask\s+(?:them|\w+)\s+for\s+(?:a\s+)?(?:discount|better\s+price|lower\s+price|"
+    r"price\s+cut)(?![a-z])"
+)
+# Whether a supplier still takes our orders ("力帆还能下单吗", "还能从冠军买吗", "can we still
+# order from Champion?"): its status, answered from its record.
+GROUPS["can_order_from"] = (
+    r"还(?:能|可以)(?:跟|从|向|在|给)?[^，,。？?\d]{0,12}?(?:下单|订货|订|买|采购)[^，,。？?\d]{0,8}?"
+    r"(?:吗|么|不|嘛)\s*[?？]?\s*$"
+    r"|(?:能不能|可不可以)(?:跟|从|向|在|给)[^，,。？?\d]{1,12}?(?:下单|订货|订|买|采购)\s*[吗么]?"
+    r"\s*[?？]?\s*$"
+    r"|(?<![a-z])(?:can|may|could)\s+(?:we|i)\s+(?:still\s+)?(?:order|buy|purchase)\s+from"
+    r"(?![a-z])|(?<![a-z])are\s+we\s+(?:still\s+)?allowed\s+to\s+(?:order|buy)\s+from(?![a-z])"
+)
+# A price on a supplier's website ("IU7 的官网价", "what does Bosch charge on their website?"):
+# the ERP's prices are contract prices; a website's are read by the comparison analysis.
+GROUPS["web_price"] = (
+    r"官网(?:上)?(?:的)?(?:价|报价|标价|售价)|网上(?:的)?(?:价|报价|标价)|网页(?:上)?(?:的)?(?:价|报价)"
+    r"|(?<![a-z])(?:website|web|online|list)\s+prices?(?![a-z])"
+    r"|(?<![a-z])(?:on|from)\s+(?:their|its|the)\s+(?:website|site|web\s*site|web\s*page)(?![a-z])"
+)
+# What a supplier's record says, asked of it ("what currency do we pay Pirelli in?", "NGK 是
+# 哪个国家的", "博世的评级"): its record, whatever else the words look like ("pay").
+GROUPS["supplier_attribute"] = (
+    _zh(
+        "币种",
+        "结算货币",
+        "什么货币",
+        "哪国",
+        "哪个国家",
+        "国家",
+        "评级",
+        "评分",
+        "官网",
+        "网址",
+        "网站",
+        "联系方式",
+        "联系电话",
+        "电话",
+        "联系人",
+        "邮箱",
+        "地址",
+        "还在合作",
+        "还合作",
+    )
+    + "|"
+    + _en(
+        "currency",
+        "what country",
+        "which country",
+        "rating",
+        "rated",
+        "website",
+        "url",
+        "contact",
+        "phone",
+        "address",
+        "still active",
+    )
 )
 # Stock on order ("how many IU7 do we have on order?", "IU7 在途多少"): a stock question,
 # never an order.

@@ -90,7 +90,14 @@ async def _sellers(world: PlannerWorld, category: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "template", ["哪些供应商卖{zh}", "which suppliers sell us {en}?", "国产的{zh}供应商有哪些"]
+    "template",
+    [
+        "哪些供应商卖{zh}",
+        "which suppliers sell us {en}?",
+        "国产的{zh}供应商有哪些",
+        "{zh}有几个供应商在供货？",
+        "哪几个供应商卖{zh}",
+    ],
 )
 async def test_the_suppliers_of_a_category(world: PlannerWorld, template: str) -> None:
     categories = (await world.erp("/categories"))["items"]

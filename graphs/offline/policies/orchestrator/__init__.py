@@ -345,6 +345,11 @@ def _after_quote(view: View, zh: bool) -> Decision | View | None:
     if earlier is None:
         return None
     before = to_simplified(earlier)
+    if lexicon.has(before, "web_price") and _YES.search(view.request):
+        # "好的" to the quote's "shall I start a comparison for this part?" (the websites'
+        # prices): that analysis, of the part quoted.
+        text = f"{before}\n{view.request}"
+        return analysis(view, Reading("analysis", None, False, True), zh, text=text)
     erp = read_erp(view, f"{before}\n{view.request}", zh)
     if isinstance(erp, Decision):
         return erp
@@ -485,6 +490,15 @@ _CONFIRM = re.compile(
     r"^(?:\s*(?:好的?|好吧|可以|行|确认|没问题|就这样|就这么办|对|是的|嗯|提交吧|下吧|吧|的|了|啊"
     r"|ok(?:ay)?|yes|yep|yeah|sure|go ahead|confirm(?:ed)?|sounds good|do it|please do"
     r"|place it|submit it|please|thanks?|thank you)[\s,.!。！，~]*)+$",
+    re.I,
+)
+
+
+# "好的", "要", "yes please": yes to a question the last answer asked (not "thanks").
+_YES = re.compile(
+    r"^(?:\s*(?:好的?|好吧|好啊|可以|行|要|要的|需要|做吧|做一个|做一下|开始吧|是的|对|嗯|ok(?:ay)?"
+    r"|yes|yep|yeah|sure|go ahead|please do|do it|start it|run it|sounds good|please)"
+    r"[\s,.!。！，~]*)+$",
     re.I,
 )
 
@@ -772,6 +786,15 @@ def _totals(answers: list[str], zh: bool) -> str:
                f"\n\n{len(answers)} orders in total: {listed.replace('；', '; ')}")  # fmt: skip
 
 
+# What is only said, nothing done: a change of the ERP's records, a reminder for later,
+# writing to or bargaining with a supplier.
+_SAID = {
+    "master_data": replies.master_data,
+    "reminder": replies.reminder,
+    "contact_supplier": replies.contact_supplier,
+}
+
+
 def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) -> Decision:
     if reading.intent == "beyond_orders":  # "帮我入库", "email it to GZMT": said, not done
         kind = beyond_orders(view.request) or ""
@@ -816,11 +839,13 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
     if earlier is not None and reading.intent in ("analysis", "out_of_scope", "small_talk"):
         # The buyer named the category the last question asked for: the same analysis.
         return analysis(view, reading, zh, text=f"{to_simplified(earlier)}\n{view.request}")
-    if reading.held is not None:
-        return held_order(view, reading, zh)
-    listed = supplier_directory(view, reading, zh)  # "哪些供应商停用了", "Japanese suppliers?"
-    if listed is not None:
-        return listed
+    facts = (
+        lookups.supplier_question(view, reading, zh)  # "力帆还能下单吗": its status
+        or (held_order(view, reading, zh) if reading.held is not None else None)
+        or supplier_directory(view, reading, zh)  # "哪些供应商停用了", "Japanese suppliers?"
+    )
+    if facts is not None:
+        return facts
     match reading.intent:
         case "analysis_status" | "analysis_cancel":
             return tasks.task_question(view, reading.intent, zh)
@@ -838,10 +863,8 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return _to_order_agent(view, reading, zh)
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
-        case "master_data":
-            return Decision(replies.master_data(zh), note="master-data")
-        case "reminder":
-            return Decision(replies.reminder(zh), note="reminder")
+        case "master_data" | "reminder" | "contact_supplier":  # said, nothing done
+            return Decision(_SAID[reading.intent](zh), note=reading.intent.replace("_", "-"))
         case "out_of_scope" if lexicon.has(view.request, "fyi"):
             return Decision(replies.noted(zh), note="noted")
         case _:

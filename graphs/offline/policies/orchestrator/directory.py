@@ -33,7 +33,8 @@ _BATCH = 20  # part ids per part_query(part_ids=...) read: the analyst's batch, 
 
 # A question for a list of suppliers, not about one or about prices.
 _LIST = re.compile(
-    r"(?:哪些|哪几家|有几家|多少家|几家|列出|列一下|所有|全部)[^，,。？?]{0,8}?(?:供应商|厂家|厂商|经销商)"
+    r"(?:哪些|哪几家|哪几个|有几家|多少家|几家|几个|多少个|列出|列一下|所有|全部)[^，,。？?]{0,8}?"
+    r"(?:供应商|厂家|厂商|经销商)"
     r"|(?:供应商|厂家|厂商|经销商)[^，,。？?]{0,6}?(?:有哪些|都有哪些|有几家|有多少家|名单|列表|清单)"
     r"|(?:评分|评级|评价)最(?:高|好)|最好的\s*\d*\s*家"
     r"|(?<![a-z])(?:which|what|list|show|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"

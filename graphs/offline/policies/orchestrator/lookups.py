@@ -4,9 +4,10 @@
   "C8HSA 有没有 NGK 的替代型号"), with no BOM in sight: ``part_equivalents`` for that part
   (of the brand named, if one is), each equivalent with how well it matches, the company's
   stock of it and its cheapest offer. A replacement *in a BOM* stays the substitution flow.
-- **Who a supplier is** ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about Brembo"):
-  its ERP record (kind, status, rating, country, currency, website) and how many parts it
-  has prices for.
+- **Who a supplier is** ("NGK 的供应商信息", "NGK 的评级怎么样", "tell me about Brembo",
+  "what currency do we pay Pirelli in?") and whether it takes our orders ("力帆还能下单吗",
+  "can we still order from Champion?"): its ERP record (kind, status, rating, country,
+  currency, website), how many parts it has prices for, and what its status means.
 - **What a supplier sells us** ("NGK 供应哪些零件", "what does Bosch sell us?"): its parts
   with their prices, by category, from ``part_by_supplier``.
 
@@ -20,14 +21,21 @@ from typing import Any
 
 from graphs.offline import lexicon
 from graphs.offline.history import View
+from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
-from graphs.offline.text import has_quantity
+from graphs.offline.text import has_quantity, model_tokens
 from graphs.orders.words import money, supplier_status_word
 from graphs.substitution.bom import bom_in_messages
 from graphs.substitution.client import bom_tools
 
-__all__ = ["asks_equivalents", "equivalents", "supplier_info", "supplier_parts"]
+__all__ = [
+    "asks_equivalents",
+    "equivalents",
+    "supplier_info",
+    "supplier_parts",
+    "supplier_question",
+]
 
 Record = dict[str, Any]
 _SHOWN = 8  # equivalents listed; the rest counted
@@ -170,10 +178,49 @@ def _supplier_text(supplier: Record, parts: int | None, zh: bool) -> str:
     return text
 
 
+# What a supplier's status means for a new order ({name}: the supplier's name).
+_ORDERABLE = {
+    "active": ("{name} 正常合作，可以给它下单（每张订单提交前都要你审批）。",
+               "{name} is active: we can order from it (every order needs your approval "
+               "first)."),
+    "on_hold": ("{name} 暂停合作，不接受新订单；请换一家正常合作的供应商。",
+                "{name} is on hold and takes no new orders; choose an active supplier."),
+    "blocked": ("{name} 已停用，不能给它下单；请换一家正常合作的供应商。",
+                "{name} is blocked: no orders can be placed with it; choose an active "
+                "supplier."),
+}  # fmt: skip
+
+
+def _orderable(supplier: Record, zh: bool) -> str:
+    """Whether ``supplier`` takes new orders, from its status."""
+    status = str(supplier.get("status") or "")
+    word = supplier_status_word(status, "zh" if zh else "en")
+    other = (f"{{name}} 的状态是“{word}”，下单前请先确认。",
+             f'{{name}} has the status "{word}"; check it before ordering.')  # fmt: skip
+    zh_text, en_text = _ORDERABLE.get(status, other)
+    return (zh_text if zh else en_text).format(name=local_name(supplier, zh))
+
+
+def supplier_question(view: View, reading: Reading, zh: bool) -> Decision | None:
+    """A supplier's record asked for whatever else the words look like: "力帆还能下单吗" is
+    not an order held back, "what currency do we pay Pirelli in?" not a quote. None unless
+    the request asks one of those and names no order, part or quantity (and then a supplier,
+    see ``supplier_info``)."""
+    text = view.request
+    if reading.order_no or has_quantity(text) or model_tokens(text):
+        return None
+    asked = lexicon.has(text, "can_order_from") or (
+        lexicon.has(lexicon.strip_words(text, ("web_price",)), "supplier_attribute")
+        and reading.intent in ("quote", "analysis", "inventory", "out_of_scope")
+        and not lexicon.has(text, "analysis")
+    )
+    return supplier_info(view, zh) if asked else None
+
+
 def supplier_info(view: View, zh: bool) -> Decision | None:
     """The record of each supplier the request asks about (None: it names no supplier, or
     asks nothing about one)."""
-    if not lexicon.has(view.request, "supplier_info"):
+    if not lexicon.has(view.request, "supplier_info", "can_order_from"):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
@@ -203,6 +250,8 @@ def supplier_info(view: View, zh: bool) -> Decision | None:
             note="supplier-read",
         )
     texts = [_supplier_text(s, counts.get(int(s["id"])), zh) for s in suppliers]
+    if lexicon.has(view.request, "can_order_from"):  # "力帆还能下单吗": what its status means
+        texts += [_orderable(s, zh) for s in suppliers]
     if _CONTACT.search(view.request):  # "NGK的联系电话": the ERP keeps no such field
         texts.append(say(zh, "ERP 的供应商档案里没有电话、联系人、邮箱或地址，只有官网（见上）。",
                          "The ERP's supplier records hold no phone, contact person, email or "

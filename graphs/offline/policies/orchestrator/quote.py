@@ -236,6 +236,17 @@ def quote(
     if with_stock or lexicon.has(view.request, "inventory"):  # "库存和价格": the stock first
         stock = [stock_line(read[i], zh) for i in ids if isinstance(read.get(i), dict)]
         answers.insert(0, say(zh, "库存：\n", "Stock:\n") + "\n".join(stock))
+    if lexicon.has(view.request, "web_price"):  # "IU7 的官网价": not what the ERP holds
+        answers.append(
+            say(
+                zh,
+                "以上是 ERP 里的合同价，不是官网价。官网价要读各供应商的网页，由比价分析来读"
+                "（官网价和合同价逐一对比，写进报告）：要我对这个零件做一次比价分析吗？",
+                "These are the ERP's contract prices, not website prices. The suppliers' websites "
+                "are read by a price comparison analysis (website against contract price, in a "
+                "report): shall I start one for this part?",
+            )
+        )
     closing = closing or say(zh, "这只是询价，没有下单。要下单请告诉我供应商和数量。",
                   "This is a quote only: no order was placed. To order, tell me the supplier and "
                   "the quantity.")  # fmt: skip

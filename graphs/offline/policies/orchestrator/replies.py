@@ -181,6 +181,22 @@ def beyond_orders(kind: str, order_no: str | None, zh: bool) -> str:
     return (zh_text if zh else en_text + " ") + untouched + ("" if zh else " ") + offer
 
 
+def contact_supplier(zh: bool) -> str:
+    """Writing to or bargaining with a supplier, asked ("给NGK写封邮件要求降价", "send an RFQ
+    to GZMT"): not done here, nothing sent, and what can be brought to the talk instead."""
+    return say(
+        zh,
+        "我不能替你联系供应商：不写也不发邮件、询价单，不谈价，所以什么都没有发出去。"
+        "我能给你准备谈价的依据：对这类零件做比价分析（各家官网价和合同价对比、近 12 个月成交价），"
+        "报某个型号各家的价格，或查和这家供应商的订单与采购额。",
+        "I can't contact suppliers for you: I don't write or send emails or RFQs and I don't "
+        "negotiate, so nothing was sent. What I can give you for the talk: a price comparison "
+        "of the parts (each supplier's website prices against contract prices, the last 12 "
+        "months' prices), the offers for a named part, or our orders and spend with that "
+        "supplier.",
+    )
+
+
 def no_analysis(zh: bool) -> str:
     """A comparison asked for with no analysis: none started, and what can be answered."""
     return say(
