@@ -40,6 +40,7 @@ which lacks this module.
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 __all__ = ["keep_checkpoints_flushed"]
@@ -108,8 +109,11 @@ def keep_checkpoints_flushed() -> bool:
     # runtime builds it lazily, without a lock, and two threads asking at once (a resumed
     # run and a client reading a thread, right after a restart) built two: the second, the
     # one kept, was then taken for a throw-away saver and never read the files, so the
-    # server came back without any thread's state and saved nothing more.
-    checkpoint.Checkpointer()
+    # server came back without any thread's state and saved nothing more. Only inside
+    # langgraph dev's server (which sets the edition before importing its runtime): the
+    # saver needs the server's configuration, which a plain import of this app lacks.
+    if os.environ.get("LANGGRAPH_RUNTIME_EDITION") == "inmem":
+        checkpoint.Checkpointer()
     # The class's method: the flush loop (maybe already running) looks it up at each call.
     from langgraph.checkpoint.memory import PersistentDict
 
