@@ -235,7 +235,8 @@ GROUPS: dict[str, str] = {
     ) + "|" + _en(
         "chang*", "updat*", "modif*", "amend*", "bump*", "increas*", "reduc*", "decreas*",
         "push*", "postpon*", "move*", "reschedul*", "adjust*", "set the", "delay*",
-        "bring forward", "add a note", "add a remark", "put a note",
+        "bring forward", "add a note", "add a remark", "put a note", "put a remark",
+        "add a comment", "put a comment", "add a memo", "leave a note", "leave a remark",
     ),
     "cancel": _zh(
         "取消", "撤销", "作废", "不要了", "撤单", "撤掉", "撤了", "撤回", "不需要了",
@@ -361,6 +362,8 @@ GROUPS["equivalent"] = _zh(
 ) + "|" + _en(
     "equivalent*", "interchangeab*", "same spec*", "compatible", "like-for-like",
     "like for like", "drop-in", "cross-referenc*", "cross referenc*",
+) + (  # "a cheaper alternative to IU7" (a part), not "an alternative supplier" (its offers)
+    r"|(?<![a-z])alternatives?(?!\s+(?:suppliers?|vendors?|sources?|sellers?))(?![a-z])"
 )  # fmt: skip
 GROUPS["bom"] = (
     r"(?<![A-Za-z])BOMs?(?![A-Za-z])|"
@@ -420,6 +423,9 @@ GROUPS["my_reports"] += (
     rf"(?:the\s+|my\s+|our\s+)?{_BEFORE_EN}\s+(?:[\w-]+\s+){{0,2}}reports?(?![a-z])"
     r"|(?<![a-z])(?:show|send|find|open|get|give)\s+(?:me\s+)?(?:the|my|our)\s+(?:[\w-]+\s+){0,2}"
     r"reports?\s+(?:from|of)\s+(?:last|the\s+last|previous|yesterday)(?![a-z])"
+    # "what did the last report recommend?", "上一份报告的结论"
+    r"|(?<![a-z])(?<!like\s)(?<!as\s)(?<!than\s)(?:the|my|our|that)\s+(?:last|latest|previous|"
+    r"most\s+recent|newest)\s+(?:[\w-]+\s+){0,2}reports?(?![a-z])|上一份报告|最近那份报告|最新那份报告"
 )
 GROUPS["task"] += "|" + GROUPS["my_reports"]
 GROUPS["status"] += "|" + GROUPS["my_reports"]
@@ -846,6 +852,9 @@ GROUPS["sellers"] = (
     r"|(?<![a-z])who\s+(?:sells|supplies|carries|stocks|has|offers|makes)(?![a-z])"
     r"|(?<![a-z])where\s+can\s+(?:we|i)\s+(?:buy|get|source|order)(?![a-z])"
     r"|(?<![a-z])(?:suppliers|vendors|sellers|sources)\s+(?:of|for)(?![a-z])"
+    # "is there an alternative supplier for IU7?", "IU7 还有别的供应商吗"
+    r"|(?<![a-z])(?:alternative|other|another|different|second)\s+(?:suppliers?|vendors?|sources?)"
+    r"(?![a-z])|(?:其他|别的|另外的?|其它)(?:供应商|厂家|厂商|渠道)|别家"
     r"|(?<![a-z])(?:which|what)\s+suppliers?\s+(?:sells?|supplies|supply|carry|carries|stocks?|has|have)"
     r"(?![a-z])"
 )
@@ -1147,7 +1156,10 @@ def first_routing_word(text: str) -> int | None:
 NOTE_START = re.compile(
     r"(?:备注|附言|(?<![a-z])(?:note|remark|memo|comment))s?\s*"
     r"(?:写上?|为|是|(?:再)?(?:加|添加|补充|追加)(?:一句|一条|上)?|改成|改为)?\s*[:：]"
-    r"|(?:备注|附言)\s*(?:写上?|为|是)|(?:备注|附言)\s+(?=\S)",
+    r"|(?:备注|附言)\s*(?:写上?|为|是)|(?:备注|附言)\s+(?=\S)"
+    # "add a note to my last order: deliver to warehouse B"
+    r"|(?<![a-z])(?:note|remark|memo|comment)s?\s+(?:to|on|for)\s+[^:：\n]{1,40}?"
+    r"(?:[:：]|\s(?:saying|that\s+says|reading)(?![a-z]))",
     re.I,
 )
 

@@ -43,6 +43,7 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.middleware.context_injection import context_note
 from graphs.middleware.substitution import APPLY_TOOL, PLAN_TOOL, Substitution
 from graphs.offline import OfflinePlanner
 from graphs.settings import GraphSettings
@@ -155,10 +156,16 @@ class PlannerWorld:
         self.client_answer: Callable[[str, dict[str, Any]], str] | None = None
         self._artifact: Any = None  # what the last substitution tool kept for later turns
         self._messages: list[BaseMessage] = []
+        # The signed-in buyer (None: nobody known, as a run without a user in its context);
+        # the ERP records them as the requester of the orders they place.
+        self.user: str | None = None
 
     def system(self) -> SystemMessage:
-        """What the CurrentDate middleware puts in the prompt."""
-        return SystemMessage(content=f"今天是 {self.today.isoformat()}。")
+        """What the CurrentDate middleware (and, with a user, ContextInjection) puts in the
+        prompt."""
+        note = context_note({"user_id": self.user, "username": self.user}) if self.user else None
+        dated = f"今天是 {self.today.isoformat()}。"
+        return SystemMessage(content=f"{note}\n{dated}" if note else dated)
 
     async def erp(self, path: str, **query: Any) -> Any:
         """The ERP's own JSON for ``GET path`` (the truth the judge compares with)."""
@@ -207,9 +214,9 @@ class PlannerWorld:
         # the idempotency key and who asked and acted.
         if name == "order_create":
             args = {**args, "idempotency_key": f"harness-{uuid.uuid4().hex}"}
-            args["requested_by"] = HARNESS_USER
+            args["requested_by"] = self.user or HARNESS_USER
         if name in ("order_create", "order_update"):
-            args["actor"] = HARNESS_USER
+            args["actor"] = self.user or HARNESS_USER
         answer = await self.registry.call(server, name, args)
         assert len(answer) < EVICTED_CHARS, (
             f"{agent}: {name}({args}) returned {len(answer)} characters, which the graph would "

@@ -191,7 +191,10 @@ def test_several_categories_are_said_to_get_one_report_each() -> None:
     ["我的报告", "把我以前的报告列出来", "show my reports", "我想看看去年的采购报告",
      "把上次的比价报告发我一份", "上个月的比价报告呢", "show me last week's report",
      "send me the last spark plug report", "show me the report from last month",
-     "上周那份报告发我看看"],
+     "上周那份报告发我看看",
+     # from the twelfth: out of scope, or a new analysis of spark plugs
+     "what did the last report recommend?", "summarize my latest spark plug report",
+     "上一份报告的结论是什么"],
 )  # fmt: skip
 def test_my_reports_opens_the_archive_index(request_text: str) -> None:
     from langchain_core.messages import SystemMessage
@@ -213,8 +216,9 @@ def test_my_reports_opens_the_archive_index(request_text: str) -> None:
 
 @pytest.mark.parametrize(
     "request_text",
-    ["做一份上个月的采购报告", "帮我出一份去年的火花塞采购报告", "run a report for last month"],
-)
+    ["做一份上个月的采购报告", "帮我出一份去年的火花塞采购报告", "run a report for last month",
+     "run a new report on brake pads like the last report"],
+)  # fmt: skip
 def test_a_report_to_make_of_a_past_period_is_not_the_archive(request_text: str) -> None:
     from langchain_core.messages import SystemMessage
 

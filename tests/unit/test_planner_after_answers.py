@@ -224,7 +224,11 @@ async def test_a_report_asked_for_with_none_running(world: PlannerWorld, ask: st
     assert run.final_note == "no-task", (run.final_note, run.last_text)
 
 
-@pytest.mark.parametrize("ask", ["谁卖 {model}", "哪家有{model}卖", "who supplies {model}?"])
+@pytest.mark.parametrize(
+    "ask",
+    ["谁卖 {model}", "哪家有{model}卖", "who supplies {model}?",
+     "is there an alternative supplier for {model}?", "{model} 还有别的供应商吗"],
+)  # fmt: skip
 async def test_who_sells_a_part_is_its_quote(world: PlannerWorld, ask: str) -> None:
     part, offers = await _quoted(world)
     run = await world.run(ask.format(model=part["model"]))

@@ -52,8 +52,10 @@ def _answered(run: Run) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["帮我查一下 C8HSA 有哪些替代型号", "what can replace Bosch C8HSA?", "C8HSA 的等效件有哪些"],
-)
+    # the last two from the twelfth red-team round: a price comparison of the category
+    ["帮我查一下 C8HSA 有哪些替代型号", "what can replace Bosch C8HSA?", "C8HSA 的等效件有哪些",
+     "is there a cheaper alternative to C8HSA?", "alternatives to C8HSA"],
+)  # fmt: skip
 async def test_the_equivalents_of_one_part_are_listed(world: PlannerWorld, text: str) -> None:
     part = await _part(world, "C8HSA", "BOSCH")
     truth = await world.erp(f"/parts/{part['id']}/equivalents")
@@ -121,6 +123,25 @@ async def test_what_we_are_short_on_is_the_stock_warnings(world: PlannerWorld) -
     _answered(run)
     for item in warnings["items"][:3]:
         assert item["sku"] in run.final, (item["sku"], run.final)
+
+
+@pytest.mark.parametrize(
+    "text", ["which parts are out of stock?", "哪些零件缺货", "有没有断货的零件"]
+)
+async def test_out_of_stock_is_nothing_available_not_below_safety(
+    world: PlannerWorld, text: str
+) -> None:
+    # The twelfth red-team round: the 98 parts below safety stock were listed for "out of
+    # stock"; those with nothing available are the answer ("快缺货了" stays the warnings).
+    warnings = await world.erp_pages("/inventory/warnings")
+    empty = {w["sku"] for w in warnings if w["on_hand"] - w["reserved"] <= 0}
+    low = {w["sku"] for w in warnings} - empty
+    assert empty and low, "the seed has parts with nothing available and parts merely low"
+    run = await world.run(text)
+    _answered(run)
+    shown = set(re.findall(r"^- (\S+)", run.final, re.M))
+    assert shown == empty, run.final
+    assert str(len(warnings)) in run.final  # how many are below safety stock, said
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,38 @@ def _parts_stock(view: View, found: Grounding, zh: bool) -> Decision:
     return Decision(text, note="inventory-answer")
 
 
+# Out of stock now ("哪些零件缺货", "which parts are out of stock?"), not running low ("快缺货了",
+# "running out"): the parts with nothing available.
+_OUT = re.compile(
+    r"缺货|断货|没货|零库存|无库存|没有库存|\b(?:out of stock|no stock|stocked out)\b", re.I
+)
+_SOON = re.compile(r"快|要|将|即将|马上|\b(?:soon|about to|going to|almost|nearly)\b", re.I)
+
+
+def _available(part: Record) -> int:
+    inv = part.get("inventory") or part
+    return int(inv.get("on_hand") or 0) - int(inv.get("reserved") or 0)
+
+
+def _empty_answer(items: list[Record], total: int, zh: bool, where: str) -> Decision:
+    """The parts below safety stock with nothing available (``items``: all below it)."""
+    empty = [p for p in items if _available(p) <= 0]
+    low = say(zh, f"（低于安全库存的共 {total} 个，问“哪些低于安全库存”可看全部。）",
+              f"({total} part{'' if total == 1 else 's'} below safety stock in all; ask "
+              "which are below safety stock for the list.)")  # fmt: skip
+    if not empty:
+        none = say(zh, f"{where}没有可用库存为 0 的零件。",
+                   f"Nothing{where} is out of stock (nothing with 0 available). ")  # fmt: skip
+        return Decision(none + low, note="inventory-answer")
+    lines = [stock_line(p, zh) for p in empty[:_SHOWN]]
+    more = len(empty) - _SHOWN
+    tail = say(zh, f"\n……另有 {more} 个。", f"\n... and {more} more.") if more > 0 else ""
+    head = say(zh, f"{where}可用库存为 0 的零件（{len(empty)} 个）：\n",
+               f"Out of stock{where} (0 available, {len(empty)} part"
+               f"{'' if len(empty) == 1 else 's'}):\n")  # fmt: skip
+    return Decision(head + "\n".join(lines) + tail + "\n" + low, note="inventory-answer")
+
+
 def _warnings_answer(items: list[Record], total: int, zh: bool, where: str) -> Decision:
     if not items:
         return Decision(
@@ -215,7 +247,9 @@ def _by_category(view: View, erp: ErpData, found: Grounding, zh: bool) -> Decisi
             )  # fmt: skip
             where = say(zh, f"{label} 的{cat.get('name_zh') if cat else '零件'}中",
                         f" among {label}'s {cat.get('name_en') if cat else 'parts'}")  # fmt: skip
-        parts.append(_warnings_answer(items, len(items), zh, where).text)
+        out = _OUT.search(view.request) and not _SOON.search(view.request)  # "缺货", not "快缺货"
+        answer = _empty_answer if out else _warnings_answer
+        parts.append(answer(items, len(items), zh, where).text)
     text = "\n\n".join(parts)
     if not _SHORTAGE.search(view.request):
         # "电瓶还剩多少", "stock of all NGK spark plugs": the list is the short ones; say so.

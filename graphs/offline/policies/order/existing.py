@@ -27,7 +27,7 @@ from graphs.offline.policies.order.history import (
     without_period,
 )
 from graphs.offline.policies.order.outcome import after_commit, order_summary
-from graphs.offline.policies.order.people import person
+from graphs.offline.policies.order.people import Person, me, person
 from graphs.offline.text import (
     en_number,
     find_date,
@@ -49,7 +49,7 @@ _NEW_NOTE = re.compile(
     r"(?:(?:备注|備註|備注|附言|附註)\s*(?:改成|改为|改為|写成|寫成|换成|換成|写上|寫上|加上|"
     r"加一句|加一條|加一条|补充|補充|追加|添加|写|寫|[:：])"
     # "add a note to my last NGK order: urgent": the note is what follows the colon
-    r"|\b(?:note|remark)\b[^:：\n]{0,60}[:：]"
+    r"|\b(?:note|remark|memo|comment)\b[^:：\n]{0,60}(?:[:：]|\s(?:saying|that\s+says|reading)\b)"
     r"|\b(?:note|remark)\b(?: on [\w-]+)?\s*(?:to\b|[:：]))\s*[:：]?\s*(\S.*)",
     re.I | re.S,
 )
@@ -182,7 +182,8 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
     arriving, window = (window, None) if inbound else (None, window)
     # "did we cancel the Mann order?", "any cancelled orders with Mann?", "取消了哪些单"
     cancelled = not asking and lexicon.has(facts.body, "cancel")
-    who = person(facts, found) if not asking else None  # "what did Zhang Wei order?"
+    # "what did Zhang Wei order?"; "cancel my last order": the buyer's own
+    who = person(facts, found) if not asking else me(facts)
     if isinstance(who, Decision):
         return who
     if not (found.suppliers or found.parts or latest or still_open or window or several
@@ -208,7 +209,7 @@ def _by_description(facts: Facts, *, asking: bool = True) -> Record | Decision:
         items = [o for o in items if str(o.get("expected_date") or "9") < facts.today.isoformat()]
     kind = "awaiting" if awaiting else "overdue" if overdue else "open" if still_open else ""
     if not items:
-        return _none_found(facts, found, kind, window, asking)
+        return _none_found(facts, found, kind, window, asking, who)
     if latest or (len(items) == 1 and not still_open):
         return items[0]
     if not asking:  # a question about several orders is answered with the list
@@ -327,21 +328,26 @@ def _none_found(
     kind: str,
     window: tuple[date, date] | None,
     asking: bool,
+    who: Person | None = None,
 ) -> Decision:
-    """No order matches: said so (with the period), and the newest one outside it named.
-    ``kind``: a key of :data:`_KINDS`, "" when any order was looked for."""
+    """No order matches: said so (with the period and the person), and the newest one
+    outside the period named. ``kind``: a key of :data:`_KINDS`, "" when any order was
+    looked for."""
     key = "name_zh" if facts.zh else "name_en"
     named = [str(m.record.get(key)) for m in found.suppliers[:1]]
     named += [f"{m.record.get('sku')} {m.record.get(key)}" for m in found.parts[:1]]
     name = " ".join(named)
+    of_zh, for_en = (name + "的" if name else ""), (" for " + name if name else "")
+    if who is not None:  # "我上个月下了几张单": nobody else's orders shown instead
+        of_zh, for_en = f"{of_zh}{who.said(True)} 的", f"{for_en} {who.said(False)}"
     _, _, zh_kind, en_kind = _KINDS[kind]
     if window is not None:
         span = _span(window)
         none = facts.say(
-            f"{span} 没有{name + '的' if name else ''}{zh_kind}订单。",
-            f"There were no {en_kind}orders{' for ' + name if name else ''} {span}. ",
+            f"{span} 没有{of_zh}{zh_kind}订单。", f"There were no {en_kind}orders{for_en} {span}. "
         )
-        newest = _searches(facts, [_recent_query(found)])
+        mine = {who.field: who.user} if who else {}
+        newest = _searches(facts, [_recent_query(found) | mine])
         if isinstance(newest, Decision):
             return newest
         if newest and not asking:
@@ -353,8 +359,7 @@ def _none_found(
             )  # fmt: skip
         return Decision(none, note="none-found") if not asking else _ask_order(facts, newest, none)
     none = facts.say(
-        f"ERP 中没有找到{name + '的' if name else ''}{zh_kind}订单。",
-        f"I found no {en_kind}orders{' for ' + name if name else ''} in the ERP. ",
+        f"ERP 中没有找到{of_zh}{zh_kind}订单。", f"I found no {en_kind}orders{for_en} in the ERP. "
     )
     if not asking:  # a question about orders that do not exist has its answer
         return Decision(none, note="none-found")

@@ -22,7 +22,7 @@ from graphs.offline.entities import Grounding
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order.facts import Facts
 
-__all__ = ["Person", "person"]
+__all__ = ["Person", "me", "person"]
 
 _USER_ID = re.compile(r"(?<![\w.@/])([a-z]{2,}[._][a-z]{2,})(?![\w@/.])", re.I)
 _LATIN = re.compile(r"(?<![A-Za-z])([A-Z][a-z]{1,15})\s+([A-Z][a-z]{1,15})(?![A-Za-z])")
@@ -41,6 +41,23 @@ _ZH_NAME = re.compile(
 _APPROVED = re.compile(
     r"批了|批准了|批过|批的|审批了|审批过|审批的|(?<![a-z])approv(?:e|ed|es)\b", re.I
 )
+
+
+# The buyer themself ("我上个月下了几张单", "我的订单", "my orders", "what did I order last
+# month?", "orders I placed", "我批的单"): the signed-in user, as the ERP records them. "我们"
+# is the company, "帮我下的单" somebody's help.
+_ME = re.compile(
+    r"(?<![帮给替让叫和跟与])我(?!们)(?:自己)?(?:这个月|上个月|上周|这周|本周|今年|去年|本月|最近|之前|"
+    r"以前|刚才|刚|上次)?(?:下的|订的|买的|申请的|提的|下了|订了|买了|申请了|提了|花了|批的|批了|批准的|"
+    r"批准了|审批的|审批了|批过|的?(?:那|这)?(?:一)?(?:张|个|笔)?(?:订单|单子|单|采购单))"
+    r"|(?<![a-z])my(?:\s+[\w-]+){0,2}?\s+(?:orders?|pos?|purchase\s+orders?|spend(?:ing)?)(?![a-z])"
+    r"|(?<![a-z])(?:did|have|had)\s+i\s+(?:\w+\s+)?(?:order|place|buy|purchas|approv|spen[dt])\w*"
+    r"|(?<![a-z])(?:orders?|pos?)\s+(?:that\s+)?i\s+(?:placed|made|raised|ordered|approved|created)"
+    r"(?![a-z])|(?<![a-z])i\s+(?:ordered|placed|raised|approved|spent|bought)(?![a-z])",
+    re.I,
+)
+# Who the run is for, as ContextInjection tells the model.
+_CURRENT_USER = re.compile(r"user_id=([^,;\s]+)")
 
 
 @dataclass(frozen=True)
@@ -100,11 +117,26 @@ def _surely_named(text: str, found: Grounding) -> str | None:
 _FILE_ENDS = {".pdf", ".md", ".csv", ".xlsx", ".xls", ".txt", ".png", ".html", ".json", ".doc"}
 
 
+def me(facts: Facts) -> Person | None:
+    """The signed-in buyer when the message is about their own orders ("我上个月下了几张单",
+    "cancel my last order"), as requester or approver; None when it is not, or when the run
+    has no user (every order then, as before)."""
+    if _ME.search(facts.body) is None:
+        return None
+    user = _CURRENT_USER.search(facts.view.system)
+    if user is None:
+        return None
+    return Person("approved_by" if _APPROVED.search(facts.body) else "requested_by", user[1])
+
+
 def person(facts: Facts, found: Grounding) -> Person | Decision | None:
-    """The requester (or, when the message is about approving, the approver) it names, the
-    ERP read that lists them, the answer that nobody in that role has the name a person was
-    surely called by, or None (no one named, or nobody of a name that may not be a
-    person's)."""
+    """The requester (or, when the message is about approving, the approver) it names (the
+    buyer themself: :func:`me`), the ERP read that lists them, the answer that nobody in
+    that role has the name a person was surely called by, or None (no one named, or nobody
+    of a name that may not be a person's)."""
+    mine = me(facts)
+    if mine is not None:
+        return mine
     keys = _keys(facts.body, found)
     if not keys:
         return None
