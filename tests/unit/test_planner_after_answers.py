@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, priced_today
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Run,
+    Script,
+    planner_world,
+    priced_today,
+    sold_part,
+)
 
 TODAY = date(2026, 12, 3)
 _TASK = re.compile(r"task_id: ([0-9a-f-]{36})")
@@ -343,3 +350,89 @@ async def test_a_limit_by_kind_is_said_not_dropped(
         run = await world.run(then, history=world.thread())
         assert not run.delegations, run.delegations  # nothing restarted for a limit it cannot take
     assert "不能按供应商类型" in run.last_text or "kind of supplier" in run.last_text, run.last_text
+
+
+# From the thirteenth red-team round: each of these follow-ups was "outside what I do", a
+# menu, or a question for a category to analyse.
+
+
+@pytest.mark.parametrize("why", ["why not?", "为什么", "how come?"])
+async def test_why_after_the_erp_refused_says_its_reasons_again(
+    world: PlannerWorld, why: str
+) -> None:
+    received = (await world.erp("/orders/search-details", status="received", size=1))["items"]
+    [order] = received
+    refused = await world.run(f"cancel {order['order_no']}")
+    assert refused.proposal is None, refused.last_text
+    codes = re.findall(r"[（(]([A-Z][A-Z_]{3,})[)）]", refused.last_text)
+    assert codes, refused.last_text
+    before = world.fingerprint()
+    run = await world.run(why, history=world.thread())
+    _nothing_done(run)
+    assert world.fingerprint() == before
+    assert all(c in run.last_text for c in codes) and order["order_no"] in run.last_text
+
+
+@pytest.mark.parametrize("why", ["为什么被拒了", "why was it rejected?"])
+async def test_why_after_the_buyer_rejected_the_card(world: PlannerWorld, why: str) -> None:
+    part, supplier, quantity = await sold_part(world)
+    rejected = await world.run(
+        f"给{supplier['code']}订{quantity}个{part['model']}",
+        script=Script(decisions=[{"type": "reject", "message": "no"}]),
+    )
+    assert rejected.proposal is not None, rejected.last_text
+    before = world.fingerprint()
+    run = await world.run(why, history=world.thread())
+    _nothing_done(run)
+    assert world.fingerprint() == before
+    assert "审批卡片上拒绝" in run.last_text or "rejected it on the approval card" in run.last_text
+
+
+async def _two_suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
+    found = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    return [found[3], found[len(found) // 2]]
+
+
+@pytest.mark.parametrize(("first", "again"), [("what currency do we pay {en} in?", "and {en}?"),
+                                               ("{zh}是哪个国家的", "那{zh}呢")])  # fmt: skip
+async def test_the_same_question_about_another_supplier(
+    world: PlannerWorld, first: str, again: str
+) -> None:
+    one, other = await _two_suppliers(world)
+    await world.run(first.format(en=one["name_en"], zh=one["name_zh"]))
+    run = await world.run(again.format(en=other["name_en"], zh=other["name_zh"]),
+                          history=world.thread())  # fmt: skip
+    _nothing_done(run)
+    for value in (other["code"], other["country"], other["currency"]):
+        assert value in run.last_text, (value, run.last_text)
+    assert one["code"] not in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(("menu", "asked"), [("帮我看看{zh}", "报价"), ("{en}", "prices?")])
+async def test_prices_asked_of_a_supplier_are_its_price_list(
+    world: PlannerWorld, menu: str, asked: str
+) -> None:
+    supplier = next(s for s in await _two_suppliers(world))
+    parts = await world.erp(f"/parts/supplier/{supplier['id']}", size=50)
+    await world.run(menu.format(zh=supplier["name_zh"], en=supplier["name_en"]))
+    run = await world.run(asked, history=world.thread())
+    _nothing_done(run)
+    assert str(parts["total"]) in run.last_text, run.last_text
+    assert parts["items"][0]["model"] in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    ("stock", "restock"),
+    [("哪些零件缺货", "帮我补一下"), ("which parts are out of stock?", "restock them")],
+)
+async def test_restock_after_a_stock_answer_asks_what_to_order(
+    world: PlannerWorld, stock: str, restock: str
+) -> None:
+    shown = await world.run(stock)
+    skus = re.findall(r"^- (\S+)", shown.last_text, re.M)
+    assert skus, shown.last_text
+    before = world.fingerprint()
+    run = await world.run(restock, history=world.thread())
+    _nothing_done(run)
+    assert run.handed_over is None and world.fingerprint() == before
+    assert all(s in run.last_text for s in skus), run.last_text

@@ -43,7 +43,13 @@ from graphs.offline.intent import (
 )
 from graphs.offline.policies import skills
 from graphs.offline.policies.base import ADDED_SECTION, Decision, local_name, say
-from graphs.offline.policies.orchestrator import lookups, replies, substitution, tasks
+from graphs.offline.policies.orchestrator import (
+    followups,
+    lookups,
+    replies,
+    substitution,
+    tasks,
+)
 from graphs.offline.policies.orchestrator.analysis import analysis, delegation
 from graphs.offline.policies.orchestrator.conditions import held_order
 from graphs.offline.policies.orchestrator.directory import supplier_directory
@@ -914,6 +920,7 @@ def decide(view: View) -> Decision:
     skill = skills.start(view, zh)
     if skill is not None:
         return skill
-    decision = _route(view, read(view.request), zh)
+    # "为什么被拒了", "and Dunlop?", "帮我补一下": read against the answer just given
+    decision = followups.follow_up(view, zh) or _route(view, read(view.request), zh)
     decision.note = decision.note or "orchestrator"
     return decision

@@ -217,10 +217,11 @@ def supplier_question(view: View, reading: Reading, zh: bool) -> Decision | None
     return supplier_info(view, zh) if asked else None
 
 
-def supplier_info(view: View, zh: bool) -> Decision | None:
+def supplier_info(view: View, zh: bool, *, asked: bool = False) -> Decision | None:
     """The record of each supplier the request asks about (None: it names no supplier, or
-    asks nothing about one)."""
-    if not lexicon.has(view.request, "supplier_info", "can_order_from"):
+    asks nothing about one; ``asked``: the request is known to ask it, "and Dunlop?" after
+    a supplier's record)."""
+    if not asked and not lexicon.has(view.request, "supplier_info", "can_order_from"):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
@@ -261,10 +262,10 @@ def supplier_info(view: View, zh: bool) -> Decision | None:
     return Decision("\n".join(texts) + more, note="supplier-info")
 
 
-def _one_supplier(view: View, zh: bool, group: str) -> Record | Decision | None:
-    """The one supplier a request about ``group`` names (no part, no category), or the
-    reads that ground it."""
-    if not lexicon.has(view.request, group):
+def _one_supplier(view: View, zh: bool, group: str | None) -> Record | Decision | None:
+    """The one supplier a request about ``group`` (None: whatever it asks) names (no part,
+    no category), or the reads that ground it."""
+    if group is not None and not lexicon.has(view.request, group):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
@@ -276,12 +277,13 @@ def _one_supplier(view: View, zh: bool, group: str) -> Record | Decision | None:
     return found.suppliers[0].record
 
 
-def supplier_parts(view: View, zh: bool) -> Decision | None:
+def supplier_parts(view: View, zh: bool, *, priced: bool = False) -> Decision | None:
     """The parts the one supplier named sells us, with prices, by category (None: the
-    request asks no such thing, or names no supplier or several)."""
+    request asks no such thing, or names no supplier or several). ``priced``: the request
+    asks this supplier's prices ("NGK 报价"), whatever its words."""
     if not view.has_tool("part_by_supplier"):
         return None
-    supplier = _one_supplier(view, zh, "supplier_parts")
+    supplier = _one_supplier(view, zh, None if priced else "supplier_parts")
     if supplier is None or isinstance(supplier, Decision):
         return supplier
     query = {"supplier_id": supplier["id"], "size": _PAGE}

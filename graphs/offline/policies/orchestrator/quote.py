@@ -22,6 +22,7 @@ from graphs.offline.policies.base import Decision, say
 from graphs.offline.policies.orchestrator.analysis import analysis
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.inventory import parts_read, stock_line
+from graphs.offline.policies.orchestrator.lookups import supplier_parts
 from graphs.offline.text import find_date, find_quantity, model_tokens, today_in
 from graphs.orders.words import supplier_status_word
 
@@ -213,6 +214,10 @@ def quote(
         return Decision(say(zh, "哪个零件的？请告诉我型号或 SKU（比如 IU7）。",
                             "For which part? Tell me its model or SKU (e.g. IU7)."),
                         note="ask:part")  # fmt: skip
+    if not found.parts and not found.categories and found.suppliers:
+        listed = supplier_parts(view, zh, priced=True)  # "NGK 报价": its price list
+        if listed is not None:
+            return listed
     if not found.parts:
         return analysis(view, Reading("analysis", None, False, reading.domain), zh)
     ids = [int(m.record["id"]) for m in found.parts if m.record.get("id") is not None][:_PARTS]

@@ -10,7 +10,7 @@ from graphs.offline.policies.order.facts import Facts
 from graphs.orders.issues import issue_sentence
 from graphs.orders.words import Lang, explain_refusal, pick, status_word
 
-__all__ = ["after_commit", "first_order", "order_summary"]
+__all__ = ["REJECTED", "after_commit", "first_order", "order_summary"]
 
 
 def order_summary(order: dict[str, Any], zh: bool) -> str:
@@ -88,6 +88,12 @@ def _refused(result: ToolResult, lang: Lang) -> str:
                 f"The ERP did not carry this out: {sentence} (code {code})")  # fmt: skip
 
 
+# What the buyer is told when they rejected the approval card (the orchestrator relays it,
+# and answers "为什么被拒了" from it).
+REJECTED = ("你拒绝了这次操作，ERP 中没有做任何改动。",
+            "You rejected the operation; nothing was changed in the ERP.")  # fmt: skip
+
+
 def after_commit(facts: Facts, tool: str) -> Decision | None:
     """Once a committing call came back: verify it, then confirm (or explain the refusal)."""
     committed = facts.view.last_result(tool)
@@ -95,11 +101,7 @@ def after_commit(facts: Facts, tool: str) -> Decision | None:
         return None
     if not committed.ok:
         if "rejected" in committed.content.lower():
-            return Decision(
-                facts.say("你拒绝了这次操作，ERP 中没有做任何改动。",
-                          "You rejected the operation; nothing was changed in the ERP."),
-                note="rejected",
-            )  # fmt: skip
+            return Decision(facts.say(*REJECTED), note="rejected")
         return Decision(_refused(committed, facts.lang), note="erp-error")
     data = committed.data()
     order = data if isinstance(data, dict) else {}
