@@ -54,6 +54,7 @@ Intent = Literal[
     "reminder",
     "beyond_orders",
     "contact_supplier",
+    "budget",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
@@ -169,6 +170,8 @@ def is_substitution(text: str) -> bool:
         return False
     if lexicon.has(masked, "bom", "equivalent", "discontinued"):
         return True
+    if lexicon.has(masked, "whether_switch"):
+        return False  # "should we switch from NGK to Denso?": a comparison asked
     if find_window_months(masked) or has_quantity(masked) or lexicon.has(masked, "price"):
         return False  # "换成近6个月", "换成200个呢总价多少": a scope or a quantity changed
     return not lexicon.has(masked, "order_verb", "order_noun", "new_order")
@@ -189,6 +192,8 @@ def _stock_or_price(masked: str, ordering: bool) -> Intent | None:
     offer terms asked of named parts ("IU7 多少钱", "what does NGK charge for IU7", "如果下单
     300 个要多少钱", "IU7 交期多久"), or neither (None)."""
     if ordering and _every_short(masked):  # "reorder everything below safety stock": the list
+        return "inventory"
+    if lexicon.has(masked, "what_to_buy") and not ordering:  # "下个月需要采购什么": what is short
         return "inventory"
     if lexicon.has(masked, "advice"):
         return "inventory"  # "should I order more FA352?": its stock, and a verdict
@@ -363,10 +368,15 @@ def _best_for_quantity(masked: str) -> bool:
 
 def _beyond_intent(text: str, masked: str) -> Intent | None:
     """``contact_supplier`` for writing to or bargaining with a supplier ("给NGK写封邮件要求降
-    价"), ``beyond_orders`` for what this assistant does not do to an order; ``order_lookup``
+    价"), ``budget`` for a budget (not in the ERP), ``beyond_orders`` for what this assistant
+    does not do to an order; ``order_lookup``
     when it is asked whether that was done (not of stock: "IU7库存恢复了没")."""
     if lexicon.has(masked, "contact_supplier"):
         return "contact_supplier"
+    if lexicon.has(masked, "budget") and not (
+        has_quantity(masked) or lexicon.has(masked, "analysis")
+    ):
+        return "budget"  # "这个月预算还剩多少": not in the ERP
     if beyond_orders(text):
         return "beyond_orders"
     if beyond_asked(text) and not lexicon.has(masked, "inventory"):

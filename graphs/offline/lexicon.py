@@ -63,6 +63,8 @@ GROUPS: dict[str, str] = {
         "price comparison", "vs", "versus", "prices move", "price trend", "pricing",
         "fastest deliver*", "quickest deliver*", "shortest lead time*", "delivers fastest",
         "which of our suppliers", "which of the suppliers", "which of our vendors",
+        "which is better", "which one is better", "which is cheaper", "which one is cheaper",
+        "better value", "better deal",
     ) + r"|(?<![a-z])deliver\w*\b[^.?!。？！]{0,30}?\b(?:fastest|quickest|soonest)\b",
     "order_verb": _zh(
         r"下.{0,3}?单", r"下(?:个|一个|张|一张)[^，,。]{1,12}?的单",
@@ -766,7 +768,8 @@ GROUPS["repeat_order"] = (
     r"(?:order|po)|same\s+(?:order|po)\s+(?:as\s+(?:last\s+time|before)|again)"
     r"|(?:re-?order|order)\s+the\s+same\s+(?:as\s+last\s+time|again|as\s+before)"
     r"|(?<![a-z])(?:the\s+)?same\s+(?:order|po)\s+again|(?<![a-z])(?:repeat|redo|re-?place|"
-    r"re-?order|re-?submit)\s+(?:that|this|the|it|po\d+)(?:\s+(?:order|po))?(?![a-z])"
+    r"re-?order|re-?submit|duplicate|copy)\s+(?:that|this|the|it|po\d+)(?:\s+(?:order|po))?"
+    r"(?![a-z])"
     r"|(?<![a-z])(?:place|order|submit)\s+(?:it|that|this|that\s+order|this\s+order|the\s+same"
     r"\s+order)\s+again|(?<![a-z])another\s+(?:one|order|po)\s+(?:just\s+)?(?:like|identical\s+to)"
     r"\s+(?:it|that|this|that\s+one|this\s+one)"
@@ -889,6 +892,9 @@ GROUPS["contact_supplier"] = (
     r"|(?<![a-z])(?:write|draft|compose)\s+(?:up\s+)?(?:an?\s+|the\s+)?(?:email|e-mail|letter|"
     r"message)\s+to(?![a-z])"
     r"|(?<![a-z])(?:write|reach\s+out)\s+to\s+(?!me\b|us\b)\w"
+    # chasing a delivery with the supplier ("帮我催一下KMC的订单", "expedite PO…")
+    r"|催(?:一下|一催|促|货|单|发货|交货)|(?<![a-z])(?:expedit\w*|chase|chasing|hurry\s+(?:up\s+)?\w+)"
+    r"(?![a-z])"
     r"|(?<![a-z])(?:negotiat\w*|haggl\w*|bargain\w*)"
     r"|(?<![a-z])ask\s+(?:them|\w+)\s+for\s+(?:a\s+)?(?:discount|better\s+price|lower\s+price|"
     r"price\s+cut)(?![a-z])"
@@ -948,6 +954,24 @@ GROUPS["supplier_attribute"] = (
         "address",
         "still active",
     )
+)
+# Whether to move to another supplier ("should we switch from NGK to Denso?", "要不要从NGK换
+# 到电装"): a comparison of the two (an analysis word), not parts replaced in a BOM.
+GROUPS["whether_switch"] = (
+    r"(?<![a-z])should\s+(?:we|i)\s+(?:switch|change|move|go)\s+(?:from|to|over|suppliers?)"
+    r"(?![a-z])|(?:要不要|该不该|需不需要|是否(?:应该|要)?|值不值得|值得)(?:从[^，,。？?]{1,12}?)?换(?:成|到|用)?"
+)
+GROUPS["analysis"] += "|" + GROUPS["whether_switch"]
+# A budget ("这个月预算还剩多少", "how much budget is left?"): not in the ERP (it holds orders,
+# offers and stock); said, with the period's spend offered.
+GROUPS["budget"] = _zh("预算") + "|" + _en("budget", "budgets", "budgeted")
+# What to buy next ("帮我做个采购计划", "下个月需要采购什么", "what should we order next?"): the
+# parts below safety stock, nothing ordered.
+GROUPS["what_to_buy"] = (
+    r"采购计划|补货计划|订货计划|(?:需要|应该|该|要)(?:采购|买|订|补)(?:些)?(?:什么|啥|哪些)"
+    r"|(?<![a-z])(?:purchas\w*|buying|procurement|order(?:ing)?|restock(?:ing)?)\s+plan(?![a-z])"
+    r"|(?<![a-z])what\s+(?:do|should|must)\s+we\s+(?:need\s+to\s+)?(?:buy|order|purchase|restock)"
+    r"(?![a-z])"
 )
 # Stock on order ("how many IU7 do we have on order?", "IU7 在途多少"): a stock question,
 # never an order.

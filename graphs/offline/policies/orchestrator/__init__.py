@@ -793,11 +793,12 @@ def _totals(answers: list[str], zh: bool) -> str:
 
 
 # What is only said, nothing done: a change of the ERP's records, a reminder for later,
-# writing to or bargaining with a supplier.
+# writing to or bargaining with a supplier, a budget.
 _SAID = {
     "master_data": replies.master_data,
     "reminder": replies.reminder,
     "contact_supplier": replies.contact_supplier,
+    "budget": replies.budget,
 }
 
 
@@ -869,7 +870,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return _to_order_agent(view, reading, zh)
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
-        case "master_data" | "reminder" | "contact_supplier":  # said, nothing done
+        case "master_data" | "reminder" | "contact_supplier" | "budget":  # said, nothing done
             return Decision(_SAID[reading.intent](zh), note=reading.intent.replace("_", "-"))
         case "out_of_scope" if lexicon.has(view.request, "fyi"):
             return Decision(replies.noted(zh), note="noted")

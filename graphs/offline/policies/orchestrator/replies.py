@@ -186,14 +186,27 @@ def contact_supplier(zh: bool) -> str:
     to GZMT"): not done here, nothing sent, and what can be brought to the talk instead."""
     return say(
         zh,
-        "我不能替你联系供应商：不写也不发邮件、询价单，不谈价，所以什么都没有发出去。"
+        "我不能替你联系供应商：不写也不发邮件、询价单，不催货，不谈价，所以什么都没有发出去。"
         "我能给你准备谈价的依据：对这类零件做比价分析（各家官网价和合同价对比、近 12 个月成交价），"
         "报某个型号各家的价格，或查和这家供应商的订单与采购额。",
-        "I can't contact suppliers for you: I don't write or send emails or RFQs and I don't "
-        "negotiate, so nothing was sent. What I can give you for the talk: a price comparison "
+        "I can't contact suppliers for you: I don't write or send emails or RFQs, chase "
+        "deliveries or negotiate, so nothing was sent. What I can give you for the talk: a "
+        "price comparison "
         "of the parts (each supplier's website prices against contract prices, the last 12 "
         "months' prices), the offers for a named part, or our orders and spend with that "
         "supplier.",
+    )
+
+
+def budget(zh: bool) -> str:
+    """A budget asked about ("这个月预算还剩多少"): not in the ERP, and what can be said."""
+    return say(
+        zh,
+        "预算不在 ERP 里（它只有订单、报价和库存），我查不到预算还剩多少，也没有做任何改动。"
+        "要看某段时间已经花了多少，可以问我，比如“这个月花了多少钱”“今年在 NGK 花了多少”。",
+        "Budgets are not in the ERP (it holds orders, prices and stock), so I can't tell how "
+        "much budget is left; nothing was changed. I can tell you what was spent over a "
+        'period, e.g. "how much did we spend this month?" or "spend with NGK this year".',
     )
 
 

@@ -30,6 +30,7 @@ from graphs.offline.policies.order import check
 from graphs.offline.policies.order.existing import by_number
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.outcome import after_commit
+from graphs.offline.policies.order.people import me
 from graphs.offline.text import (
     Quantity,
     find_date,
@@ -834,23 +835,34 @@ def _repeat(facts: Facts, found: Grounding, suppliers: list[Record]) -> Decision
     named: then it is a normal order)."""
     if not lexicon.has(facts.body, "repeat_order"):
         return None
-    order_no = find_order_no(facts.body)
+    answered = f"{facts.answer('order_no', 'order', '订单号') or ''} {facts.answer_text}"
+    order_no = find_order_no(facts.body) or find_order_no(answered)
     if order_no is not None:
         return _repeat_of(facts, order_no, suppliers)
-    if found.parts or len(found.suppliers) != 1:
+    if found.parts or len(found.suppliers) > 1:
         return None
-    supplier = found.suppliers[0].record
-    query = {"supplier_id": supplier["id"], "size": 5}
+    mine = me(facts)  # "repeat my last order": the buyer's own newest
+    if not found.suppliers and mine is None:  # "照上次的再下一单": whose? asked, never guessed
+        return ask(facts, ["order_no"], facts.say(
+            "照哪一张订单重下？请告诉我订单号（或者供应商，我找它最近的一张）。",
+            "Which order should I place again? Give its number (or the supplier, and I'll "
+            "take its newest order)."))  # fmt: skip
+    query = ({"supplier_id": found.suppliers[0].record["id"]} if found.suppliers
+             else {mine.field: mine.user} if mine else {}) | {"size": 5}  # fmt: skip
     data = facts.read("order_search_details", query)
     if data is None:
         return Decision(facts.say("查找上一张订单。", "Finding the last order."),
                         [("order_search_details", query)], note="last-order")  # fmt: skip
     last = next((o for o in _items(data) if o.get("status") != "cancelled"), None)
     if last is None:
+        whose = (_sname(facts, found.suppliers[0].record) if found.suppliers
+                 else mine.said(facts.zh) if mine else "")  # fmt: skip
         return ask(facts, ["part", "quantity"], facts.say(
-            f"没有找到向{_sname(facts, supplier)}下过的订单。要订哪个零件、多少？",
-            f"I found no earlier order with {_sname(facts, supplier)}. Which part, and how "
-            "many?"))  # fmt: skip
+            f"没有找到{whose}之前的订单。要订哪个零件、多少？",
+            f"I found no earlier order ({whose}). Which part, and how many?"))  # fmt: skip
+    supplier = next((s for s in suppliers if s.get("id") == last.get("supplier_id")), None)
+    if supplier is None:
+        return None
     lines = [{"part_id": ln["part_id"], "quantity": ln["quantity"]}
              for ln in last.get("lines") or [] if isinstance(ln, dict)]  # fmt: skip
     args = _order_args(facts, supplier, lines)
