@@ -43,9 +43,13 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from graphs.mcp_registry import McpRegistry, load_registry
+from graphs.messages import NOTIFICATION_KEY
 from graphs.middleware.context_injection import context_note
 from graphs.middleware.substitution import APPLY_TOOL, PLAN_TOOL, Substitution
 from graphs.offline import OfflinePlanner
+from graphs.offline.history import View
+from graphs.offline.policies.analyst.run import Run as AnalystRun
+from graphs.offline.policies.analyst.summary import final_answer
 from graphs.settings import GraphSettings
 from sim.erp.app import create_app
 from sim.erp.masterdata import MasterData
@@ -225,9 +229,16 @@ class PlannerWorld:
         return answer
 
     async def run(
-        self, text: str, *, history: Sequence[BaseMessage] = (), script: Script | None = None
+        self,
+        text: str,
+        *,
+        history: Sequence[BaseMessage] = (),
+        script: Script | None = None,
+        notification: dict[str, Any] | None = None,
     ) -> Run:
-        """Drive the orchestrator on ``text`` (after ``history``) until it answers or pauses."""
+        """Drive the orchestrator on ``text`` (after ``history``) until it answers or pauses;
+        ``notification``: ``text`` is deepagents' notification of this task event, not the
+        buyer's."""
         script = script or Script()
         run = Run()
         tools = [*ORCHESTRATOR_LOCAL, *self.registry.declared_tools("orchestrator")]
@@ -239,7 +250,9 @@ class PlannerWorld:
                     *({"type": "function", "function": c} for c in self.client_tools),
                 ]
             )
-        messages: list[BaseMessage] = [self.system(), *history, HumanMessage(content=text)]
+        marked = {NOTIFICATION_KEY: notification} if notification else {}
+        request = HumanMessage(content=text, additional_kwargs=marked)
+        messages: list[BaseMessage] = [self.system(), *history, request]
         self._messages = messages
         for _ in range(_MAX_STEPS):
             reply = await model.ainvoke(messages)
@@ -523,6 +536,38 @@ async def sold_part(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]
     valid today accepts (twice the minimum)."""
     part, offer, supplier = await offered_part(world)
     return part, supplier, offer["min_order_qty"] * offer["order_step"] * 2
+
+
+def analysis_summary(
+    category: dict[str, Any], recommended: list[tuple[dict[str, Any], dict[str, Any]]], zh: bool
+) -> str:
+    """What the offline analyst's own summary writer says when it recommends each part's
+    supplier (``recommended``: part, supplier records as the ERP gives them)."""
+    view = View.of("analyst", [SystemMessage(content="今天是 2026-12-03。"),
+                               HumanMessage(content="【分析需求正文】比价" if zh else "compare")],
+                   {})  # fmt: skip
+    parts = [
+        {**part, "suppliers": [{"rank": 1, "supplier_code": supplier["code"],
+                                "supplier_name_zh": supplier["name_zh"],
+                                "supplier_name_en": supplier["name_en"], "contract_price": 10.5,
+                                "currency": "CNY", "total_cost_score": 11.25}]}
+        for part, supplier in recommended
+    ]  # fmt: skip
+    result = {"category": category, "parts": parts, "deviations": [], "sources": []}
+    return final_answer(AnalystRun(view), result, [], [])
+
+
+async def notify_done(world: PlannerWorld, task_id: str, summary: str) -> Run:
+    """deepagents' notification that the analysis ``task_id`` ended with ``summary``, as the
+    orchestrator's thread receives it."""
+    text = (
+        "[SYSTEM NOTIFICATION - NOT USER INPUT]\nAn async subagent task you started has an "
+        f"update.\n<task-notification>\n<task-id>{task_id}</task-id>\n<agent-name>analyst"
+        f"</agent-name>\n<status>success</status>\n<result>\n{summary}\n</result>\n"
+        "</task-notification>"
+    )
+    event = {"task_id": task_id, "agent_name": "analyst", "status": "success"}
+    return await world.run(text, history=world.thread(), notification=event)
 
 
 def priced_today(part: dict[str, Any]) -> bool:

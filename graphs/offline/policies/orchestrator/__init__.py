@@ -921,7 +921,11 @@ def decide(view: View) -> Decision:
     skill = skills.start(view, zh)
     if skill is not None:
         return skill
-    # "为什么被拒了", "and Dunlop?", "帮我补一下": read against the answer just given
-    decision = followups.follow_up(view, zh) or _route(view, read(view.request), zh)
+    # "为什么被拒了", "and Dunlop?", "帮我补一下", "就按推荐的下单": read against the answers given
+    followed = followups.follow_up(view, zh)
+    if isinstance(followed, View):  # an order as the report recommends, its supplier added
+        order = Reading("order_create", None, False, True)
+        followed = _route(followed, order, zh, follow_up=False)
+    decision = followed or _route(view, read(view.request), zh)
     decision.note = decision.note or "orchestrator"
     return decision

@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from graphs.messages import message_text
+from graphs.messages import NOTIFICATION_KEY, message_text
 from graphs.middleware.analysis_outcome import FailureKind, failure_kind
 from graphs.offline import lexicon
 from graphs.offline.entities import find_suppliers, token_spans
@@ -54,6 +54,17 @@ def known_tasks(view: View) -> list[str]:
             if found:
                 ids.append(found.group(1))
     return ids
+
+
+def _ended_tasks(view: View) -> set[str]:
+    """Ids of the background tasks whose end (done, failed, cancelled) this conversation was
+    told of by a notification."""
+    ended = set()
+    for m in view.messages:
+        event = (getattr(m, "additional_kwargs", None) or {}).get(NOTIFICATION_KEY)
+        if isinstance(event, dict) and event.get("status") in ("success", "error", "cancelled"):
+            ended.add(str(event.get("task_id")))
+    return ended
 
 
 # What failed and what the buyer can do, by the kind the analyst's failure names.
@@ -288,7 +299,8 @@ def launched(view: View, zh: bool) -> Decision:
         if len(ids) > 1
         else ""
     )  # fmt: skip
-    before = [t for t in known_tasks(view) if t not in ids]
+    done = _ended_tasks(view)  # a task whose end was notified is not "still running"
+    before = [t for t in known_tasks(view) if t not in ids and t not in done]
     still = (
         say(zh, f"之前开始的分析（task_id: {before[-1]}）仍在后台运行；不需要的话告诉我"
             f"“取消分析 {before[-1]}”。\n",
