@@ -166,8 +166,8 @@ def is_substitution(text: str) -> bool:
     with a BOM, an "equivalent" or a "discontinued" word, or with no order word at all
     ("把博世火花塞都换成 NGK 的"); "换个供应商下单" stays an order."""
     masked = lexicon.mask(text, _NEGATABLE)
-    if not lexicon.has(masked, "substitute"):
-        return False
+    if not lexicon.has(masked, "substitute") or find_order_no(text):
+        return False  # "把PO…的供应商换成GZMT": that order, not a BOM
     if lexicon.has(masked, "bom", "equivalent", "discontinued"):
         return True
     if lexicon.has(masked, "whether_switch"):
@@ -328,11 +328,16 @@ def beyond_orders(text: str) -> str | None:
     up), or asks it with an order to place or change, which is done (a delivery recorded
     or a payment is never an order's quantity)."""
     kinds, masked, asked = _beyond(text)
-    if asked == "inquiry" or (asked and kinds and kinds[0] != "beyond_pay"):
+    always = ("beyond_pay", "beyond_return", "beyond_supplier")  # said even when asked about
+    if asked == "inquiry" or (asked and kinds and kinds[0] not in always):
         return None
     if not kinds or lexicon.has(masked, "analysis"):
         return None  # "比价分析做完发邮件给我": the analysis (its report has the links)
-    if kinds[0] in ("beyond_receive", "beyond_pay"):
+    if kinds[0] == "beyond_supplier" and not (
+        find_order_no(text) or lexicon.has(masked, "order_noun", "latest")
+    ):
+        return None  # "换个供应商" after a quote: another offer, no order to change
+    if kinds[0] in ("beyond_receive", *always):
         return kinds[0]
     rest = lexicon.strip_words(masked, lexicon.BEYOND_ORDERS)
     acting = lexicon.has(rest, "cancel") or has_quantity(rest)  # "GZMT IU7 100个 提交"

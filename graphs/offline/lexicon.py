@@ -741,6 +741,9 @@ GROUPS["awaiting_approval"] = (
     r"(?:an?\s+)?approval(?![a-z])|(?<![a-z])(?:not\s+(?:yet\s+)?approved|unapproved|"
     r"still\s+to\s+be\s+approved|to\s+be\s+approved|(?:have|has)n[o']t\s+(?:yet\s+)?been\s+"
     r"approved|not\s+been\s+approved)(?![a-z])"
+    # drafts are not approved yet either ("show me all draft orders", "草稿订单")
+    r"|草稿(?:订单|单)|(?:哪些|所有|全部|我的)草稿|(?<![a-z])(?:drafts|draft\s+(?:orders|pos)|"
+    r"(?:my|the|all|any|our)\s+drafts?)(?![a-z])"
 )
 
 # Orders described by who approved them ("陈静上个月审批的订单", "陈静批了哪些单", "orders approved
@@ -1021,6 +1024,7 @@ GROUPS["price_question"] = _zh(
 # back, approving it other than on the approval card, paying for it. Said so, nothing done.
 BEYOND_ORDERS: tuple[str, ...] = (
     "beyond_receive", "beyond_send", "beyond_reopen", "beyond_approve", "beyond_pay",
+    "beyond_return", "beyond_supplier",
 )  # fmt: skip
 GROUPS["beyond_receive"] = _zh(
     "入库", "入仓", r"收货(?!地址|人)", "签收", "验收", r"登记(?:一下)?(?:到货|收货|入库)",
@@ -1057,6 +1061,20 @@ GROUPS["beyond_approve"] = _zh(
     "submit for approval", "send for approval",
 ) + r"|(?<![a-z])(?:was|is|has|did)\s+(?:it|this|that|the\s+order|the\s+po|po\s*\S+)\s+" \
     r"(?:been\s+|get\s+)?approved?(?![a-z])"  # fmt: skip
+# Goods sent back ("PO… 能退货吗", "return the chains from PO…"): the ERP's returns process.
+GROUPS["beyond_return"] = _zh(
+    "退货", "退回给", "退给供应商", "退换货", "换货", "退款",
+) + "|" + _en(
+    "return the goods", "return them", "return it", "return the", "send back", "send them back",
+    "send it back", "rma", "refund", "refunds",
+)  # fmt: skip
+# An order's supplier changed ("把PO…的供应商换成GZMT", "change the supplier of PO… to GZMT"):
+# fixed once the order exists; cancel and order anew.
+GROUPS["beyond_supplier"] = (
+    r"(?:供应商|厂家|供货商)(?:换成|改成|改为|换为|换到|改到|换一下|换掉)"
+    r"|(?<![a-z])(?:change|switch|move|swap)\s+(?:the\s+)?(?:supplier|vendor)s?\s+(?:of|on|for|to)"
+    r"(?![a-z])|(?<![a-z])(?:supplier|vendor)\s+(?:of|on)\s+\S+\s+to(?![a-z])"
+)
 GROUPS["beyond_pay"] = _zh(
     "付款", "付钱", "打款", "结款", "付清", "开票", "开发票", "发票", "对账", "报销",
     r"(?<!单)结账",

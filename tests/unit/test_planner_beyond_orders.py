@@ -66,6 +66,9 @@ def _nothing_done(run: Any) -> None:
         (True, "付款了吗", "付款"),
         (False, "pay the invoice for it", "invoice"),
         (True, "这张单的发票呢", "发票"),  # showed the order as if its invoice were in it
+        # the sixteenth round: the order shown, nothing said
+        (True, "这张单能退货吗", "退货"),
+        (False, "return the goods on it", "returns"),
     ],
 )
 async def test_what_it_cannot_do_is_said_and_nothing_changes(
@@ -160,3 +163,34 @@ async def test_a_looked_up_order_says_what_of_each_line_arrived(world: PlannerWo
         assert (f"已收 {line['received_qty']}" in row) == (line["received_qty"] > 0), row
     if order["approved_by"]:
         assert f"批准人 {order['approved_by']}" in text, text
+
+
+@pytest.mark.parametrize(
+    "said", ["把{order}的供应商换成{code}", "change the supplier of {order} to {code}"]
+)
+async def test_an_orders_supplier_is_fixed(world: PlannerWorld, said: str) -> None:
+    # The sixteenth round: the Chinese asked which BOM to work on, the English asked for a
+    # quantity or a date.
+    order_no = await _placed(world, True)
+    [order] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
+    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    other = next(
+        x for x in suppliers if x["status"] == "active" and x["id"] != order["supplier_id"]
+    )
+    before = world.fingerprint()
+    run = await world.run(said.format(order=order_no, code=other["code"]))
+    _nothing_done(run)
+    assert "BOM" not in run.last_text and order_no in run.last_text, run.last_text
+    assert "供应商改不了" in run.last_text or "supplier can't be changed" in run.last_text
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize("said", ["show me all draft orders", "草稿订单有哪些"])
+async def test_draft_orders_are_the_unapproved_ones(world: PlannerWorld, said: str) -> None:
+    # The sixteenth round: the newest orders whatever their status.
+    order_no = await _placed(world, False)
+    received = (await world.erp("/orders/search-details", status="received", size=1))["items"]
+    run = await world.run(said)
+    _nothing_done(run)
+    assert order_no in run.last_text, run.last_text
+    assert received[0]["order_no"] not in run.last_text, run.last_text

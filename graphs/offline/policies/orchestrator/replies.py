@@ -155,6 +155,18 @@ _BEYOND: dict[str, tuple[str, str]] = {
         "card, by someone allowed to (the ERP records who). Every order I prepare comes to you "
         "as an approval card before it reaches the ERP; I never approve one on my own.",
     ),
+    "beyond_return": (
+        "退货、换货和退款我这里办不了：要走 ERP 的退货流程或直接和供应商处理，我只处理采购订单。",
+        "Returns, exchanges and refunds are not mine: they go through the ERP's returns "
+        "process or the supplier; I handle purchase orders only.",
+    ),
+    "beyond_supplier": (
+        "订单的供应商改不了：订单建好后供应商就固定了。要换供应商，可以取消这张（还没到货的话），"
+        "再给新供应商下一张，两张各自审批。",
+        "An order's supplier can't be changed: it is fixed once the order exists. To switch, "
+        "cancel this one (if nothing has arrived yet) and place a new one with the other "
+        "supplier, each with its own approval.",
+    ),
     "beyond_pay": (
         "付款、发票和对账不在我这里：它们在财务系统里，我查不到也办不了，只处理采购订单。",
         "Payments, invoices and reconciliation are not mine: they are in the finance system, "
