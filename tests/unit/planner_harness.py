@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -536,6 +537,23 @@ async def sold_part(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]
     valid today accepts (twice the minimum)."""
     part, offer, supplier = await offered_part(world)
     return part, supplier, offer["min_order_qty"] * offer["order_step"] * 2
+
+
+CHANGING = ("order_create", "order_update")
+
+
+def nothing_done(run: Run) -> None:
+    """No order written or put up for approval, and no analysis started."""
+    assert not any(run.called(t) for t in CHANGING), run.calls
+    assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
+
+
+def analysis_scope(delegation: str) -> dict[str, Any]:
+    """The scope (【分析范围】) an analysis was started with."""
+    found = re.search(r"【分析范围】(\{.*?\})\n", delegation)
+    assert found, delegation
+    scope: dict[str, Any] = json.loads(found.group(1))
+    return scope
 
 
 def analysis_summary(

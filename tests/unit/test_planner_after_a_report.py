@@ -11,7 +11,6 @@ category to analyse; "再做一份刹车片的" showed a menu.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator
 from datetime import date
@@ -23,6 +22,7 @@ import pytest
 from tests.unit.planner_harness import (
     PlannerWorld,
     Run,
+    analysis_scope,
     analysis_summary,
     notify_done,
     parts_on_offer,
@@ -142,5 +142,5 @@ async def test_the_same_for_another_category(world: PlannerWorld, zh: bool, agai
     run = await world.run(again.format(zh=other["name_zh"], en=other["name_en"].lower()),
                           history=world.thread())  # fmt: skip
     [delegation] = run.delegations
-    scope = json.loads(re.search(r"【分析范围】(\{.*?\})\n", delegation)[1])  # type: ignore[index]
+    scope = analysis_scope(delegation)
     assert scope["categories"] == [other["code"]], scope

@@ -20,21 +20,21 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Script,
+    nothing_done,
+    planner_world,
+    sold_part,
+)
 
 TODAY = date(2026, 12, 3)
-CHANGING = ("order_create", "order_update")
 
 
 @pytest.fixture
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
         yield w
-
-
-def _nothing_done(run: Any) -> None:
-    assert not any(run.called(t) for t in CHANGING), run.calls
-    assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
 
 
 async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int, int]:
@@ -81,7 +81,7 @@ async def test_who_we_buy_a_category_from_most(world: PlannerWorld, ask: str) ->
         top, theirs, n = await _top_supplier(world, category["code"])
         text = ask.format(zh=category["name_zh"], en=category["name_en"].lower())
         run = await world.run(text)
-        _nothing_done(run)
+        nothing_done(run)
         assert run.question is None, (text, run.question)
         first = run.last_text.splitlines()[0]
         assert re.search(rf"\b{re.escape(top)}\b", first), (text, top, run.last_text)
@@ -97,7 +97,7 @@ async def test_orders_waiting_for_approval_are_listed_and_none_approved(
             "orders that haven't been approved yet"]  # fmt: skip
     for ask in asks:
         run = await world.run(ask)
-        _nothing_done(run)
+        nothing_done(run)
         said = run.last_text
         assert ("没有" in said and "审批" in said) or ("no " in said and "approv" in said), said
     part, supplier, q = await sold_part(world)
@@ -110,13 +110,13 @@ async def test_orders_waiting_for_approval_are_listed_and_none_approved(
     for ask in asks:
         before = world.fingerprint()
         run = await world.run(ask)
-        _nothing_done(run)
+        nothing_done(run)
         assert order_no in run.last_text, (ask, run.last_text)
         assert received[0]["order_no"] not in run.last_text, (ask, run.last_text)
         assert world.fingerprint() == before
     # Asking me to approve them is still refused: approval is a person's, on the card.
     run = await world.run("你把待审批的订单都批准了吧")
-    _nothing_done(run)
+    nothing_done(run)
     assert "批准" in run.last_text, run.last_text
     [after] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
     assert after["status"] == row["status"] and after["approved_by"] is None
@@ -131,7 +131,7 @@ async def test_an_order_of_what_the_catalogue_lacks_says_so(
 ) -> None:
     before = world.fingerprint()
     run = await world.run(ask)
-    _nothing_done(run)
+    nothing_done(run)
     assert run.question is None
     said = run.last_text
     assert ("目录" in said and "没有下单" in said) if zh else ("catalogue" in said), said
@@ -151,7 +151,7 @@ async def test_a_years_spend_with_a_supplier(world: PlannerWorld, ask: str) -> N
     kept = [o for o in orders if o["status"] != "cancelled"]
     cny = sum(o["total_minor"] for o in kept if o["currency"] == "CNY")
     run = await world.run(ask.format(code=code, name=name))
-    _nothing_done(run)
+    nothing_done(run)
     assert run.question is None, run.question
     said = run.last_text
     assert f"{cny / 100:,.2f}" in said and str(len(kept)) in said, (cny, len(kept), said)
@@ -162,7 +162,7 @@ async def test_the_last_three_orders_read_no_requesters(world: PlannerWorld) -> 
     # "最近三张订单": 张 after a numeral is a measure word, not the family name Zhang.
     newest = (await world.erp("/orders/search-details", size=4))["items"]
     run = await world.run("最近三张订单")
-    _nothing_done(run)
+    nothing_done(run)
     assert not run.called("order_summary"), run.calls
     said = run.last_text
     assert all(o["order_no"] in said for o in newest[:3]), said
@@ -178,7 +178,7 @@ async def test_what_needs_restocking_is_the_stock_below_safety(
     assert short
     before = world.fingerprint()
     run = await world.run(ask)
-    _nothing_done(run)
+    nothing_done(run)
     assert all(item["sku"] in run.last_text for item in short), run.last_text
     assert world.fingerprint() == before
 
@@ -201,12 +201,12 @@ async def test_overdue_orders_are_the_open_ones_past_their_date(
 ) -> None:
     # They listed the newest orders (all received) or asked for an order number.
     none = await world.run(ask)
-    _nothing_done(none)
+    nothing_done(none)
     assert re.findall(r"PO\d{11}", none.last_text) == [], none.last_text
     late = await _open_order(world, "late", (TODAY - timedelta(days=3)).isoformat())
     due = await _open_order(world, "due", (TODAY + timedelta(days=10)).isoformat())
     run = await world.run(ask)
-    _nothing_done(run)
+    nothing_done(run)
     assert set(re.findall(r"PO\d{11}", run.last_text)) == {late}, (late, due, run.last_text)
 
 
@@ -224,5 +224,5 @@ async def test_the_largest_or_smallest_order_of_a_period(
     cny = [o for o in orders if o["status"] != "cancelled" and o["currency"] == "CNY"]
     pick = (min if smallest else max)(cny, key=lambda o: o["total_minor"])
     run = await world.run(ask)
-    _nothing_done(run)
+    nothing_done(run)
     assert re.findall(r"PO\d{11}", run.last_text) == [pick["order_no"]], (pick, run.last_text)

@@ -11,7 +11,6 @@ done; "这个月预算还剩多少" listed the parts below safety stock ("剩" r
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator
 from datetime import date
@@ -20,21 +19,21 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Script,
+    analysis_scope,
+    nothing_done,
+    planner_world,
+)
 
 TODAY = date(2026, 12, 3)
-CHANGING = ("order_create", "order_update")
 
 
 @pytest.fixture
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
         yield w
-
-
-def _nothing_done(run: Run) -> None:
-    assert not any(run.called(t) for t in CHANGING), run.calls
-    assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
 
 
 async def _makers(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -49,13 +48,6 @@ async def _makers(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], 
     pytest.fail("the seed has no category with two makers")  # pragma: no cover
 
 
-def _scope(delegation: str) -> dict[str, Any]:
-    found = re.search(r"【分析范围】(\{.*?\})\n", delegation)
-    assert found, delegation
-    scope: dict[str, Any] = json.loads(found.group(1))
-    return scope
-
-
 @pytest.mark.parametrize("template", ["Which is better, {a} or {b}?", "{a}和{b}哪个好"])
 async def test_which_of_two_suppliers_is_better_asks_the_category(
     world: PlannerWorld, template: str
@@ -64,7 +56,7 @@ async def test_which_of_two_suppliers_is_better_asks_the_category(
     zh = "哪个好" in template
     run = await world.run(template.format(a=a["name_zh" if zh else "name_en"],
                                           b=b["name_zh" if zh else "name_en"]))  # fmt: skip
-    _nothing_done(run)
+    nothing_done(run)
     categories = (await world.erp("/categories"))["items"]
     assert all(c["name_zh" if zh else "name_en"] in run.last_text for c in categories)
 
@@ -82,7 +74,7 @@ async def test_whether_to_switch_supplier_is_a_comparison_of_the_two(
     run = await world.run(text)
     assert not re.search(r"BOM", run.last_text), run.last_text  # not a BOM to work on
     [delegation] = run.delegations
-    scope = _scope(delegation)
+    scope = analysis_scope(delegation)
     assert scope["categories"] == [category["code"]]
     assert set(scope.get("brands", [])) == {a["code"], b["code"]}, scope
 
@@ -113,7 +105,7 @@ async def test_repeat_with_nobody_known_asks_which_order(world: PlannerWorld) ->
     newest = await _newest_of(world)
     before = world.fingerprint()
     asked = await world.run("照上次的再下一单")
-    _nothing_done(asked)
+    nothing_done(asked)
     assert asked.question is not None and asked.question["fields"] == ["order_no"]
     assert world.fingerprint() == before
     run = await world.run("照上次的再下一单", script=Script(answers=[newest["order_no"]]))
@@ -138,7 +130,7 @@ async def test_chasing_a_delivery_is_said_not_done(world: PlannerWorld, template
     before = world.fingerprint()
     run = await world.run(template.format(order=newest["order_no"],
                                           supplier=newest["supplier_code"]))  # fmt: skip
-    _nothing_done(run)
+    nothing_done(run)
     assert world.fingerprint() == before
     assert "什么都没有发出去" in run.last_text or "nothing was sent" in run.last_text
 
@@ -147,7 +139,7 @@ async def test_chasing_a_delivery_is_said_not_done(world: PlannerWorld, template
                                   "我们今年的采购预算是多少"])  # fmt: skip
 async def test_a_budget_is_not_in_the_erp(world: PlannerWorld, text: str) -> None:
     run = await world.run(text)
-    _nothing_done(run)
+    nothing_done(run)
     assert run.handed_over is None
     assert "预算不在 ERP 里" in run.last_text or "not in the ERP" in run.last_text
     assert "安全库存" not in run.last_text and "safety stock" not in run.last_text
@@ -159,7 +151,7 @@ async def test_a_budget_is_not_in_the_erp(world: PlannerWorld, text: str) -> Non
 async def test_what_to_buy_is_what_is_short(world: PlannerWorld, text: str) -> None:
     warnings = await world.erp("/inventory/warnings", size=3)
     run = await world.run(text)
-    _nothing_done(run)
+    nothing_done(run)
     assert run.handed_over is None and run.question is None, run.last_text
     for item in warnings["items"]:
         assert item["sku"] in run.last_text, (item["sku"], run.last_text)

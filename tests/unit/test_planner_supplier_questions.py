@@ -12,7 +12,6 @@ expected fact is read from the ERP here; nothing may be ordered, changed or sent
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator
 from datetime import date
@@ -22,21 +21,22 @@ from typing import Any
 import pytest
 
 from graphs.orders.words import supplier_status_word
-from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world, sold_part
+from tests.unit.planner_harness import (
+    PlannerWorld,
+    Script,
+    analysis_scope,
+    nothing_done,
+    planner_world,
+    sold_part,
+)
 
 TODAY = date(2026, 12, 3)
-CHANGING = ("order_create", "order_update")
 
 
 @pytest.fixture
 async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
     async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
         yield w
-
-
-def _nothing_done(run: Run) -> None:
-    assert not any(run.called(t) for t in CHANGING), run.calls
-    assert run.proposal is None and run.delegations == [], (run.proposal, run.delegations)
 
 
 async def _suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
@@ -66,7 +66,7 @@ async def test_whether_a_supplier_takes_orders_is_its_status(
     for supplier in await _one_of_each_status(world):
         text = template.format(zh=supplier["name_zh"], en=supplier["name_en"], category=category)
         run = await world.run(text)
-        _nothing_done(run)
+        nothing_done(run)
         answer = run.last_text
         word = supplier_status_word(supplier["status"], "zh" if zh else "en")
         assert word in answer and supplier["code"] in answer, (text, answer)
@@ -88,7 +88,7 @@ async def test_a_suppliers_record_asked_with_price_words(
     suppliers = await _suppliers(world)
     supplier = suppliers[len(suppliers) // 2]
     run = await world.run(template.format(en=supplier["name_en"], zh=supplier["name_zh"]))
-    _nothing_done(run)
+    nothing_done(run)
     field = "country" if "country" in template else "currency"
     assert supplier[field] in run.last_text and supplier["code"] in run.last_text, run.last_text
 
@@ -114,7 +114,7 @@ async def test_writing_to_or_bargaining_with_a_supplier_is_said_not_done(
                            code=supplier["code"], model=part["model"])  # fmt: skip
     before = world.fingerprint()
     run = await world.run(text)
-    _nothing_done(run)
+    nothing_done(run)
     assert world.fingerprint() == before
     zh = bool(re.search(r"[\u4e00-\u9fff]", template))
     assert ("什么都没有发出去" if zh else "nothing was sent") in run.last_text, run.last_text
@@ -125,14 +125,7 @@ async def test_a_negated_bargain_keeps_the_comparison_asked(world: PlannerWorld)
     category = (await world.erp("/categories"))["items"][1]
     run = await world.run(f"不用跟他们谈价，直接做个{category['name_zh']}比价")
     assert len(run.delegations) == 1, run.last_text
-    assert category["code"] in _scope(run.delegations[0]).get("categories", [])
-
-
-def _scope(delegation: str) -> dict[str, Any]:
-    found = re.search(r"【分析范围】(\{.*?\})\n", delegation)
-    assert found, delegation
-    scope: dict[str, Any] = json.loads(found.group(1))
-    return scope
+    assert category["code"] in analysis_scope(run.delegations[0]).get("categories", [])
 
 
 @pytest.mark.parametrize(
@@ -148,16 +141,16 @@ async def test_a_website_price_is_not_the_contract_price(
     part, _, _ = await sold_part(world)
     text = template.format(model=part["model"], brand=part.get("brand") or "")
     run = await world.run(text)
-    _nothing_done(run)
+    nothing_done(run)
     zh = yes == "好的"
     assert ("不是官网价" if zh else "not website prices") in run.last_text, run.last_text
     assert part["sku"] in run.last_text  # the ERP's offers are still shown, as such
     history = world.thread()
     declined = await world.run("thanks", history=history)
-    _nothing_done(declined)
+    nothing_done(declined)
     started = await world.run(yes, history=history, script=Script())
     assert len(started.delegations) == 1, started.last_text
-    scope = _scope(started.delegations[0])  # one part: "part", several: "parts"
+    scope = analysis_scope(started.delegations[0])  # one part: "part", several: "parts"
     assert scope.get("parts", [scope.get("part")]) == [part["sku"]], scope
 
 
