@@ -1,4 +1,4 @@
-"""Short follow-ups that only make sense after the answer just given, read against it.
+"""Short follow-ups that only make sense after an answer given before, read against it.
 
 - **Why** ("为什么被拒了", "why not?") after an order that did not go through: the ERP's
   reasons again, as the refusal listed them, or that the buyer rejected the card.
@@ -7,7 +7,6 @@
 - **Restock these** ("帮我补一下", "reorder them") right after a stock answer, naming no part:
   which part, how many and from whom, the parts just listed offered; nothing is ordered
   until the buyer says.
-
 - **An order as the report recommends** ("就按推荐的下单，IU7 200个", "order 200 IU7 from the
   recommended supplier") after an analysis summary in this conversation: the order, from
   the supplier the summary recommends for that part (which part, asked when it names none
@@ -37,6 +36,7 @@ from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator import lookups
 from graphs.offline.policies.orchestrator.analysis import analysis
 from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.offline.policies.orchestrator.tasks import LAUNCHED
 from graphs.offline.policies.order.outcome import REJECTED
 from graphs.offline.text import has_quantity, model_tokens, to_simplified
 
@@ -128,7 +128,7 @@ _SHARE = re.compile(
     re.I,
 )
 _WHERE = re.compile(
-    r"报告[^，,。？?]{0,4}(?:在哪|呢\s*[?？]?\s*$)|(?<![a-z])(?:where|link)\b.{0,20}\breport"
+    r"报告[^，,。？?]{0,4}在哪|(?<![a-z])(?:where|link)\b.{0,20}\breport"
     r"|report\b.{0,12}\b(?:link|where)",
     re.I,
 )
@@ -245,7 +245,7 @@ def _after_report(view: View, zh: bool) -> Decision | View | None:
 
 def _same_for(view: View, step: str, zh: bool) -> Decision | None:
     """ "再做一份刹车片的" right after an analysis: that category's comparison."""
-    if step not in ("notified-success", "launched") or not _SAME_FOR.search(view.request):
+    if step not in ("notified-success", LAUNCHED) or not _SAME_FOR.search(view.request):
         return None
     erp = read_erp(view, view.request, zh)
     if isinstance(erp, Decision):
