@@ -179,3 +179,23 @@ async def test_whether_we_bought_is_the_orders_we_placed(
     assert run.proposal is None and not run.called("order_create"), run.calls
     assert theirs[0]["order_no"] in run.last_text, (text, theirs[0]["order_no"], run.last_text)
     assert "下不下这张单由你决定" not in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    ("asked", "named"),
+    [
+        ("{zh}官网价比合同价低，那我们直接从官网买？", None),  # said: no category "直接"
+        ("顺便比一下价格吧", None),
+        ("头盔哪家便宜", "头盔"),  # a thing the catalogue lacks is still named
+    ],
+)
+async def test_an_adverb_is_never_taken_for_a_missing_category(
+    world: PlannerWorld, asked: str, named: str | None
+) -> None:
+    supplier = (await _suppliers(world))[2]
+    run = await world.run(asked.format(zh=supplier["name_zh"]))
+    nothing_done(run)
+    categories = (await world.erp("/categories"))["items"]
+    assert all(c["name_zh"] in run.last_text for c in categories), run.last_text  # which one?
+    missing = re.findall(r"没有“([^”]+)”这个零件类别", run.last_text)
+    assert missing == ([named] if named else []), run.last_text
