@@ -283,8 +283,10 @@ def _aside(text: str, masked: str) -> Reading | None:
         return Reading("reminder", None, False, True)  # no clock to act on later
     if lexicon.has(masked, "repeat_order"):
         return Reading("order_create", None, False, True)  # "照上次的单子再跟汤浅下一遍"
-    if lexicon.has(masked, "placed_already", "bought_how_many"):
-        # "老王已经跟NGK订了100个", "上个月从KMC进了多少条链条", "IU7 一年采购均价多少"
+    paid = lexicon.has(masked, "prices_paid") and not lexicon.has(masked, "analysis")
+    if paid or lexicon.has(masked, "placed_already", "bought_how_many"):
+        # "老王已经跟NGK订了100个", "上个月从KMC进了多少条链条", "IU7 一年采购均价多少", "IU7 price
+        # history"
         return Reading("order_lookup", None, False, True)
     if lexicon.has(masked, "inbound") and not lexicon.has(masked, "lead_time", "new_order"):
         return Reading("order_lookup", None, False, True)  # "这周有什么货到": open orders
@@ -415,6 +417,19 @@ def _about_approval(text: str, masked: str) -> bool:
     return beyond_orders(lexicon.strip_words(text, ("awaiting_approval",))) is None
 
 
+def _history(masked: str) -> tuple[bool, bool]:
+    """Whether ``masked`` asks what was bought or paid (a spend, the main supplier, who orders
+    most, the largest order, a named part's prices paid: "IU7 price history", "IU7 最近半年的
+    采购价格") rather than for an order or a quote, and whether it asks the last order ("上次买
+    VM22 花了多少钱")."""
+    paid = lexicon.has(masked, "paid")
+    last = paid and lexicon.has(masked, "latest") and not find_window_months(masked)
+    asked = lexicon.has(masked, "spend", "main_supplier", "top_requester", "order_superlative")
+    return asked or (
+        paid and bool(model_tokens(masked)) and not lexicon.has(masked, "analysis")
+    ), last
+
+
 def _masked(text: str) -> str:
     """``text`` with what asks for nothing blanked: negated operations; "数量跟上次一样" (the
     last order's quantity, not a question about that order); "…，哪家都行", "…，哪天到都行"
@@ -458,8 +473,7 @@ def read(text: str) -> Reading:
         return Reading("out_of_scope", None, False, True)
     if is_substitution(text):
         return reading("substitution")
-    paid_last = lexicon.has(masked, "paid") and lexicon.has(masked, "latest")
-    looked_up = lexicon.has(masked, "spend", "main_supplier", "order_superlative")
+    looked_up, paid_last = _history(masked)
     if paid_last or (looked_up and not has_quantity(masked)):
         return Reading("order_lookup", None, paid_last, True)  # the last price; a period's
     on_order = lexicon.has(masked, "on_order")

@@ -206,7 +206,8 @@ GROUPS: dict[str, str] = {
     # 订单", "our most expensive PO"): a look-up, never an order.
     "order_superlative": (
         r"(?:金额|总额|总价)?最(?:大|贵|高|小|少|便宜)的(?:一张|一笔|一个)?(?:订单|单子|采购单|po)"
-        r"|最大(?:的)?一(?:张|笔)(?:订单|单)"
+        r"|最大(?:的)?一(?:张|笔)(?:订单|单)|大单"
+        r"|(?<![a-z])(?:big|large|huge)\s+(?:orders|pos|purchase\s+orders)(?![a-z])"
         r"|(?<![a-z])(?:largest|biggest|most\s+expensive|smallest|highest[-\s]value|"
         r"lowest[-\s]value)\s+(?:single\s+)?(?:[\w-]+\s+)?(?:orders?|pos?|purchase\s+orders?)"
         r"(?![a-z])"
@@ -227,8 +228,11 @@ GROUPS: dict[str, str] = {
                 r"(?:上次|上一次|最近一次|上回)\s*(?:(?:跟|从|向|在|给)[^，,。？?]{1,12}?)?"
                 r"(?:买|采购|进|订)[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
                 r"(?:买|采购|进|订)(?:过|了)的?[^，,。？?]{0,10}?(?:什么价|多少钱|价格|单价)",
+                # what we paid over time ("IU7 最近半年的采购价格", "IU7 price history")
+                "采购价格", "采购单价", "进价", "历史价格", "价格历史",
                 ) + "|" + _en(
-        "paid", "did we pay", "spent", "did it cost",
+        "paid", "did we pay", "spent", "did it cost", "price history", "purchase price",
+        "purchase prices", "historical price", "historical prices",
     ),
     "change": _zh(
         "修改", "更改", "改成", "改为", "改到", "改一下", "改", "更新", "调整", "变更", "推迟",
@@ -252,7 +256,8 @@ GROUPS: dict[str, str] = {
         "哪些订单", "未完成", "没到货", "哪些", "哪几",
         "是什么", "什么时候", "多少钱",
     ) + "|" + _en(
-        "status", "look up", "lookup", "find", "show me", "show", "arrived", "arrive", "where is",
+        "status", "look up", "lookup", "find", "show me", "show", "list", "arrived", "arrive",
+        "where is",
         "where's", "what was", "what is", "what's", "when did", "track*", "which orders",
         "open orders", "any orders", "still open", "outstanding", "pending",
     ),
@@ -713,9 +718,23 @@ GROUPS["spend"] = _zh(
     "多少钱的单",
 ) + "|" + _en(
     "spend", "spent", "spending", "total purchases", "total amount", "total value",
-    "how much did we buy", "how much business",
+    "how much did we buy", "how much business", "purchasing summary", "spend summary",
+) + (  # a period's purchasing summed up ("本月采购汇总", "a summary of this month's purchasing")
+    r"|采购(?:汇总|总结|概况|情况汇总)|(?<![a-z])summary\s+of\s+(?:[\w']+\s+){0,3}?"
+    r"(?:purchasing|purchases|buying|orders|spend)(?![a-z])"
 )  # fmt: skip
 
+# Who in the company orders most ("谁下单最多", "上个月谁花钱最多", "which requester spends the
+# most?", "who usually orders spark plugs?"): the spend by requester, never an order.
+GROUPS["top_requester"] = (
+    r"谁(?:下单|下的单|花钱|花的钱|花得|采购|订货|订得|买得|买)(?:得)?(?:最多|最勤|最频繁)"
+    r"|(?:哪个|哪位)(?:人|同事|采购员|申请人)[^，,。？?]{0,6}?最多|申请人排名|按申请人"
+    r"|(?<![a-z])(?:who|which\s+(?:requester|buyer|person|user|colleague)s?)\s+(?:usually\s+)?"
+    r"(?:orders?|spends?|buys?|places?|purchases?)(?:\s+[\w-]+){0,3}?\s+(?:the\s+)?most(?![a-z])"
+    r"|(?<![a-z])who\s+(?:usually|normally|mostly|typically)\s+(?:orders?|buys?|purchases?)(?![a-z])"
+    r"|(?<![a-z])(?:top|biggest)\s+(?:requesters?|spenders?|buyers?)(?![a-z])"
+    r"|(?<![a-z])(?:by|per)\s+requester(?![a-z])"
+)
 # Who the company buys from most ("我们火花塞主要从哪家买", "链条一般在哪家采购", "who is our main
 # spark plug supplier?", "who do we buy the most chains from?"): the spend by supplier, read
 # from the orders, never a comparison of offers.
@@ -783,6 +802,12 @@ GROUPS["repeat_order"] = (
 
 # How much of a named part was bought ("我们今年买了多少IU7", "IU7 上个月订了多少个", "how
 # many C8HSA did we order last month?"): the quantities on the period's orders.
+# The prices paid over a period ("IU7 最近半年的采购价格", "IU7 price history"): the orders of the
+# part with their average, unless a comparison is asked ("比较一下IU7的采购价格", "走势").
+GROUPS["prices_paid"] = (
+    r"采购价格|采购单价|进价|历史价格|价格历史|(?<![a-z])(?:price\s+history|historical\s+prices?|"
+    r"purchase\s+prices?)(?![a-z])"
+)
 GROUPS["bought_how_many"] = (
     # the average paid over a period ("IU7 最近一年采购均价多少", "average price we paid")
     r"(?:采购|进货|购买|买的|订的)?(?:均价|平均价|平均单价|平均采购价)"

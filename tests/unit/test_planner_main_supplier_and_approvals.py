@@ -213,7 +213,8 @@ async def test_overdue_orders_are_the_open_ones_past_their_date(
 @pytest.mark.parametrize(
     ("ask", "smallest"),
     [("what was our most expensive PO last month?", False), ("上个月金额最大的一张订单", False),
-     ("smallest order last month", True), ("上个月最小的一笔订单", True)],
+     ("smallest order last month", True), ("上个月最小的一笔订单", True),
+     ("any big orders last month?", False), ("上个月有什么大单", False)],
 )  # fmt: skip
 async def test_the_largest_or_smallest_order_of_a_period(
     world: PlannerWorld, ask: str, smallest: bool
@@ -226,3 +227,49 @@ async def test_the_largest_or_smallest_order_of_a_period(
     run = await world.run(ask)
     nothing_done(run)
     assert re.findall(r"PO\d{11}", run.last_text) == [pick["order_no"]], (pick, run.last_text)
+
+
+@pytest.mark.parametrize(
+    ("ask", "period"),
+    # the seventeenth round: "谁下单最多" asked for a supplier, part and quantity to order; the
+    # others were out of scope or a category's orders
+    [("谁下单最多", None), ("which requester spends the most?", None),
+     ("上个月谁花钱最多", ("2026-11-01", "2026-11-30")),
+     ("who usually orders {en}s?", None)],
+)  # fmt: skip
+async def test_who_orders_most_is_the_spend_by_requester(
+    world: PlannerWorld, ask: str, period: tuple[str, str] | None
+) -> None:
+    category = (await _categories(world))[0]
+    start, end = period or ((TODAY - timedelta(days=364)).isoformat(), TODAY.isoformat())
+    query: dict[str, Any] = {"date_from": start, "date_to": end, "group_by": "requester"}
+    if "{en}" in ask:
+        query["category"] = category["code"]
+    top = (await world.erp("/orders/summary", **query))["groups"][0]
+    run = await world.run(ask.format(en=category["name_en"].lower()))
+    nothing_done(run)
+    assert run.question is None, run.question
+    first = run.last_text.splitlines()[0]
+    assert str(top["key"]) in first and str(top["orders"]) in first, (top, run.last_text)
+
+
+@pytest.mark.parametrize("ask", ["上个月采购汇总", "give me a summary of last month's purchasing"])
+async def test_a_purchasing_summary_is_the_periods_spend(world: PlannerWorld, ask: str) -> None:
+    summary = await world.erp("/orders/summary", date_from="2026-11-01", date_to="2026-11-30")
+    run = await world.run(ask)
+    nothing_done(run)
+    assert run.question is None, run.question
+    assert re.search(rf"\b{summary['orders']} (?:张订单|orders)", run.last_text), run.last_text
+
+
+async def test_list_every_order_from_a_supplier(world: PlannerWorld) -> None:
+    # The seventeenth round: "list every order from Bosch this year" asked what to order.
+    orders = await world.erp_pages("/orders/search-details", date_from="2026-01-01",
+                                   date_to=TODAY.isoformat())  # fmt: skip
+    code = orders[len(orders) // 2]["supplier_code"]
+    theirs = {o["order_no"] for o in orders if o["supplier_code"] == code}
+    supplier = (await world.erp("/suppliers/search", name=code, size=5))["items"][0]
+    run = await world.run(f"list every order from {supplier['name_en']} this year")
+    nothing_done(run)
+    listed = set(re.findall(r"PO\d{11}", run.last_text))
+    assert listed and listed <= theirs, (listed - theirs, run.last_text)

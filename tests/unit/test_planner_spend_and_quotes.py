@@ -193,7 +193,16 @@ async def test_a_category_bought_from_one_supplier(world: PlannerWorld) -> None:
     assert f"共 {quantity} 件" in run.last_text, (quantity, run.last_text)
 
 
-async def test_the_average_price_paid_for_a_part(world: PlannerWorld) -> None:
+@pytest.mark.parametrize(
+    "ask",
+    # the last two from the seventeenth round: the last order shown, or an analysis started
+    [
+        "{model} 最近一年采购均价多少",
+        "{model} 最近一年的采购价格",
+        "{model} price history for the last 12 months",
+    ],
+)
+async def test_the_average_price_paid_for_a_part(world: PlannerWorld, ask: str) -> None:
     year = (TODAY - timedelta(days=364), TODAY)
     for order in await _orders(world, (date(2026, 6, 1), date(2026, 6, 30))):
         part = await world.erp(f"/parts/{order['lines'][0]['part_id']}")
@@ -207,6 +216,6 @@ async def test_the_average_price_paid_for_a_part(world: PlannerWorld) -> None:
     lines = [ln for o in mine for ln in o["lines"] if ln["part_id"] == part["id"]]
     average = sum(ln["quantity"] * ln["unit_price_minor"] for ln in lines) / sum(
         ln["quantity"] for ln in lines)  # fmt: skip
-    run = await world.run(f"{part['model']} 最近一年采购均价多少")
+    run = await world.run(ask.format(model=part["model"]))
     _nothing_ordered(run)
     assert f"{round(average) / 100:,.2f}" in run.last_text, (average, run.last_text)

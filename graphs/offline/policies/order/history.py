@@ -296,7 +296,11 @@ def _part_scope(facts: Facts, found: Grounding) -> tuple[set[int], str, Record] 
     """The parts named in a "how many did we buy" question ("我们今年买了多少IU7", "how
     many C8HSA did we order from Bosch last month?"): their ids, their names and the
     supplier narrowing (None: not such a question)."""
-    if not found.parts or found.categories or not lexicon.has(facts.body, "bought_how_many"):
+    if (
+        not found.parts
+        or found.categories
+        or not lexicon.has(facts.body, "bought_how_many", "prices_paid")
+    ):
         return None
     narrow: Record = {"supplier_id": found.suppliers[0].record["id"]} if found.suppliers else {}
     ids = {int(m.record["id"]) for m in found.parts if m.record.get("id") is not None}
@@ -413,12 +417,12 @@ def spend(facts: Facts, found: Grounding) -> Decision | None:
     """What was spent over a period ("11月份采购总额是多少", "how much did we spend with Mahle
     last month"): the orders' totals by currency, cancelled ones left out, and the number
     of orders; with a supplier named, its orders only (None: not a spend question)."""
-    if not lexicon.has(facts.body, "spend", "main_supplier") or found.parts:
+    if not lexicon.has(facts.body, "spend", "main_supplier", "top_requester") or found.parts:
         return None
     if lexicon.has(facts.body, "paid") and lexicon.has(without_period(facts.body), "latest"):
         return None  # "上次买 VM22 花了多少钱": one order, the last ("上个月" is a period)
     # "一年花多少", "主要从哪家买": a year when no period is named
-    yearly = lexicon.has(facts.body, "main_supplier") or _A_YEAR.search(facts.body)
+    yearly = lexicon.has(facts.body, "main_supplier", "top_requester") or _A_YEAR.search(facts.body)
     start, end = period(facts.body, facts.today, months=12 if yearly else _DEFAULT_MONTHS)
     supplier = found.suppliers[0].record if found.suppliers else None
     narrow = {"supplier_id": supplier["id"]} if supplier else {}
@@ -486,7 +490,10 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
     page of them; a category's own lines when one is named; by supplier or month when asked."""
     args = scope.args(start, end)
     main = lexicon.has(facts.body, "main_supplier") and scope.supplier is None
-    if (main or _BY_SUPPLIER.search(facts.body)) and scope.supplier is None:
+    by_person = lexicon.has(facts.body, "top_requester") and scope.person is None
+    if by_person:  # "谁下单最多": by requester
+        args["group_by"] = "requester"
+    elif (main or _BY_SUPPLIER.search(facts.body)) and scope.supplier is None:
         args["group_by"] = "supplier"
     elif _BY_MONTH.search(facts.body):
         args["group_by"] = "month"
@@ -511,6 +518,10 @@ def _summed(facts: Facts, start: date, end: date, scope: _Scope) -> Decision:
         who, count = f"{top.get('code')} {name}", top.get("orders")
         head = facts.say(f"采购金额最多的供应商：{who}（{count} 张订单）。\n",
                          f"Bought from most: {who} ({count} orders).\n") + head  # fmt: skip
+    elif by_person and groups:  # the requester who spent most, first
+        user, count = groups[0].get("key"), groups[0].get("orders")
+        head = facts.say(f"下单金额最多的申请人：{user}（{count} 张订单）。\n",
+                         f"Ordered most: {user} ({count} orders).\n") + head  # fmt: skip
     return Decision(head + _groups(facts, groups), note="history")
 
 
