@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from graphs.offline.text import to_simplified, to_traditional
 from tests.unit.planner_harness import (
     PlannerWorld,
     Run,
@@ -42,7 +43,9 @@ async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorl
 Pick = tuple[dict[str, Any], dict[str, Any]]
 
 
-async def _reported(world: PlannerWorld, zh: bool) -> tuple[list[Pick], Run]:
+async def _reported(
+    world: PlannerWorld, zh: bool, traditional: bool = False
+) -> tuple[list[Pick], Run]:
     """A comparison asked for and finished: two parts of one category, each recommended
     from an active supplier that is not the cheapest first offer (so nothing but the
     report can have chosen it); the notification's answer."""
@@ -60,7 +63,7 @@ async def _reported(world: PlannerWorld, zh: bool) -> tuple[list[Pick], Run]:
                     if c["code"] == picks[0][0]["category_code"])  # fmt: skip
     ask = f"帮我对{category['name_zh']}做供应商比价" if zh else (
         f"compare {category['name_en'].lower()} suppliers")  # fmt: skip
-    started = await world.run(ask)
+    started = await world.run(to_traditional(ask) if traditional else ask)
     [task_id] = _TASK.findall(started.last_text)
     done = await notify_done(world, task_id, analysis_summary(category, picks, zh))
     return picks, done
@@ -74,12 +77,13 @@ def _nothing_ordered(run: Run) -> None:
 @pytest.mark.parametrize(
     ("template", "zh"),
     [("就按推荐的下单，{model} {qty}个", True), ("下单{model} {qty}个，按推荐", True),
-     ("order {qty} {model} from the recommended supplier", False)],
+     ("order {qty} {model} from the recommended supplier", False),
+     ("就按推薦的下單，{model} {qty}個", True)],  # Traditional: the summary relayed in it
 )  # fmt: skip
 async def test_an_order_as_recommended_is_from_the_reports_supplier(
     world: PlannerWorld, template: str, zh: bool
 ) -> None:
-    picks, done = await _reported(world, zh)
+    picks, done = await _reported(world, zh, traditional=template != to_simplified(template))
     assert "仍在后台运行" not in done.last_text and "still running" not in done.last_text
     part, supplier = picks[1]
     offer = next(o for o in part["offers"] if o["supplier_id"] == supplier["id"])

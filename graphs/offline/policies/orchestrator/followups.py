@@ -144,7 +144,7 @@ def _summary(view: View) -> tuple[str, list[tuple[str, str]]] | None:
     supplier as named)."""
     for m in reversed(view.messages[: view.request_index]):
         if isinstance(m, AIMessage) and not m.tool_calls:
-            text = message_text(m)
+            text = to_simplified(message_text(m))  # answered in Traditional: read in Simplified
             found = _RECOMMENDATION.findall(text)
             if found:
                 return text, found
@@ -264,7 +264,7 @@ def follow_up(view: View, zh: bool) -> Decision | View | None:
     last = _last_answer(view)
     if last is None:
         return None
-    text, step = message_text(last), str(last.response_metadata.get("step", ""))
+    text, step = to_simplified(message_text(last)), str(last.response_metadata.get("step", ""))
     same = _same_for(view, step, zh)
     if same is not None:
         return same
