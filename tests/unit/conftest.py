@@ -11,6 +11,7 @@ from fastmcp import Client
 
 from tests.unit.erp_fixtures import make_template
 from tests.unit.erp_inprocess import InProcessErp, running_erp
+from tests.unit.planner_harness import TODAY, PlannerWorld, planner_world
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +32,11 @@ async def erp_mcp(real_erp: InProcessErp) -> AsyncIterator[Client[Any]]:
     """An in-memory MCP client of ``mcp_erp`` in front of :func:`real_erp`."""
     async with real_erp.mcp_client() as client:
         yield client
+
+
+@pytest.fixture
+async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
+    """The planner's world (its tools, the real ERP on a fresh copy of the seed) on
+    :data:`~tests.unit.planner_harness.TODAY`."""
+    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
+        yield w

@@ -61,6 +61,9 @@ from tests.unit.erp_inprocess import BASE_URL, pinned_settings
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "corpus"
 TASK_ID = "0f7c2b9e-1234-4bcd-9def-0123456789ab"
+TODAY = date(2026, 12, 3)
+"""The day the planner tests run on (a Thursday): the seed's dates are fixed, so periods such as
+"last week" are read against this day, never the real date."""
 ORCHESTRATOR_LOCAL = (
     "task", "start_async_task", "check_async_task", "cancel_async_task", "list_async_tasks",
     "update_async_task", "assign_skill", "web_search", "get_current_time", "calculator",
@@ -189,6 +192,10 @@ class PlannerWorld:
             if page * 100 >= found["total"]:
                 return out
             page += 1
+
+    async def suppliers(self) -> list[dict[str, Any]]:
+        """Every supplier in the ERP, of any status (the seed has fewer than 100)."""
+        return list((await self.erp("/suppliers/search", name="", size=100))["items"])
 
     async def erp_post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The ERP's answer to ``POST path`` (rows a test needs that the seed lacks)."""
@@ -503,7 +510,7 @@ async def offered_part(
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A part its model names alone, an offer for it valid today from an active supplier
     that ``accept`` takes, and that supplier: the first such in the ERP's category order."""
-    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"]: s for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     for category in (await world.erp("/categories"))["items"]:
         for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
@@ -521,7 +528,7 @@ async def parts_on_offer(
 ) -> AsyncIterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Each part its model names alone, with its offers valid today from active suppliers,
     in the ERP's category order."""
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"] for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     for category in (await world.erp("/categories"))["items"]:
         for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:

@@ -82,7 +82,7 @@ def _names_in(text: str, records: list[dict[str, Any]]) -> set[str]:
 
 
 async def _suppliers_seen(run: Run, world: PlannerWorld, outcome: str) -> set[str]:
-    listed = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    listed = await world.suppliers()
     by_id = {int(s["id"]): s for s in listed}
     # The supplier the planner understood: the one whose catalogue it read, whose orders it
     # searched, or that the order it checked or proposed is for.
@@ -128,7 +128,7 @@ def _parts_seen(run: Run, world_parts: dict[int, str]) -> set[str]:
 async def _latest_order(world: PlannerWorld, supplier: str | None, sku: str | None) -> str | None:
     query: dict[str, Any] = {"size": 1}
     if supplier:
-        listed = (await world.erp("/suppliers/search", name="", size=100))["items"]
+        listed = await world.suppliers()
         query["supplier_id"] = next(s["id"] for s in listed if s["code"] == supplier)
     if sku:
         query["sku"] = sku

@@ -12,9 +12,6 @@ category to analyse; "再做一份刹车片的" showed a menu.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,17 +24,9 @@ from tests.unit.planner_harness import (
     analysis_summary,
     notify_done,
     parts_on_offer,
-    planner_world,
 )
 
-TODAY = date(2026, 12, 3)
 _TASK = re.compile(r"task_id: ([0-9a-f-]{36})")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 Pick = tuple[dict[str, Any], dict[str, Any]]
@@ -49,8 +38,7 @@ async def _reported(
     """A comparison asked for and finished: two parts of one category, each recommended
     from an active supplier that is not the cheapest first offer (so nothing but the
     report can have chosen it); the notification's answer."""
-    suppliers = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))
-                 ["items"]}  # fmt: skip
+    suppliers = {s["id"]: s for s in await world.suppliers()}  # fmt: skip
     picks: list[Pick] = []
     async for part, offers in parts_on_offer(world):
         if len(offers) >= 2 and (

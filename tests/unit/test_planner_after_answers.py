@@ -13,30 +13,21 @@ understood ("when will the IU7 arrive?" quoted lead times). Every figure is read
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date, timedelta
-from pathlib import Path
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from tests.unit.planner_harness import (
+    TODAY,
     PlannerWorld,
     Run,
     Script,
-    planner_world,
     priced_today,
     sold_part,
 )
 
-TODAY = date(2026, 12, 3)
 _TASK = re.compile(r"task_id: ([0-9a-f-]{36})")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _category(world: PlannerWorld) -> dict[str, Any]:
@@ -190,7 +181,7 @@ async def test_what_arrives_this_week(world: PlannerWorld, ask: str) -> None:
 
 async def test_a_brand_added_to_an_unlimited_comparison_is_already_in(world: PlannerWorld) -> None:
     category = await _category(world)
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     maker = next(s for s in suppliers if s["kind"] == "maker" and s["status"] == "active")
     await world.run(f"比较一下{category['name_zh']}的价格")
     run = await world.run(f"also include {maker['code']}", history=world.thread())
@@ -206,7 +197,7 @@ async def test_a_brand_added_to_an_unlimited_comparison_is_already_in(world: Pla
 
 async def test_a_distributor_or_a_blocked_supplier_named_is_said(world: PlannerWorld) -> None:
     category = await _category(world)
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for s in suppliers:
         if s["kind"] != "distributor":
             continue
@@ -310,7 +301,7 @@ async def test_two_parts_compared_each(world: PlannerWorld) -> None:
 async def test_whether_a_supplier_sells_a_part(world: PlannerWorld, ask: str) -> None:
     part, offers = await _quoted(world)
     sellers = {o["supplier_id"] for o in part["offers"]}
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     other = next(s for s in suppliers if s["id"] not in sellers and s["kind"] == "maker")
     run = await world.run(ask.format(sup=other["code"], model=part["model"]))
     _nothing_done(run)
@@ -319,9 +310,7 @@ async def test_whether_a_supplier_sells_a_part(world: PlannerWorld, ask: str) ->
 
 
 async def test_a_quote_marks_a_supplier_that_takes_no_orders(world: PlannerWorld) -> None:
-    suppliers = {
-        s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
-    }
+    suppliers = {s["id"]: s for s in await world.suppliers()}
     for category in (await world.erp("/categories"))["items"]:
         for listed in (await world.erp("/parts", category=category["code"], size=50))["items"]:
             part = await world.erp(f"/parts/{listed['id']}")
@@ -396,7 +385,7 @@ async def test_why_after_the_buyer_rejected_the_card(
 
 
 async def _two_suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
-    found = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    found = await world.suppliers()
     return [found[3], found[len(found) // 2]]
 
 

@@ -9,24 +9,13 @@ parts named ("IU7和IU9哪家便宜") are the parts compared. The launch reply s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.messages import SystemMessage
 
 from graphs.offline.scope import Scope, read_scope
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Run
 
 
 def _scope(run: Run) -> Scope:
@@ -36,7 +25,7 @@ def _scope(run: Run) -> Scope:
 
 async def _category_of_makers(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A category and the makers (active suppliers whose code is a brand of its parts)."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for category in (await world.erp("/categories"))["items"]:
         parts = (await world.erp("/parts", category=category["code"], size=100))["items"]
         brands = {p["brand"].casefold() for p in parts}
@@ -66,7 +55,7 @@ async def test_a_maker_left_out_is_excluded_not_the_only_one(
 
 
 async def test_a_distributor_left_out(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     distributor = next(
         s for s in suppliers if s["kind"] == "distributor" and s["status"] == "active"
     )
@@ -113,7 +102,7 @@ async def test_two_parts_named_are_the_parts_compared(world: PlannerWorld) -> No
 )  # fmt: skip
 async def test_several_left_out_are_all_excluded(world: PlannerWorld, template: str) -> None:
     category, makers = await _category_of_makers(world)
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     distributor = next(
         s for s in suppliers if s["kind"] == "distributor" and s["status"] == "active"
     )

@@ -9,9 +9,6 @@ condition; "…就问问，先不比价分析" started the analysis the buyer sa
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,16 +17,7 @@ from tests.unit.planner_harness import (
     PlannerWorld,
     Script,
     parts_on_offer,
-    planner_world,
 )
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _sold_by_several(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:

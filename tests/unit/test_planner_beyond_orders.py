@@ -14,23 +14,13 @@ done?" and no analysis started).
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
+from tests.unit.planner_harness import PlannerWorld, Script, sold_part
 
-TODAY = date(2026, 12, 3)
 CHANGING = ("order_create", "order_update")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _placed(world: PlannerWorld, zh: bool) -> str:
@@ -173,7 +163,7 @@ async def test_an_orders_supplier_is_fixed(world: PlannerWorld, said: str) -> No
     # quantity or a date.
     order_no = await _placed(world, True)
     [order] = (await world.erp("/orders/search-details", order_no=order_no))["items"]
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     other = next(
         x for x in suppliers if x["status"] == "active" and x["id"] != order["supplier_id"]
     )

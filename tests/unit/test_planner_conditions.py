@@ -10,22 +10,11 @@ and says how to order when the condition holds. A polite "if possible" is no con
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
-
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
+from tests.unit.planner_harness import PlannerWorld, sold_part
 
-TODAY = date(2026, 12, 3)
 ORDERING = ("order_create", "order_validate", "order_update")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 CONDITIONAL = [

@@ -182,7 +182,7 @@ async def test_a_free_text_answer_names_the_supplier_too(seeded: PlannerWorld) -
     assert run.question is not None  # one question, then the approval card
     assert len(run.called("request_order_info")) == 1 and run.proposal is not None
     args = run.proposal[1]
-    suppliers = (await seeded.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await seeded.suppliers()
     assert args["supplier_id"] == next(s["id"] for s in suppliers if s["code"] == "BOSCH")
     assert args["lines"][0]["quantity"] == 120 and args["expected_date"] == "2026-12-31"
     assert args["note"].endswith("急用")
@@ -209,7 +209,7 @@ async def test_an_unknown_supplier_is_asked_and_the_answer_is_used(seeded: Plann
     run = await seeded.run(text, script=script)
     assert run.proposal is not None
     args = run.proposal[1]
-    suppliers = (await seeded.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await seeded.suppliers()
     bosch = next(s["id"] for s in suppliers if s["code"] == "BOSCH")
     assert args["supplier_id"] == bosch and args["lines"][0]["quantity"] == 100
     assert seeded.fingerprint() == before  # rejected: nothing written

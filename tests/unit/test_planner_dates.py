@@ -11,29 +11,18 @@ shortest lead time, so that the dates are reachable).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, priced_today
-
-TODAY = date(2026, 12, 3)  # a Thursday
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, priced_today
 
 
 async def _quick_offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], int]:
     """The active supplier's priced part with the shortest lead time (its model naming one
     part), and a quantity it takes."""
     best: tuple[int, dict[str, Any], dict[str, Any]] | None = None
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=50))["items"]
         for part in (p for p in parts if priced_today(p)):

@@ -11,9 +11,6 @@ offers valid today); nothing may be ordered or analysed.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,23 +18,11 @@ import pytest
 from tests.unit.planner_harness import (
     PlannerWorld,
     Run,
-    planner_world,
     priced_today,
     sold_part,
 )
 
-TODAY = date(2026, 12, 3)
 _LISTED = re.compile(r"^- (\S+) ", re.M)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
-
-
-async def _suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
-    return list((await world.erp("/suppliers/search", name="", size=100))["items"])
 
 
 def _listed(run: Run) -> set[str]:
@@ -57,7 +42,7 @@ def _listed(run: Run) -> set[str]:
     ],
 )
 async def test_suppliers_that_fit_a_record_field(world: PlannerWorld, text: str, fits: Any) -> None:
-    expected = {s["code"] for s in await _suppliers(world) if fits(s)}
+    expected = {s["code"] for s in await world.suppliers() if fits(s)}
     assert expected, "the seed has such suppliers"
     run = await world.run(text)
     assert _listed(run) == expected, run.last_text
@@ -65,7 +50,7 @@ async def test_suppliers_that_fit_a_record_field(world: PlannerWorld, text: str,
 
 @pytest.mark.parametrize(("text", "n"), [("评分最高的5家供应商", 5), ("top 3 rated suppliers", 3)])
 async def test_the_best_rated_suppliers(world: PlannerWorld, text: str, n: int) -> None:
-    suppliers = await _suppliers(world)
+    suppliers = await world.suppliers()
     ratings = sorted((s["rating"] for s in suppliers), reverse=True)
     run = await world.run(text)
     listed = _listed(run)
@@ -75,7 +60,7 @@ async def test_the_best_rated_suppliers(world: PlannerWorld, text: str, n: int) 
 
 
 async def _sellers(world: PlannerWorld, category: str) -> set[str]:
-    codes = {s["id"]: s["code"] for s in await _suppliers(world)}
+    codes = {s["id"]: s["code"] for s in await world.suppliers()}
     sellers: set[str] = set()
     page = 1
     while True:
@@ -104,7 +89,7 @@ async def test_the_suppliers_of_a_category(world: PlannerWorld, template: str) -
     category = categories[len(categories) // 2]
     expected = await _sellers(world, category["code"])
     if "国产" in template:
-        domestic = {s["code"] for s in await _suppliers(world) if s["country"] == "CN"}
+        domestic = {s["code"] for s in await world.suppliers() if s["country"] == "CN"}
         expected &= domestic
     assert expected
     text = template.format(zh=category["name_zh"], en=category["name_en"].lower() + "s")
@@ -122,7 +107,7 @@ async def test_a_price_question_about_suppliers_stays_a_comparison(world: Planne
     "text", ["{code}的联系电话", "what's {en}'s phone number?", "{code}的网址是多少"]
 )
 async def test_contact_details_are_what_the_record_holds(world: PlannerWorld, text: str) -> None:
-    supplier = next(s for s in await _suppliers(world) if s["website"])
+    supplier = next(s for s in await world.suppliers() if s["website"])
     run = await world.run(text.format(code=supplier["code"], en=supplier["name_en"]))
     assert run.proposal is None and not run.delegations
     assert supplier["website"] in run.last_text, run.last_text
@@ -131,7 +116,7 @@ async def test_contact_details_are_what_the_record_holds(world: PlannerWorld, te
 
 
 async def test_a_country_that_is_also_in_a_name(world: PlannerWorld) -> None:
-    suppliers = await _suppliers(world)
+    suppliers = await world.suppliers()
     expected = {s["code"] for s in suppliers if s["country"] == "HK"}
     assert expected
     run = await world.run("有哪些香港的供应商")
@@ -147,7 +132,7 @@ async def test_the_best_rated_supplier_of_a_category(world: PlannerWorld, templa
     categories = (await world.erp("/categories"))["items"]
     category = categories[-1]
     sellers = await _sellers(world, category["code"])
-    rated = {s["code"]: s["rating"] for s in await _suppliers(world) if s["code"] in sellers}
+    rated = {s["code"]: s["rating"] for s in await world.suppliers() if s["code"] in sellers}
     run = await world.run(template.format(zh=category["name_zh"], en=category["name_en"].lower()))
     assert not run.delegations, run.delegations  # a look-up, no analysis
     listed = _listed(run)
@@ -171,7 +156,7 @@ async def test_who_sells_a_part_is_its_offers_not_an_analysis(
     """From a red-team round: "电瓶 YB5L-B 有哪些供应商在卖" started a whole analysis of the
     category; the buyer asked for the part's sellers, which the ERP's offers answer."""
     part, _supplier, _q = await sold_part(world)
-    codes = {s["id"]: s["code"] for s in await _suppliers(world)}
+    codes = {s["id"]: s["code"] for s in await world.suppliers()}
     detail = await world.erp(f"/parts/{part['id']}")
     sellers = {codes[o["supplier_id"]] for o in detail["offers"] if priced_today({"offer": o})}
     run = await world.run(template.format(model=part["model"]))

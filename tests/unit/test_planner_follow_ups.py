@@ -13,24 +13,15 @@ new order is its own.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from tests.unit.planner_harness import PlannerWorld, Run, Script, planner_world
+from tests.unit.planner_harness import PlannerWorld, Run, Script
 
-TODAY = date(2026, 12, 3)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 def _thread(world: PlannerWorld) -> list[BaseMessage]:
@@ -118,9 +109,7 @@ async def _two_sellers(
     """A part (its model naming it alone) that two active suppliers price today, with their
     offers: the cheaper first."""
     now = date.today().isoformat()
-    suppliers = {
-        s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
-    }
+    suppliers = {s["id"]: s for s in await world.suppliers()}
     for category in (await world.erp("/categories"))["items"]:
         parts = (await world.erp("/parts", category=category["code"], size=20))["items"]
         for listed in parts:

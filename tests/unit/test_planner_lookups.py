@@ -11,22 +11,11 @@ Every value the tests expect is read from the ERP.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Run
 
 
 async def _part(world: PlannerWorld, model: str, brand_code: str) -> dict[str, Any]:

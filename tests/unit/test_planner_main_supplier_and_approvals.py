@@ -13,28 +13,18 @@ engine oil" and "订两箱机油" were "outside what I do" with no word about th
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.unit.planner_harness import (
+    TODAY,
     PlannerWorld,
     Script,
     nothing_done,
-    planner_world,
     sold_part,
 )
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _top_supplier(world: PlannerWorld, code: str) -> tuple[str, int, int]:

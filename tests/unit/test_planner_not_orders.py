@@ -15,22 +15,11 @@ that is not about an order's details, and never a card.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
-
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world, sold_part
+from tests.unit.planner_harness import PlannerWorld, Run, sold_part
 
-TODAY = date(2026, 12, 3)
 COMMITTING = ("order_create", "order_update", "order_validate")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 def _no_order(run: Run) -> None:

@@ -14,29 +14,19 @@ The part, supplier and quantities come from the ERP's own offers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.unit.planner_harness import (
+    TODAY,
     PlannerWorld,
     Run,
     Script,
     offered_part,
-    planner_world,
     priced_today,
 )
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _offer(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -173,7 +163,7 @@ async def test_an_amount_more_changes_the_order_just_placed(
 )
 async def test_the_last_order_placed_again(world: PlannerWorld, template: str) -> None:
     # an active supplier whose newest order (not cancelled) can be placed again today
-    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+    for supplier in await world.suppliers():
         if supplier["status"] != "active":
             continue
         orders = await world.erp("/orders/search-details", supplier_id=supplier["id"], size=5)
@@ -195,7 +185,7 @@ async def test_the_last_order_placed_again(world: PlannerWorld, template: str) -
 
 
 async def test_no_last_order_to_repeat_is_asked(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in suppliers:
         found = await world.erp("/orders/search-details", supplier_id=supplier["id"], size=1)
         if not found["items"]:
@@ -209,7 +199,7 @@ async def test_no_last_order_to_repeat_is_asked(world: PlannerWorld) -> None:
 async def _two_parts(world: PlannerWorld) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """An active supplier selling two parts (models naming them alone) at prices valid
     today, with quantities going by 1 and minimums of at most 50."""
-    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+    for supplier in await world.suppliers():
         if supplier["status"] != "active":
             continue
         listed = await world.erp(f"/parts/supplier/{supplier['id']}", size=50)
@@ -266,7 +256,7 @@ async def test_an_order_line_with_urgency_words(world: PlannerWorld, template: s
 
 async def test_the_fastest_supplier_when_asked(world: PlannerWorld) -> None:
     part, _ = await _offer(world)
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"] for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
     fastest = min(live, key=lambda o: (o["lead_time_days"], o["price_minor"]))
@@ -361,7 +351,7 @@ async def test_after_a_quote_the_cheapest_or_fastest_is_ordered(
     world: PlannerWorld, choice: str
 ) -> None:
     part, _ = await _offer(world)
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"] for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
     key = (lambda o: o["price_minor"]) if "便宜" in choice else (
@@ -416,7 +406,7 @@ async def test_a_note_after_a_space(world: PlannerWorld) -> None:
 @pytest.mark.parametrize("then", ["日期改成 {m} 月 {d}", "换成 {other}"])
 async def test_a_word_about_the_open_card(world: PlannerWorld, then: str) -> None:
     part, offer = await _offer(world)
-    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"]: s for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     other = next(o for o in part["offers"] if o["supplier_id"] != offer["supplier_id"]
                  and o["supplier_id"] in active and priced_today({"offer": o}))  # fmt: skip
@@ -496,7 +486,7 @@ async def test_a_correction_in_the_message_wins(
     world: PlannerWorld, template: str, what: str
 ) -> None:
     part, offer = await _offer(world)
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     other = next(
         s for s in suppliers if s["status"] == "active" and s["id"] != offer["supplier_id"]
     )
@@ -513,7 +503,7 @@ async def test_a_correction_in_the_message_wins(
 
 async def test_a_sku_answered_is_the_part_not_its_brand_as_supplier(world: PlannerWorld) -> None:
     # a supplier that sells two parts of one model (their SKUs carry their brands)
-    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+    for supplier in await world.suppliers():
         if supplier["status"] != "active" or supplier["kind"] != "distributor":
             continue
         sold = (await world.erp(f"/parts/supplier/{supplier['id']}", size=100))["items"]
@@ -569,7 +559,7 @@ async def test_an_order_right_after_a_suppliers_quote_is_from_that_supplier(
 @pytest.mark.parametrize("answer", ["哪家便宜用哪家", "whichever is fastest"])
 async def test_the_cheapest_or_fastest_as_the_answer(world: PlannerWorld, answer: str) -> None:
     part, _ = await _offer(world)
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"] for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     live = [o for o in part["offers"] if o["supplier_id"] in active and priced_today({"offer": o})]
     key = (lambda o: o["price_minor"]) if "便宜" in answer else (

@@ -9,30 +9,20 @@ was out of scope; "刚才那单的IU7换成IU9，200个" added IU9 beside IU7 in
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
+from tests.unit.planner_harness import PlannerWorld, Script, priced_today
 
-TODAY = date(2026, 12, 3)
 APPROVE = {"type": "approve"}
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _two_parts_one_supplier(
     world: PlannerWorld,
 ) -> tuple[dict[str, Any], list[tuple[dict[str, Any], dict[str, Any]]]]:
     """An active supplier and two parts (named alone by their models) it offers today."""
-    active = {s["id"]: s for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"]: s for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     by_supplier: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for category in (await world.erp("/categories"))["items"]:

@@ -11,25 +11,16 @@ own orders, so the situation it needs exists whatever the seed holds.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.planner_harness import PlannerWorld
 
-TODAY = date(2026, 12, 3)  # a Thursday
 LAST_WEEK = (date(2026, 11, 23), date(2026, 11, 29))
 LAST_MONTH = (date(2026, 11, 1), date(2026, 11, 30))
 ORDER_NO = re.compile(r"PO\d{11}")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _orders(
@@ -47,7 +38,7 @@ async def _supplier_with(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """An active supplier with ``count`` orders in ``span`` (and, when ``outside``, a newer
     or older one outside it, so "the newest order" would be the wrong answer)."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in suppliers:
         inside = await _orders(world, supplier["id"], span)
         if len(inside) not in count:
@@ -75,7 +66,7 @@ async def test_a_look_up_by_last_week_lists_that_weeks_orders(world: PlannerWorl
 
 
 async def test_a_period_without_orders_says_so_and_names_the_newest(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in suppliers:
         every = await _orders(world, supplier["id"])
         if every and not await _orders(world, supplier["id"], LAST_WEEK):

@@ -11,28 +11,17 @@ date for an order received in full is put up for approval saying that it arrived
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, priced_today
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Script, priced_today
 
 
 async def _open_order(world: PlannerWorld) -> dict[str, Any]:
     """An order still under way, placed the way a buyer places one (approved card): the
     first active supplier's first priced part, at its minimum quantity."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in (s for s in suppliers if s["status"] == "active"):
         parts = (await world.erp(f"/parts/supplier/{supplier['id']}", size=5))["items"]
         for part in (p for p in parts if priced_today(p)):

@@ -13,23 +13,13 @@ the ERP's requester of the orders they place.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
+from tests.unit.planner_harness import PlannerWorld, sold_part
 
-TODAY = date(2026, 12, 3)
 _PO = re.compile(r"PO\d{11}")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _busiest_requester(world: PlannerWorld) -> str:

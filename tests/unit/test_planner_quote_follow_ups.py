@@ -9,29 +9,18 @@ or fastest, answered first from the ERP's offers. Asking for a study still start
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, parts_on_offer, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, parts_on_offer
 
 
 async def _quoted(world: PlannerWorld, ask: str) -> tuple[list[dict[str, Any]], dict[int, str]]:
     """A part named alone by its model with three or more offers today from active suppliers
     in one currency, each with its own price and lead time; its quote asked for (``ask``
     formats it), and the offers with the suppliers' codes."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     codes = {s["id"]: s["code"] for s in suppliers}
     async for part, offers in parts_on_offer(world):
         if (

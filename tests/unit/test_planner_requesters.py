@@ -10,24 +10,14 @@ The ERP knows requesters by user id ("zhang.wei"); the seed's purchasing team is
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world, sold_part
+from tests.unit.planner_harness import TODAY, PlannerWorld, sold_part
 
-TODAY = date(2026, 12, 3)
 NOVEMBER = ("2026-11-01", "2026-11-30")
 THIS_YEAR = ("2026-01-01", TODAY.isoformat())
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _orders(world: PlannerWorld, period: tuple[str, str]) -> list[dict[str, Any]]:

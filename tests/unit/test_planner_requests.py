@@ -11,22 +11,12 @@ and a bare "?" get the introduction.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Script
 
 
 async def _offered(
@@ -35,7 +25,7 @@ async def _offered(
     """A part (its model naming it alone) with at least ``sellers`` active offers valid today
     in one currency, and those offers."""
     now = date.today().isoformat()
-    active = {s["id"] for s in (await world.erp("/suppliers/search", name="", size=100))["items"]
+    active = {s["id"] for s in await world.suppliers()
               if s["status"] == "active"}  # fmt: skip
     for category in (await world.erp("/categories"))["items"]:
         for listed in (await world.erp("/parts", category=category["code"], size=20))["items"]:
@@ -69,7 +59,7 @@ async def test_ordering_the_cheapest_orders_from_the_lowest_offer(
 
 
 async def test_not_from_one_maker_but_from_another_named_by_its_brand(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     makers = {s["code"].casefold(): s for s in suppliers if s["kind"] == "maker"}
     for category in (await world.erp("/categories"))["items"]:
         parts = (await world.erp("/parts", category=category["code"], size=50))["items"]
@@ -282,7 +272,7 @@ async def test_an_expired_price_is_said_expired_not_never_sold(world: PlannerWor
 
 
 async def test_a_suppliers_status_is_answered_from_its_record(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     held = next(s for s in suppliers if s["status"] == "on_hold")
     run = await world.run(f"is {held['name_en']} still an active supplier?")
     assert "on hold" in run.last_text and held["code"] in run.last_text, run.last_text

@@ -8,22 +8,11 @@ From a red-team round: "=跟上次一样的供应商" answering the supplier que
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world, sold_part
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Script, sold_part
 
 
 async def _last_order(world: PlannerWorld, part: dict[str, Any]) -> dict[str, Any] | None:

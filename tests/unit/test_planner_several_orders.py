@@ -11,23 +11,14 @@ GZMT one"), or all together (each handed to the order agent in turn, each with i
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, offered_part, planner_world
+from tests.unit.planner_harness import PlannerWorld, Script, offered_part
 
-TODAY = date(2026, 12, 3)
 APPROVE = {"type": "approve"}
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _two_orders(world: PlannerWorld, zh: bool) -> list[dict[str, Any]]:

@@ -12,9 +12,6 @@ done; "这个月预算还剩多少" listed the parts below safety stock ("剩" r
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,21 +21,12 @@ from tests.unit.planner_harness import (
     Script,
     analysis_scope,
     nothing_done,
-    planner_world,
 )
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _makers(world: PlannerWorld) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Two active makers of one category's parts, and that category."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     makers = {s["code"]: s for s in suppliers if s["kind"] == "maker" and s["status"] == "active"}
     for category in (await world.erp("/categories"))["items"]:
         parts = await world.erp_pages("/parts", category=category["code"])

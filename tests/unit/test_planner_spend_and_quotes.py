@@ -11,25 +11,16 @@ the ERP's own orders and offers; nothing may be ordered.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world, priced_today
+from tests.unit.planner_harness import TODAY, PlannerWorld, Run, priced_today
 
-TODAY = date(2026, 12, 3)
 LAST_QUARTER = (date(2026, 7, 1), date(2026, 9, 30))  # July to September, the calendar's
 THIS_YEAR = (date(2026, 1, 1), TODAY)
 COMMITTING = ("order_create", "order_update", "order_validate")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 def _nothing_ordered(run: Run) -> None:
@@ -51,7 +42,7 @@ def _money(orders: list[dict[str, Any]]) -> str:
 
 
 async def _supplier_with_orders(world: PlannerWorld, span: tuple[date, date]) -> Any:
-    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+    for supplier in await world.suppliers():
         orders = await _orders(world, span, supplier_id=supplier["id"])
         if len([o for o in orders if o["status"] != "cancelled"]) >= 2:
             return supplier, orders
@@ -174,7 +165,7 @@ async def test_whether_a_date_can_be_made_is_answered(world: PlannerWorld, templ
 
 async def test_a_category_bought_from_one_supplier(world: PlannerWorld) -> None:
     span = (date(2026, 1, 1), TODAY)
-    for supplier in (await world.erp("/suppliers/search", name="", size=100))["items"]:
+    for supplier in await world.suppliers():
         orders = [o for o in await _orders(world, span, supplier_id=supplier["id"])
                   if o["status"] != "cancelled"]  # fmt: skip
         if orders:

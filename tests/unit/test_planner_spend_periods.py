@@ -8,24 +8,13 @@ only; after a spend answer, "去年呢" and "跟二季度比呢" were "out of sc
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
-
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.planner_harness import PlannerWorld
 
-TODAY = date(2026, 12, 3)
 Q2 = ("2026-04-01", "2026-06-30")
 Q3 = ("2026-07-01", "2026-09-30")
 Y2025 = ("2025-01-01", "2025-12-31")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _cny(world: PlannerWorld, period: tuple[str, str]) -> int:

@@ -10,22 +10,11 @@ spend" had no months. The order agent now asks the ERP to add up (``order_summar
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import TODAY, PlannerWorld
 
 
 async def _placed(world: PlannerWorld, start: str, end: str) -> list[dict[str, Any]]:

@@ -7,23 +7,13 @@ about shortage is told that the list is of the parts below safety stock.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
+from tests.unit.planner_harness import PlannerWorld
 
-TODAY = date(2026, 12, 3)
 SKU = re.compile(r"\b[A-Z]{2}-[A-Z0-9]+-[A-Z0-9.\-/]+")
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
 
 
 async def _brand_with_others(
@@ -31,7 +21,7 @@ async def _brand_with_others(
 ) -> tuple[dict[str, Any], dict[str, Any], set[str]]:
     """A maker, a category where both it and other brands are below safety stock, and the
     SKUs of its parts there."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     categories = (await world.erp("/categories"))["items"]
     for category in categories:
         short = await world.erp("/inventory/warnings", category=category["code"], size=100)

@@ -7,22 +7,12 @@ supplier; the order card is for it. Every supplier of the kind the ERP holds is 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld
 
 
 async def _one_part(world: PlannerWorld, supplier: dict[str, Any]) -> dict[str, Any] | None:
@@ -49,7 +39,7 @@ async def _check(world: PlannerWorld, supplier: dict[str, Any], template: str) -
 
 
 async def test_a_short_code_in_lower_case_names_the_supplier(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     short = [s for s in suppliers if s["status"] == "active" and len(s["code"]) <= 3]
     assert short, "the seed has no supplier with a short code"
     for supplier in short:
@@ -59,7 +49,7 @@ async def test_a_short_code_in_lower_case_names_the_supplier(world: PlannerWorld
 
 
 async def test_a_chinese_name_in_an_english_message(world: PlannerWorld) -> None:
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     named = [(s, m.group(1)) for s in suppliers if s["status"] == "active"
              and (m := re.match(r"([\u4e00-\u9fff]{4,})\s+[A-Za-z]", s["name_zh"]))]  # fmt: skip
     assert named, "the seed has no supplier named '<Chinese> <code>'"
@@ -69,7 +59,7 @@ async def test_a_chinese_name_in_an_english_message(world: PlannerWorld) -> None
 
 async def test_a_maker_named_by_its_brand_alone(world: PlannerWorld) -> None:
     """ "不要朝阳的" / "跟朝阳订…": 朝阳轮胎's parts carry the brand 朝阳, the name buyers use."""
-    suppliers = (await world.erp("/suppliers/search", name="", size=100))["items"]
+    suppliers = await world.suppliers()
     for supplier in (s for s in suppliers if s["kind"] == "maker" and s["status"] == "active"):
         part = await _one_part(world, supplier)
         brand = part and part["brand_zh"]

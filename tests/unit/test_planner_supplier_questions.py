@@ -13,38 +13,23 @@ expected fact is read from the ERP here; nothing may be ordered, changed or sent
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphs.orders.words import supplier_status_word
 from tests.unit.planner_harness import (
+    TODAY,
     PlannerWorld,
     Script,
     analysis_scope,
     nothing_done,
-    planner_world,
     sold_part,
 )
 
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
-
-
-async def _suppliers(world: PlannerWorld) -> list[dict[str, Any]]:
-    return list((await world.erp("/suppliers/search", name="", size=100))["items"])
-
 
 async def _one_of_each_status(world: PlannerWorld) -> list[dict[str, Any]]:
-    suppliers = await _suppliers(world)
+    suppliers = await world.suppliers()
     chosen = [next(s for s in suppliers if s["status"] == st)
               for st in ("active", "on_hold", "blocked")]  # fmt: skip
     return chosen
@@ -85,7 +70,7 @@ async def test_whether_a_supplier_takes_orders_is_its_status(
 async def test_a_suppliers_record_asked_with_price_words(
     world: PlannerWorld, template: str
 ) -> None:
-    suppliers = await _suppliers(world)
+    suppliers = await world.suppliers()
     supplier = suppliers[len(suppliers) // 2]
     run = await world.run(template.format(en=supplier["name_en"], zh=supplier["name_zh"]))
     nothing_done(run)
@@ -169,7 +154,7 @@ async def test_whether_we_bought_is_the_orders_we_placed(
     category = next(c for c in (await world.erp("/categories"))["items"]
                     if c["code"] == part["category_code"])  # fmt: skip
     ids = {p["id"] for p in await world.erp_pages("/parts", category=category["code"])}
-    supplier = next(s for s in await _suppliers(world) if s["code"] == newest["supplier_code"])
+    supplier = next(s for s in await world.suppliers() if s["code"] == newest["supplier_code"])
     theirs = [o for o in placed if o["supplier_code"] == supplier["code"]
               and any(ln["part_id"] in ids for ln in o["lines"])]  # fmt: skip
     text = template.format(supplier=supplier["name_zh"], category=category["name_zh"],
@@ -192,7 +177,7 @@ async def test_whether_we_bought_is_the_orders_we_placed(
 async def test_an_adverb_is_never_taken_for_a_missing_category(
     world: PlannerWorld, asked: str, named: str | None
 ) -> None:
-    supplier = (await _suppliers(world))[2]
+    supplier = (await world.suppliers())[2]
     run = await world.run(asked.format(zh=supplier["name_zh"]))
     nothing_done(run)
     categories = (await world.erp("/categories"))["items"]

@@ -12,9 +12,7 @@ test expects is read from the ERP, not written here.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,15 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from graphs.offline.policies.orchestrator import replies
 from graphs.offline.scope import read_scope
-from tests.unit.planner_harness import PlannerWorld, Run, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import TODAY, PlannerWorld, Run
 
 
 async def _part(world: PlannerWorld, sku: str) -> dict[str, Any]:

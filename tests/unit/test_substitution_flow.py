@@ -8,23 +8,12 @@ would)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphs.substitution.plan import order_quantity
-from tests.unit.planner_harness import PlannerWorld, Script, planner_world
-
-TODAY = date(2026, 12, 3)
-
-
-@pytest.fixture
-async def world(erp_template: Path, tmp_path: Path) -> AsyncIterator[PlannerWorld]:
-    async with planner_world(erp_template, tmp_path / "erp", TODAY) as w:
-        yield w
+from tests.unit.planner_harness import PlannerWorld, Script
 
 
 async def _parts(world: PlannerWorld, category: str) -> list[dict[str, Any]]:
