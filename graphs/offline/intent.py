@@ -330,7 +330,8 @@ def beyond_orders(text: str) -> str | None:
     up), or asks it with an order to place or change, which is done (a delivery recorded
     or a payment is never an order's quantity)."""
     kinds, masked, asked = _beyond(text)
-    always = ("beyond_pay", "beyond_return", "beyond_supplier")  # said even when asked about
+    # said even when asked about, or with a quantity ("每个月自动下50个": no schedule exists)
+    always = ("beyond_pay", "beyond_return", "beyond_supplier", "beyond_recurring")
     if asked == "inquiry" or (asked and kinds and kinds[0] not in always):
         return None
     if not kinds or lexicon.has(masked, "analysis"):

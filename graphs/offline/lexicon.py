@@ -603,6 +603,17 @@ GROUPS["small_talk"] += (
     + "|"
     + _en("what can you help with", "what do you do", "how do i use you", "what are you")
 )
+# A conversation closed ("谢谢，没事了", "that's all for now"): small talk, answered in kind
+# (it was "out of scope").
+GROUPS["closing"] = _zh(
+    "没事了", "没事", "没别的了", "没有别的了", "没其他的了", "没有其他的了", "就这些了",
+    "就这样吧", "先这样", "暂时没有了", "没有了", "明天再说", "回头再说", "下次再说", "改天再说",
+    "以后再说",
+) + "|" + _en(
+    "that's all", "thats all", "that is all", "that's it", "nothing else", "all good",
+    "all set", "no thanks", "no thank you", "for now",
+)  # fmt: skip
+GROUPS["small_talk"] += "|" + GROUPS["closing"]
 
 # How long a supplier takes ("IU7 的交期多久", "what's the lead time on IU7 from NGK"):
 # answered from the price lists, as a price is.
@@ -715,7 +726,7 @@ GROUPS["advice"] = (
 GROUPS["spend"] = _zh(
     "总额", "总金额", "采购额", "采购金额", "花费", "支出", "一共花", "总共花", "花了多少钱",
     "花了多少", "花多少钱", "花多少", "采购了多少钱", "买了多少钱", "进了多少钱", "多少钱的货",
-    "多少钱的单",
+    "多少钱的单", "花的钱", "花掉的钱", "花钱",
 ) + "|" + _en(
     "spend", "spent", "spending", "total purchases", "total amount", "total value",
     "how much did we buy", "how much business", "purchasing summary", "spend summary",
@@ -1052,7 +1063,7 @@ GROUPS["price_question"] = _zh(
 # back, approving it other than on the approval card, paying for it. Said so, nothing done.
 BEYOND_ORDERS: tuple[str, ...] = (
     "beyond_receive", "beyond_send", "beyond_reopen", "beyond_approve", "beyond_pay",
-    "beyond_return", "beyond_supplier",
+    "beyond_return", "beyond_supplier", "beyond_recurring",
 )  # fmt: skip
 GROUPS["beyond_receive"] = _zh(
     "入库", "入仓", r"收货(?!地址|人)", "签收", "验收", r"登记(?:一下)?(?:到货|收货|入库)",
@@ -1103,6 +1114,24 @@ GROUPS["beyond_supplier"] = (
     r"|(?<![a-z])(?:change|switch|move|swap)\s+(?:the\s+)?(?:supplier|vendor)s?\s+(?:of|on|for|to)"
     r"(?![a-z])|(?<![a-z])(?:supplier|vendor)\s+(?:of|on)\s+\S+\s+to(?![a-z])"
 )
+# An order on a schedule ("每个月自动给NGK下50个IU7", "set up a recurring order of 50 IU7 every
+# month"): the ERP has no schedules and the assistant acts only when asked. Said, with or
+# without a quantity: a one-off card would look like the schedule that was asked for.
+_PERIOD_ZH = r"每(?:个)?(?:月|周|星期|礼拜|季度|季|年|天)"
+_PERIOD_EN = r"(?:every|each|once\s+a|per)\s+(?:month|week|quarter|year|day)"
+GROUPS["beyond_recurring"] = _zh(
+    "定期下单", "定期采购", "定期订", "定时下单", "自动下单", "自动补货", "自动采购", "自动订",
+    "周期性下单", "周期下单", "循环下单", "长期订单", "固定下单",
+    _PERIOD_ZH + r"(?:都|固定|定期|自动)(?:给[^，,。]{1,12}?)?(?:下|订|买|采购|补)",
+    _PERIOD_ZH + r"(?:给[^，,。]{1,12}?)?(?:下单|下\s*\d|订\s*\d|买\s*\d|采购\s*\d)",
+) + "|" + _en(
+    "recurring order*", "recurring purchase*", "repeat order*", "standing order*",
+    "scheduled order*", "automatic order*", "auto-order*", "auto order*", "auto-reorder*",
+    "automatically order*", "automatically reorder*", "order automatically", "subscription",
+) + (
+    r"|(?<![a-z])(?:order|buy|purchase|reorder|send)\w*\b[^.?!;]{0,60}?\b" + _PERIOD_EN
+    + r"(?![a-z])|(?<![a-z])(?:monthly|weekly|quarterly)\s+(?:orders?|purchases?|deliver\w*)"
+)  # fmt: skip
 GROUPS["beyond_pay"] = _zh(
     "付款", "付钱", "打款", "结款", "付清", "开票", "开发票", "发票", "对账", "报销",
     r"(?<!单)结账",

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, sold_part
+from tests.unit.planner_harness import PlannerWorld, Script, nothing_done, sold_part
 
 CHANGING = ("order_create", "order_update")
 
@@ -184,3 +184,40 @@ async def test_draft_orders_are_the_unapproved_ones(world: PlannerWorld, said: s
     _nothing_done(run)
     assert order_no in run.last_text, run.last_text
     assert received[0]["order_no"] not in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    ("zh", "said"),
+    [
+        # the nineteenth red-team round: each made a one-off approval card, nothing said of
+        # the schedule asked for (a buyer approving it believes the schedule exists)
+        (True, "每个月自动给{code}下{q}个{model}"),
+        (False, "Set up a recurring order of {q} {model} from {code} every month"),
+        (True, "每月固定采购{q}个{model}"),
+        (False, "can you order {q} {model} from {code} every week?"),
+        (False, "put {model} on a standing order, {q} a month"),
+    ],
+)
+async def test_a_recurring_order_is_said_not_done_and_nothing_is_ordered(
+    world: PlannerWorld, zh: bool, said: str
+) -> None:
+    part, supplier, q = await sold_part(world)
+    before = world.fingerprint()
+    run = await world.run(said.format(code=supplier["code"], q=q, model=part["model"]))
+    nothing_done(run)
+    assert run.question is None, run.question
+    text = run.last_text
+    assert ("定期" in text and "没有下" in text) if zh else ("recurring" in text
+            and "no order was placed" in text), text  # fmt: skip
+    assert ("审批卡片" in text) if zh else ("approval card" in text), text  # one order: how
+    assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize("said", ["给{code}下单 {model} {q}个", "order {q} {model} from {code}"])
+async def test_a_one_off_order_still_gets_its_card(world: PlannerWorld, said: str) -> None:
+    part, supplier, q = await sold_part(world)
+    run = await world.run(said.format(code=supplier["code"], q=q, model=part["model"]))
+    assert run.proposal is not None, run.last_text
+    name, args = run.proposal
+    assert name == "order_create" and args["supplier_id"] == supplier["id"], run.proposal
+    assert [(line["part_id"], line["quantity"]) for line in args["lines"]] == [(part["id"], q)]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script
+from tests.unit.planner_harness import PlannerWorld, Script, nothing_done
 
 
 async def _offered(
@@ -106,6 +106,54 @@ async def test_who_are_you_gets_the_introduction(world: PlannerWorld, text: str)
     run = await world.run(text)
     assert run.final_note == "greeting", (text, run.final_note, run.last_text)
     assert not run.calls or all(n in ("category_list", "supplier_query") for _, n, _ in run.calls)
+
+
+@pytest.mark.parametrize(
+    ("text", "reply"),
+    [
+        # the nineteenth red-team round: "out of scope" to a buyer closing the talk
+        ("谢谢，没事了", "不客气"),
+        ("没事了", "随时找我"),
+        ("先这样，明天再说", "随时找我"),
+        ("ok that's all for now", "any time"),
+        ("no thanks", "any time"),
+    ],
+)
+async def test_a_buyer_closing_the_talk_is_answered_in_kind(
+    world: PlannerWorld, text: str, reply: str
+) -> None:
+    run = await world.run(text)
+    assert run.final_note == "greeting", (text, run.final_note, run.last_text)
+    assert reply in run.last_text, run.last_text
+    if text == "no thanks":  # declined, not thanked for anything
+        assert "welcome" not in run.last_text.lower(), run.last_text
+    assert not run.calls or all(n in ("category_list", "supplier_query") for _, n, _ in run.calls)
+
+
+async def test_closing_words_with_a_request_still_do_the_request(world: PlannerWorld) -> None:
+    part, _offers = await _offered(world, sellers=1)
+    run = await world.run(f"没事了，帮我查一下{part['model']}的库存")
+    assert run.final_note != "greeting", run.last_text
+    assert part["sku"] in run.last_text, run.last_text
+
+
+@pytest.mark.parametrize(
+    ("text", "zh"), [("Cancel everything", False), ("全部取消", True), ("取消", True),
+                     ("stop", False), ("cancel all", False)]
+)  # fmt: skip
+async def test_cancel_with_nothing_running_says_so_and_changes_nothing(
+    world: PlannerWorld, text: str, zh: bool
+) -> None:
+    """The nineteenth red-team round: "out of scope". Nothing runs in a new conversation, and
+    orders are never cancelled in bulk: said, with how an order is cancelled."""
+    before = world.fingerprint()
+    run = await world.run(text)
+    nothing_done(run)
+    assert run.question is None and not run.called("cancel_async_task"), run.calls
+    reply = run.last_text
+    assert ("没有正在运行" in reply and "订单号" in reply) if zh else (
+        "no background analysis" in reply and "its number" in reply), reply  # fmt: skip
+    assert world.fingerprint() == before
 
 
 async def test_what_price_now_is_a_quote(world: PlannerWorld) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld
+from tests.unit.planner_harness import TODAY, PlannerWorld
 
 Q2 = ("2026-04-01", "2026-06-30")
 Q3 = ("2026-07-01", "2026-09-30")
 Y2025 = ("2025-01-01", "2025-12-31")
+Y2026 = ("2026-01-01", TODAY.isoformat())  # this year, to the tests' today
+NOV = ("2026-11-01", "2026-11-30")
+OCT = ("2026-10-01", "2026-10-31")
 
 
 async def _cny(world: PlannerWorld, period: tuple[str, str]) -> int:
@@ -44,6 +47,11 @@ def _line_of(text: str, period: tuple[str, str]) -> str:
         ("2026年三季度和二季度的采购额对比", (Q3, Q2)),
         ("Q3 vs Q2 spend", (Q3, Q2)),
         ("2026年三季度采购金额跟2025年比一下", (Q3, Y2025)),
+        # the nineteenth red-team round: last year's spend only, or "out of scope"
+        ("我们今年花了多少钱，比去年多还是少", (Y2026, Y2025)),
+        ("今年花的钱比去年多吗", (Y2026, Y2025)),
+        ("did we spend more this year than last year?", (Y2026, Y2025)),
+        ("上个月花了多少，比10月份高还是低", (NOV, OCT)),
     ],
 )
 async def test_two_periods_side_by_side(

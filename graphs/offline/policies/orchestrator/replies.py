@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from graphs.names import CJK
+from graphs.offline import lexicon
 from graphs.offline.policies.base import say
 
 __all__ = [
@@ -46,8 +48,11 @@ def not_in_catalogue(zh: bool) -> str:
 def greeting(zh: bool, text: str) -> str:
     """A short reply to small talk."""
     thanks = any(w in text.lower() for w in ("谢", "辛苦", "thank", "thx"))
+    thanks = thanks and not re.search(r"(?<![a-z])no,?\s+thank", text, re.I)  # "no thanks"
     if thanks:
         return say(zh, "不客气，采购上的事随时找我。", "You're welcome; ask me any time.")
+    if lexicon.has(text, "closing"):
+        return say(zh, "好的，有需要随时找我。", "OK; ask me any time.")
     return say(
         zh,
         "你好！我是采购助理，可以帮你做供应商比价、下单改单和查库存。",
@@ -63,6 +68,19 @@ def no_task(zh: bool) -> str:
         "这个对话里没有正在运行的后台分析。需要的话告诉我要分析哪类零件。",
         "There is no background analysis in this conversation. Tell me which parts to "
         "analyse if you want one.",
+    )
+
+
+def nothing_to_cancel(zh: bool) -> str:
+    """A bare "cancel everything" with no background analysis in this conversation: nothing
+    to stop, nothing changed, and how an order is cancelled (one at a time, approved)."""
+    return say(
+        zh,
+        "这个对话里没有正在运行的后台分析，所以没有可停的，我也没有改动任何东西。"
+        "要取消订单，请告诉我订单号：我一次取消一张，每张都要先审批。",
+        "There is no background analysis running in this conversation, so there is nothing "
+        "to stop, and nothing was changed. To cancel an order, tell me its number: I cancel "
+        "one order at a time, each after your approval.",
     )
 
 
@@ -166,6 +184,15 @@ _BEYOND: dict[str, tuple[str, str]] = {
         "An order's supplier can't be changed: it is fixed once the order exists. To switch, "
         "cancel this one (if nothing has arrived yet) and place a new one with the other "
         "supplier, each with its own approval.",
+    ),
+    "beyond_recurring": (
+        "定期或自动下单我做不了：ERP 里没有定期订单，我也只在你发消息时工作，不会到时自动下单，"
+        "所以这次什么都没有下。要下这一次的单，告诉我供应商、零件和数量"
+        "（比如“IU7 50 个，找 NGK”），我先给你审批卡片；之后每次需要时再说一声就行。",
+        "I can't set up recurring or automatic orders: the ERP has no schedules and I only act "
+        "when you write to me, so no order was placed. To place this one order now, tell me "
+        'the supplier, part and quantity (e.g. "50 IU7 from NGK") and you get an approval '
+        "card first; ask again each time you need the next one.",
     ),
     "beyond_pay": (
         "付款、发票和对账不在我这里：它们在财务系统里，我查不到也办不了，只处理采购订单。",

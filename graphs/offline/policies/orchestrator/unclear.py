@@ -12,6 +12,7 @@ plugs") stays out of scope.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graphs.offline import lexicon
@@ -19,6 +20,7 @@ from graphs.offline.entities import Grounding
 from graphs.offline.history import View
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
+from graphs.offline.policies.orchestrator.replies import nothing_to_cancel
 
 __all__ = ["ASK_INTENT", "unclear"]
 
@@ -89,6 +91,18 @@ def _named(found: Grounding, zh: bool) -> str:
     return ("、" if zh else ", ").join(names[:3])
 
 
+_ALL = re.compile(
+    r"全部|所有|都|一切|统统|全都|(?<![a-z])(?:all|everything|every\s*thing|it|them|please|now)(?![a-z])",
+    re.I,
+)
+
+
+def _only_stop(text: str) -> bool:
+    """Whether ``text`` only asks to stop or cancel (and "all"), naming nothing to stop."""
+    rest = _ALL.sub(" ", lexicon.strip_words(text, ("stop", "cancel", "filler")))
+    return not re.search(r"\w", rest)
+
+
 def unclear(view: View, zh: bool) -> Decision | None:
     """A question about what to do with what the request names (None: it names nothing the
     ERP knows, or asks for something else: out of scope)."""
@@ -98,6 +112,9 @@ def unclear(view: View, zh: bool) -> Decision | None:
         return erp
     found = erp.ground(view.request)
     concern = lexicon.has(view.request, "concern")
+    if not found.anything and lexicon.has(view.request, "stop") and _only_stop(view.request):
+        # "Cancel everything", "全部取消" with nothing running here: said, nothing changed
+        return Decision(nothing_to_cancel(zh), note="nothing-to-cancel")
     if found.anything and (not found.unknown or concern):
         options = "\n".join(f"- {o}" for o in _options(found, zh))
         named = _named(found, zh)

@@ -172,8 +172,11 @@ _BETWEEN = re.compile(
     re.I,
 )
 _COMPARED = re.compile(
-    r"对比|相比|比较|比一下|(?:和|跟|与|同)[^，,。？?]{0,12}比|(?<![a-z])(?:vs\.?|versus|compar\w*|"
-    r"against|difference|change\s+from)(?![a-z])",
+    r"对比|相比|比较|比一下|(?:和|跟|与|同)[^，,。？?]{0,12}比|同比|环比"
+    # "比去年多还是少", "比上个月涨了吗": this period against the one named after "比"
+    r"|比[^，,。？?]{1,8}?(?:多|少|高|低|增|减|涨|降)|多还是少|(?:涨|增)了还是(?:降|减)了"
+    r"|(?<![a-z])(?:vs\.?|versus|compar\w*|against|difference|change\s+from|more\s+or\s+less"
+    r"|up\s+or\s+down|higher\s+or\s+lower|(?:more|less|higher|lower)\b[^.?!]{0,40}?\bthan)(?![a-z])",
     re.I,
 )
 
