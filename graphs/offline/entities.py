@@ -206,7 +206,37 @@ def find_categories(text: str, categories: Sequence[Record]) -> list[Mention]:
                 fuzzy += _fuzzy_chinese(text, category, term, taken)
             else:
                 fuzzy += _fuzzy_latin(text, category, term, taken)
-    return _one_per_record(kept + _keep_longest(fuzzy))
+    taken += [(m.start, m.end) for m in fuzzy]
+    return _one_per_record(kept + _keep_longest(fuzzy) + _contractions(text, categories, taken))
+
+
+def _contraction_forms(categories: Sequence[Record]) -> dict[str, Record]:
+    """Two-character short forms of Chinese category names, as buyers write them: the first
+    character and the head's (the last of three, the first of a longer name's last three:
+    刹车片 → 刹片, 刹车盘 → 刹盘, 空气滤清器 → 空滤): each form that only one category has and
+    that does not start any category's name (火花 of 火花塞帽 is 火花塞's start)."""
+    names = [str(c.get("name_zh") or "") for c in categories]
+    forms: dict[str, list[Record]] = {}
+    for category, name in zip(categories, names, strict=True):
+        if len(name) < 3 or not CJK.fullmatch(name[0]):
+            continue
+        form = name[0] + (name[-1] if len(name) == 3 else name[-3])  # 机油滤清器: 机滤, not 机器
+        if not any(n.startswith(form) for n in names):
+            forms.setdefault(form, []).append(category)
+    return {form: found[0] for form, found in forms.items() if len(found) == 1}
+
+
+def _contractions(
+    text: str, categories: Sequence[Record], taken: list[tuple[int, int]]
+) -> list[Mention]:
+    """Categories named by a short form (:func:`_contraction_forms`) where nothing else was
+    found ("刹片多少钱": 刹车片)."""
+    out = []
+    for form, category in _contraction_forms(categories).items():
+        for m in re.finditer(form, text):
+            if not _covered(taken, m.start(), m.end()) and not lexicon.known_word(form):
+                out.append(Mention(category, m.start(), m.end(), form, exact=False))
+    return out
 
 
 def head_nouns(category: Record) -> set[str]:

@@ -148,6 +148,12 @@ def _order_operation(masked: str) -> Intent | None:
         return "order_lookup"  # "who asked for this order?", "when was it ordered?"
     if latest and lexicon.has(masked, "lookup"):
         return "order_lookup"
+    if (
+        lexicon.has(masked, "last_part")
+        and has_quantity(masked)
+        and not lexicon.has(masked, "lookup")
+    ):  # "order 20 more of what we ordered from KMC last time": that part again
+        return "order_create"
     if noun and lexicon.has(masked, "lookup", "latest", "open") and not has_quantity(masked):
         return "order_lookup"
     if lexicon.has(masked, "past_order") and (

@@ -150,7 +150,10 @@ GROUPS: dict[str, str] = {
         "币种", "结算货币", "网站", "官网", "是谁", "什么公司", "哪家公司", "背景", "档案",
         "状态", "还在合作", "还合作", "停用了", "暂停合作",
         "网址", "链接", "联系方式", "联系电话", "电话", "联系人", "邮箱", "地址",
+        # whether it is a good supplier ("冠军还靠谱吗", "Is Champion still a good supplier?")
+        "靠谱", "可靠", "靠不靠谱", "信得过", "质量怎么样", "质量好", "口碑",
     ) + "|" + _en(
+        "reliable", "trustworthy", "good supplier", "any good", "how good", "a good vendor",
         "tell me about", "info", "information", "details", "profile", "rating", "rated",
         "who is", "who are", "what country", "which country", "where is", "where are",
         "based", "currency", "website", "background", "still active", "an active supplier",
@@ -615,6 +618,17 @@ GROUPS["closing"] = _zh(
 )  # fmt: skip
 GROUPS["small_talk"] += "|" + GROUPS["closing"]
 
+# What the catalogue holds of a category ("空气滤清器有哪些型号", "火花塞有多少个型号",
+# "空滤有哪些", "what models of air filters do we have?", "list all spark plug parts", "the
+# brake pads we carry"): its parts, by brand.
+GROUPS["catalogue"] = (
+    r"(?:有|都有|一共有|总共有)?(?:哪些|什么|哪几种|哪几个|哪几款|多少个?|多少种|多少款|几种|几个|几款)"
+    r"(?:型号|规格|款式|款|品种|零件|配件|产品|货号|料号)|型号(?:都)?有哪些|(?:都)?有哪些[？?。.!！]*$"
+    r"|(?<![a-z])(?:what|which|how\s+many)\s+(?:models|types|kinds|sizes|variants|skus|part\s+numbers)"
+    r"(?![a-z])|(?<![a-z])(?:list|show)\s+(?:me\s+)?(?:all|every|the)\s+(?:of\s+(?:the|our)\s+)?"
+    r"[\w\s-]{0,30}?\b(?:parts|models|skus)(?![a-z])|(?<![a-z])(?:we|you)\s+(?:carry|stock|have)"
+    r"\s*[?.!]*$|(?<![a-z])(?:do\s+we|does\s+the\s+erp)\s+(?:carry|stock|have)(?![a-z])"
+)
 # How long a supplier takes ("IU7 的交期多久", "what's the lead time on IU7 from NGK"):
 # answered from the price lists, as a price is.
 GROUPS["lead_time"] = _zh("交期", "交货期", "货期", "几天到", "多久到", "多久能到", "几天能到",
@@ -790,6 +804,15 @@ GROUPS["approved_by"] = (
 
 # The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",
 # "repeat the last order with KMC"): its lines, at today's prices, for approval.
+# The part ordered last time from a supplier, at a new count ("再从桂盟订20个上次那个", "上次跟
+# 桂盟订的那个再来20条", "order 20 more of what we ordered from KMC last time").
+GROUPS["last_part"] = (
+    r"上(?:次|回|一次)(?:跟|和|从|给|向)?[^，,。？?]{0,12}?(?:订|买|下|采购)的(?:那个|那种|那款|零件|东西|货)"
+    r"|上(?:次|回|一次)(?:那个|那种|那款|那个零件)"
+    r"|(?<![a-z])(?:what|the\s+(?:same\s+)?(?:part|item|thing|model)s?)\s+(?:that\s+)?(?:we|i)\s+"
+    r"(?:ordered|bought|got)\b[^.?!]{0,30}?\b(?:last\s+time|before|previously|last)(?![a-z])"
+    r"|(?<![a-z])the\s+same\s+(?:part|item|model|thing)\s+as\s+(?:last\s+time|before)"
+)
 GROUPS["repeat_order"] = (
     r"(?:同|跟|和|照|按|按照)\s*上(?:次|回|一次|一单|一张)\s*(?:的单子?|的订单|那张单?)?\s*"
     r"(?:一样|一模一样|相同)?[^。]{0,14}?(?:再|重新)?\s*(?:订|下|来|买)\s*(?:一单|一张|一遍|一次)"

@@ -180,7 +180,10 @@ _QTY_PATTERNS = (
     ),
     re.compile(rf"({_NUM}){_UNIT_AFTER}", re.I),
     re.compile(
-        rf"(?:下|订|买|采购|购买|\border|\bbuy|\bpurchase|\bget me|\bneed)\s*({_NUM})", re.I
+        # "order 100", "an order for 100 IU7", "a purchase of 200"
+        rf"(?:下|订|买|采购|购买|\border|\bbuy|\bpurchase|\bget me|\bneed)"
+        rf"(?:\s+(?:for|of))?\s*({_NUM})",
+        re.I,
     ),
     # A count written as a multiplication, as order lists do: "VM22 x 30", "G22 ×100".
     re.compile(rf"(?<![A-Za-z0-9])[x×*]\s*({_NUM})(?![\w.])", re.I),

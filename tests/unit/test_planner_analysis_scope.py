@@ -126,3 +126,28 @@ async def test_left_out_with_the_word_after_the_name(world: PlannerWorld, templa
     run = await world.run(template.format(cat_zh=category["name_zh"], code=code))
     scope = _scope(run)
     assert scope.excluded == [code] and code not in scope.brands, scope
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        # the nineteenth red-team round: "ERP 里没有“刹片”这个零件类别"; what motorcycle buyers
+        # call brake pads and brake discs in short
+        ("刹片多少钱", "刹车片"),
+        ("刹盘哪家便宜", "刹车盘"),
+        ("帮我比较一下刹片供应商", "刹车片"),
+    ],
+)
+async def test_a_category_named_in_short_is_that_category(
+    world: PlannerWorld, said: str, named: str
+) -> None:
+    [category] = [c for c in (await world.erp("/categories"))["items"] if c["name_zh"] == named]
+    run = await world.run(said)
+    assert _scope(run).categories == [category["code"]], run.last_text
+    assert named in run.last_text, run.last_text  # the launch reply names the category
+
+
+async def test_an_everyday_word_is_no_category(world: PlannerWorld) -> None:
+    run = await world.run("机器坏了")  # "the machine broke": not 机油滤清器
+    assert not run.delegations and run.proposal is None, run.last_text
+    assert run.final_note == "out-of-scope", run.last_text

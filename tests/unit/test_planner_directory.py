@@ -164,3 +164,48 @@ async def test_who_sells_a_part_is_its_offers_not_an_analysis(
     assert all(f"（{c}）" in run.last_text or f"({c})" in run.last_text for c in sellers), (
         run.last_text
     )
+
+
+@pytest.mark.parametrize(
+    ("template", "zh"),
+    [
+        # the nineteenth red-team round: "outside what I do"
+        ("帮我看下{zh}哪个牌子质量好", True),
+        ("{zh}哪家质量好", True),
+        ("which {en} supplier is most reliable?", False),
+    ],
+)
+async def test_quality_asked_of_a_category_ranks_its_sellers_by_rating(
+    world: PlannerWorld, template: str, zh: bool
+) -> None:
+    category = (await world.erp("/categories"))["items"][-1]
+    sellers = await _sellers(world, category["code"])
+    rated = {s["code"]: s["rating"] for s in await world.suppliers() if s["code"] in sellers}
+    run = await world.run(template.format(zh=category["name_zh"], en=category["name_en"].lower()))
+    assert not run.delegations and run.proposal is None, run.calls
+    order = _LISTED.findall(run.last_text)
+    assert order and set(order) <= sellers, run.last_text
+    best = sorted(rated.values(), reverse=True)[: len(order)]
+    assert [rated[c] for c in order] == best, run.last_text  # the best rated, highest first
+    # what the ERP cannot say is said: it keeps no quality records
+    assert ("没有质量记录" in run.last_text) if zh else ("no quality" in run.last_text), (
+        run.last_text
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "zh"),
+    [("Is {en} still a good supplier?", False), ("{zh}还靠谱吗", True),
+     ("Is {en} a reliable supplier?", False), ("Is {en} reliable?", False)],
+)  # fmt: skip
+async def test_whether_a_supplier_is_good_gives_its_record(
+    world: PlannerWorld, template: str, zh: bool
+) -> None:
+    """The nineteenth red-team round: "out of scope" or a menu of what to do."""
+    supplier = next(s for s in await world.suppliers() if s["status"] == "on_hold")
+    run = await world.run(template.format(en=supplier["name_en"], zh=supplier["name_zh"]))
+    assert not run.delegations and run.proposal is None, run.calls
+    text = run.last_text
+    assert supplier["code"] in text and str(supplier["rating"]) in text, text
+    assert ("暂停合作" in text) if zh else ("on hold" in text), text  # its status, said
+    assert ("没有质量记录" in text) if zh else ("no quality" in text), text

@@ -145,3 +145,37 @@ async def test_stock_asked_of_a_supplier_says_it_is_ours(
     run = await world.run(text)
     _answered(run)
     assert str(stock["on_hand"]) in run.final and own in run.final, run.final
+
+
+@pytest.mark.parametrize(
+    ("said", "named", "zh"),
+    [
+        # the nineteenth red-team round: "outside what I do", or a menu of what to do
+        ("空气滤清器有哪些型号", "空气滤清器", True),
+        ("what models of air filters do we have?", "空气滤清器", False),
+        ("空滤有哪些", "空气滤清器", True),
+        ("火花塞有多少个型号", "火花塞", True),
+        ("list all spark plug parts", "火花塞", False),
+        ("show me the brake pads we carry", "刹车片", False),
+    ],
+)
+async def test_the_models_of_a_category_are_listed(
+    world: PlannerWorld, said: str, named: str, zh: bool
+) -> None:
+    [category] = [c for c in (await world.erp("/categories"))["items"] if c["name_zh"] == named]
+    parts = await world.erp_pages("/parts", category=category["code"])
+    before = world.fingerprint()
+    run = await world.run(said)
+    assert run.proposal is None and not run.delegations, run.calls
+    text = run.last_text
+    assert f" {len(parts)} " in text, text  # how many the ERP holds
+    for part in parts:  # every model, under its brand's line
+        brand = part["brand_zh"] if zh else part["brand"]
+        line = next((ln for ln in text.splitlines() if ln.startswith(f"- {brand}")), "")
+        assert re.search(rf"[：:、,]\s*{re.escape(part['model'])}(?:[、,]|$)", line), (part, text)
+    assert world.fingerprint() == before
+
+
+async def test_a_suppliers_parts_are_still_its_price_list(world: PlannerWorld) -> None:
+    run = await world.run("NGK有哪些零件")
+    assert run.final_note == "supplier-parts", run.last_text

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.planner_harness import PlannerWorld, Script, nothing_done
+from tests.unit.planner_harness import PlannerWorld, Script, nothing_done, parts_on_offer
 
 
 async def _offered(
@@ -326,3 +326,53 @@ async def test_a_suppliers_status_is_answered_from_its_record(world: PlannerWorl
     assert "on hold" in run.last_text and held["code"] in run.last_text, run.last_text
     zh = await world.run(f"{held['name_zh']}这个供应商现在什么状态")
     assert "暂停合作" in zh.last_text, zh.last_text
+
+
+async def _brand_not_cheapest(
+    world: PlannerWorld,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
+    """A part whose maker (the active supplier whose code is its brand) sells it, but not at
+    the lowest price valid today (all its active offers in one currency): the part, its
+    maker's offer, the lowest offer and a quantity both accept."""
+    active = {s["id"]: s for s in await world.suppliers() if s["status"] == "active"}
+    async for part, offers in parts_on_offer(world):
+        live = [o for o in offers if o["supplier_id"] in active]
+        maker = [o for o in live if active[o["supplier_id"]]["code"].casefold()
+                 == part["brand"].casefold()]  # fmt: skip
+        if not maker or len({o["currency"] for o in live}) != 1:
+            continue
+        best = min(live, key=lambda o: o["price_minor"])
+        if best["price_minor"] < maker[0]["price_minor"]:
+            q = max(o["min_order_qty"] for o in live) * max(o["order_step"] for o in live)
+            return part, maker[0], best, q
+    pytest.fail("the seed has no part whose maker is not its cheapest seller")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # the nineteenth red-team round: the brand before the model was taken for the supplier
+        # (its maker carded at its own higher price); "Place an order for …" started an analysis
+        "order {q} {brand} {model} from the cheapest supplier",
+        "{brand_zh} {model} {q}个，找最便宜的供应商下单",
+        "Place an order for {q} {brand} {model} with the cheapest supplier",
+    ],
+)
+async def test_the_cheapest_supplier_asked_is_not_the_parts_brand(
+    world: PlannerWorld, template: str
+) -> None:
+    part, _maker, best, q = await _brand_not_cheapest(world)
+    said = template.format(q=q, brand=part["brand"], brand_zh=part["brand_zh"],
+                           model=part["model"])  # fmt: skip
+    run = await world.run(said)
+    assert not run.delegations, run.delegations
+    assert run.proposal is not None, run.last_text
+    assert run.proposal[1]["supplier_id"] == best["supplier_id"], (best, run.proposal)
+    assert best["price"] in run.last_text, run.last_text
+
+
+async def test_ordering_from_the_maker_by_name_still_orders_from_it(world: PlannerWorld) -> None:
+    part, maker, _best, q = await _brand_not_cheapest(world)
+    run = await world.run(f"给{part['brand_zh']}下单 {part['model']} {q}个")
+    assert run.proposal is not None, run.last_text
+    assert run.proposal[1]["supplier_id"] == maker["supplier_id"], run.proposal

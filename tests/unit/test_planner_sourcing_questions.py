@@ -143,3 +143,52 @@ async def test_what_to_buy_is_what_is_short(world: PlannerWorld, text: str) -> N
     assert run.handed_over is None and run.question is None, run.last_text
     for item in warnings["items"]:
         assert item["sku"] in run.last_text, (item["sku"], run.last_text)
+
+
+async def _newest_with_lines(
+    world: PlannerWorld, one: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An active supplier whose newest order that is not cancelled has one line (``one``) or
+    several, and that order, as the ERP lists them."""
+    for supplier in await world.suppliers():
+        if supplier["status"] != "active":
+            continue
+        orders = (await world.erp("/orders/search-details", supplier_id=supplier["id"],
+                                  size=5))["items"]  # fmt: skip
+        newest = next((o for o in orders if o["status"] != "cancelled"), None)
+        if newest is not None and (len(newest["lines"]) == 1) == one:
+            return supplier, newest
+    pytest.fail("the seed has no such supplier")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # the nineteenth red-team round: which part was asked (with every part of the
+        # supplier listed), or the last order only shown
+        "再从{zh}订{q}个上次那个",
+        "上次跟{zh}订的那个再来{q}个",
+        "Order {q} more of what we ordered from {en} last time",
+        "order the same part as last time from {code}, {q} pcs",
+    ],
+)
+async def test_the_part_ordered_last_time_at_a_new_count(
+    world: PlannerWorld, template: str
+) -> None:
+    supplier, newest = await _newest_with_lines(world, one=True)
+    [line] = newest["lines"]
+    q = line["quantity"] * 4
+    run = await world.run(template.format(zh=supplier["name_zh"], en=supplier["name_en"],
+                                          code=supplier["code"], q=q))  # fmt: skip
+    assert run.proposal is not None, run.last_text
+    name, args = run.proposal
+    assert name == "order_create" and args["supplier_id"] == supplier["id"], run.proposal
+    assert [(ln["part_id"], ln["quantity"]) for ln in args["lines"]] == [(line["part_id"], q)]
+    assert newest["order_no"] in run.last_text, run.last_text  # which order it was read from
+
+
+async def test_which_part_is_asked_when_the_last_order_had_several(world: PlannerWorld) -> None:
+    supplier, newest = await _newest_with_lines(world, one=False)
+    run = await world.run(f"再从{supplier['name_zh']}订100个上次那个")
+    assert run.proposal is None and run.question is not None, run.last_text
+    assert set(run.question.get("options") or []) == {ln["sku"] for ln in newest["lines"]}

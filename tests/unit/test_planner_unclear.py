@@ -74,7 +74,8 @@ def _follow_up(first_text: str, first: Run) -> list[BaseMessage]:
         ("brake pads", "Brake Pad", False),
         ("火嘴", "火花塞", True),
         ("刹车片太贵了", "刹车片", True),
-        ("Is Brembo reliable?", "Brembo", False),
+        # "Is Brembo reliable?" asked what to do until the nineteenth round: now its record
+        # (test_planner_directory.py::test_whether_a_supplier_is_good_gives_its_record)
         ("我们和博世的合作怎么样", "博世", True),
     ],
 )

@@ -22,6 +22,7 @@ from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.quote import current_offers
+from graphs.offline.policies.orchestrator.replies import QUALITY, quality_note
 from graphs.offline.policies.order.facts import paged
 from graphs.offline.text import today_in
 from graphs.orders.words import supplier_status_word
@@ -40,7 +41,11 @@ _LIST = re.compile(
     r"|(?<![a-z])(?:which|what|list|show|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
     r"(?:suppliers|vendors|distributors|makers|manufacturers)(?![a-z])"
     r"|(?<![a-z])(?:top|best)[-\s]+(?:\d+\s+)?(?:rated\s+)?(?:suppliers|vendors)(?![a-z])"
-    r"|(?<![a-z])(?:highest|best|top)[-\s]+rated(?![a-z])|(?:评分|评级|评价)\s*(?:最高|最好|前)",
+    r"|(?<![a-z])(?:highest|best|top)[-\s]+rated(?![a-z])|(?:评分|评级|评价)\s*(?:最高|最好|前)"
+    # which is best in quality ("灯泡哪个牌子质量好", "which brake pad supplier is most reliable?")
+    r"|(?:哪个|哪家|哪些|什么)(?:牌子|品牌|供应商|厂家)?[^，,。？?]{0,4}?(?:质量|品质|口碑|靠谱|可靠)"
+    r"|(?<![a-z])(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?:brands?|suppliers?|vendors?|makers?)\b"
+    r"[^.?!]{0,30}?\b(?:quality|reliable)",
     re.I,
 )
 _PRICES = re.compile(
@@ -91,7 +96,7 @@ class _Filters:
 def _filters(text: str) -> _Filters:
     low = text.lower()
     top = None
-    if re.search(r"最(?:高|好)|highest|best|top", low):
+    if re.search(r"最(?:高|好)|highest|best|top", low) or QUALITY.search(low):
         m = _TOP.search(text)
         raw = (m.group(1) or m.group(2)) if m else "5"
         top = int(raw) if raw.isdigit() else "一二三四五六七八九十".index(raw) + 1
@@ -183,6 +188,8 @@ def supplier_directory(view: View, reading: Reading, zh: bool) -> Decision | Non
                f"Suppliers in the ERP ({scope or 'all'}): {len(suppliers)}\n")  # fmt: skip
     tail = say(zh, "\n要看某一家的详情、报价或订单，告诉我它的名字。",
                "\nName one for its details, prices or orders.")  # fmt: skip
+    if QUALITY.search(view.request):
+        tail = quality_note(zh, ranked=True) + tail
     return Decision(head + "\n".join(_line(s, zh) for s in suppliers) + tail, note="directory")
 
 

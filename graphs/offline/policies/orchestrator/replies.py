@@ -269,3 +269,26 @@ def noted(zh: bool) -> str:
         "Noted, thanks; I haven't done anything. If useful, I can compare that category's "
         "suppliers, quote parts or check stock.",
     )
+
+
+# Quality asked about: the ERP keeps no quality records, only each supplier's rating.
+QUALITY = re.compile(
+    r"质量|品质|口碑|靠谱|可靠|(?<![a-z])(?:quality|reliab\w*|trustworth\w*|good\s+(?:supplier|vendor))",
+    re.I,
+)
+
+
+def quality_note(zh: bool, *, ranked: bool) -> str:
+    """What the ERP can say of a supplier's quality: its rating and status, nothing else
+    (``ranked``: a list was ranked by rating for it)."""
+    none = say(zh, "\nERP 里没有质量记录（退货、投诉、不良率）", "\nThe ERP keeps no quality "
+               "records (returns, complaints, defect rates)")  # fmt: skip
+    return none + say(
+        zh,
+        "，上面按 ERP 的供应商评级从高到低排列。"
+        if ranked
+        else "；能参考的是上面的供应商评级和合作状态。",
+        "; the list is ranked by the ERP's supplier rating, highest first."
+        if ranked
+        else "; what it has is the supplier's rating and status above.",
+    )

@@ -19,6 +19,7 @@ from graphs.offline import lexicon
 from graphs.offline.entities import Grounding
 from graphs.offline.history import View
 from graphs.offline.policies.base import Decision, local_name, say
+from graphs.offline.policies.orchestrator.catalogue import category_parts
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.replies import nothing_to_cancel
 
@@ -115,6 +116,9 @@ def unclear(view: View, zh: bool) -> Decision | None:
     if not found.anything and lexicon.has(view.request, "stop") and _only_stop(view.request):
         # "Cancel everything", "全部取消" with nothing running here: said, nothing changed
         return Decision(nothing_to_cancel(zh), note="nothing-to-cancel")
+    listed = category_parts(view, found, zh)  # "空气滤清器有哪些型号": its parts by brand
+    if listed is not None:
+        return listed
     if found.anything and (not found.unknown or concern):
         options = "\n".join(f"- {o}" for o in _options(found, zh))
         named = _named(found, zh)

@@ -159,12 +159,29 @@ def _named_supplier_any(facts: Facts, found: Grounding, suppliers: list[Record])
                                 skip=token_spans(facts.answer_text))  # fmt: skip
         if len(newest) == 1:
             return newest
-    mentions = found.suppliers
+    mentions = _suppliers_not_brands(facts, found)
     if len(mentions) > 1:
         marked = supplier_marked(facts.text, mentions)
         if len(marked) == 1:
             return marked
     return mentions or _maker_by_brand(facts, found, suppliers)
+
+
+def _suppliers_not_brands(facts: Facts, found: Grounding) -> list[Mention]:
+    """The suppliers named, less a part's brand when the buyer asks for the cheapest or the
+    fastest supplier, or leaves it open ("order 10 Regina 428H-116L from the cheapest
+    supplier": Regina is the chain's brand, and its maker was carded at its own, higher
+    price). A name the buyer orders *from* ("给瑞格下单…") stays the supplier."""
+    mentions = found.suppliers
+    if not lexicon.has(facts.body, "cheapest", "fastest", "any_supplier"):
+        return mentions
+    brands = {
+        str(p.record.get(k) or "").casefold() for p in found.parts for k in ("brand", "brand_zh")
+    }
+    marked = supplier_marked(facts.text, mentions)
+    return [m for m in mentions if m in marked or not (
+        {str(m.record.get(k) or "").casefold() for k in ("code", "name_zh", "name_en")} & brands
+        or m.term.casefold() in brands)]  # fmt: skip
 
 
 def _maker_by_brand(facts: Facts, found: Grounding, suppliers: list[Record]) -> list[Mention]:
@@ -873,6 +890,45 @@ def _repeat(facts: Facts, found: Grounding, suppliers: list[Record]) -> Decision
     return _proposed(facts, args, lead, "")
 
 
+def _last_part(facts: Facts, found: Grounding, suppliers: list[Record]) -> Decision | None:
+    """The part of the named supplier's newest order, at the quantity asked ("再从桂盟订20个
+    上次那个", "order 20 more of what we ordered from KMC last time"); which part is asked
+    when that order had several. None: not asked, or a part named (then it is that part)."""
+    if not lexicon.has(facts.body, "last_part") or found.parts or len(found.suppliers) != 1:
+        return None
+    quantity = read_quantity(lexicon.before_note(facts.body))
+    if quantity is None or quantity.value is None:
+        return None  # no count, or a bad one: the usual path asks or refuses
+    supplier = found.suppliers[0].record
+    query = {"supplier_id": supplier["id"], "size": 5}
+    data = facts.read("order_search_details", query)
+    if data is None:
+        return Decision(facts.say("查找上一张订单。", "Finding the last order."),
+                        [("order_search_details", query)], note="last-order")  # fmt: skip
+    last = next((o for o in _items(data) if o.get("status") != "cancelled"), None)
+    lines = [ln for ln in (last or {}).get("lines") or [] if isinstance(ln, dict)]
+    if last is None or len(lines) != 1:
+        options = [f"{ln.get('sku')}" for ln in lines]
+        return ask(facts, ["part"], facts.say(
+            f"上一张给{_sname(facts, supplier)}的订单"
+            + (f" {last.get('order_no')} 有 {len(lines)} 个零件：{'、'.join(options)}。要订哪个？"
+               if last else "没有找到。要订哪个零件？"),
+            f"The last order with {_sname(facts, supplier)} "
+            + (f"{last.get('order_no')} has {len(lines)} parts: {', '.join(options)}. Which one?"
+               if last else "was not found. Which part?")), options or None)  # fmt: skip
+    line = lines[0]
+    args = _order_args(facts, supplier, [{"part_id": line["part_id"], "quantity": quantity.value}])
+    lead = facts.say(
+        f"按上一张给{_sname(facts, supplier)}的订单 {last.get('order_no')}"
+        f"（{last.get('order_date')}）里的 {line.get('sku')}，订 {quantity.value}，"
+        "按今天的价格：\n",
+        f"{line.get('sku')} as on the last order with {_sname(facts, supplier)}, "
+        f"{last.get('order_no')} ({last.get('order_date')}), {quantity.value} of it at today's "
+        "prices:\n",
+    )
+    return _proposed(facts, args, lead, "")
+
+
 def _counts_by_part(facts: Facts, found: Grounding) -> list[tuple[Record, int]] | None:
     """Each part the text names with its own count ("IU7 100个和IU9 200个", a pasted list
     "IU7 100\nIU9 200", "100个IU7、200个IU9"), in order; None when a part has none."""
@@ -938,7 +994,11 @@ def create(facts: Facts) -> Decision:
     if step is not None:
         return step
     found = _newest_parts(facts, found)
-    repeated = _repeat(facts, found, suppliers) or _several_lines(facts, found)
+    repeated = (
+        _repeat(facts, found, suppliers)
+        or _last_part(facts, found, suppliers)
+        or _several_lines(facts, found)
+    )
     if repeated is not None:
         return repeated
     bad = _bad_quantity(facts, found)
