@@ -252,7 +252,7 @@ GROUPS: dict[str, str] = {
         "删掉", "删除", "删了",
     ) + "|" + _en(
         "cancel*", "void", "withdraw*", "call off", "drop", "scrap", "don't need",
-        "no longer need",
+        "no longer need", "delete", "deleted", "deleting", "erase",
     ),
     "lookup": _zh(
         "查一下", "查下", "查查", "查询", "查看", "查", "状态", "到货了", "到了吗", "到哪",

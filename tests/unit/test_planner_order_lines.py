@@ -145,3 +145,32 @@ async def test_a_place_the_order_does_not_have_changes_nothing(world: PlannerWor
     assert run.proposal is None, run.proposal
     assert order["order_no"] in run.last_text, run.last_text  # it asks which line of it
     assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    ("said", "keep_first"),
+    [
+        # the nineteenth red-team round: said to the card of a two-part order instead of
+        # deciding it, each made a new card for the part named *alone* (at the other's count)
+        ("drop the {model} line", True),
+        ("delete the {model} line", True),
+        ("{model}那行删掉", True),
+        ("不要{model}了", True),
+        ("without {model} please", True),
+        ("only the {model}", False),
+    ],
+)
+async def test_a_line_taken_out_of_the_card_being_made(
+    world: PlannerWorld, said: str, keep_first: bool
+) -> None:
+    supplier, [(p1, o1), (p2, o2)] = await _two_parts_one_supplier(world)
+    q1, q2 = o1["min_order_qty"] * 2, o2["min_order_qty"] * 3
+    before = world.fingerprint()
+    card = await world.run(f"{supplier['code']} 订{p1['model']} {q1}个和{p2['model']} {q2}个")
+    assert card.proposal is not None, card.last_text  # left open: the buyer writes instead
+    run = await world.run(said.format(model=p2["model"]), history=world.thread())
+    assert run.proposal is not None and run.proposal[0] == "order_create", run.last_text
+    assert run.proposal[1]["supplier_id"] == supplier["id"], run.proposal
+    kept = [(p1["id"], q1)] if keep_first else [(p2["id"], q2)]
+    assert [(ln["part_id"], ln["quantity"]) for ln in run.proposal[1]["lines"]] == kept
+    assert world.fingerprint() == before  # nothing written before the new card is approved

@@ -973,6 +973,41 @@ def _several_lines(facts: Facts, found: Grounding) -> Decision | None:
     return _proposed(facts, args, "", fallback)
 
 
+# Words that take a part out of the order being made ("drop the IU9 line", "IU9那行删掉").
+_TAKE_OUT = re.compile(
+    r"删|去掉|拿掉|不要|(?<![a-z])(?:drop|remove|delete|take\s+out|without|leave\s+out)(?![a-z])",
+    re.I,
+)
+
+
+_ONLY = re.compile(r"只要|只订|只留|只下|(?<![a-z])(?:only|just)(?![a-z])", re.I)
+
+
+def _lines_taken_out(facts: Facts, found: Grounding) -> Decision | None:
+    """ "drop the IU9 line" / "IU9那行删掉" said to the order being made of several parts
+    ("order 100 IU7 and 200 IU9 from NGK"): the other parts at their own counts. The part
+    named was taken for a replacement, and the card was for IU9 alone. None: not that."""
+    if not facts.answer_text or not (_TAKE_OUT.search(facts.answer_text)
+                                     or _ONLY.search(facts.answer_text)):  # fmt: skip
+        return None
+    asked = {int(m.record["id"]): m.record for m in found.parts}
+    named = {int(p.record["id"]) for p in find_parts(facts.answer_text, list(asked.values()))}
+    suppliers = {m.record.get("id"): m.record for m in found.suppliers}
+    if len(asked) < 2 or not named or len(named) == len(asked) or len(suppliers) != 1:
+        return None
+    counted = _counts_by_part(facts, found)
+    if counted is None:
+        return None
+    only = bool(_ONLY.search(facts.answer_text))  # "only the IU9", "只要IU9": the one named
+    kept = [(part, q) for part, q in counted if (int(part["id"]) in named) == only]
+    [supplier] = suppliers.values()
+    args = _order_args(facts, supplier, [{"part_id": p["id"], "quantity": q} for p, q in kept])
+    gone = ("、" if facts.zh else ", ").join(_pname(facts, p) for p, _q in counted
+                                            if (p, _q) not in kept)  # fmt: skip
+    lead = facts.say(f"去掉了 {gone}，其余照旧：\n", f"Without {gone}; the rest as asked:\n")
+    return _proposed(facts, args, lead, "")
+
+
 # An answer that drops the order being made ("算了不要了", "never mind", "cancel it").
 _DROP_ANSWER = re.compile(
     r"^\s*(?:算了|不要了|不用了|不下了|不订了|取消吧?|那就不要了)"
@@ -993,8 +1028,9 @@ def create(facts: Facts) -> Decision:
     found, suppliers, step = facts.master_data()
     if step is not None:
         return step
+    taken_out = _lines_taken_out(facts, found)  # before the parts named since replace any
     found = _newest_parts(facts, found)
-    repeated = (
+    repeated = taken_out or (
         _repeat(facts, found, suppliers)
         or _last_part(facts, found, suppliers)
         or _several_lines(facts, found)
