@@ -1034,6 +1034,11 @@ GROUPS["budget"] = _zh("预算") + "|" + _en("budget", "budgets", "budgeted")
 # parts below safety stock, nothing ordered.
 GROUPS["what_to_buy"] = (
     r"采购计划|补货计划|订货计划|(?:需要|应该|该|要)(?:采购|买|订|补)(?:些)?(?:什么|啥|哪些)"
+    # how much to order, asked of a category ("下个月要订多少机油滤清器", "how many brake pads
+    # should we order?"): what is short of it
+    r"|(?:需要|应该|该|要|得)(?:采购|买|订|补|进)(?:多少|几个)"
+    r"|(?<![a-z])how\s+(?:many|much)\b[^.?!]{0,30}?\b(?:should|do|must)\s+we\s+(?:need\s+to\s+)?"
+    r"(?:buy|order|purchase|restock)(?![a-z])"
     r"|(?<![a-z])(?:purchas\w*|buying|procurement|order(?:ing)?|restock(?:ing)?)\s+plan(?![a-z])"
     r"|(?<![a-z])what\s+(?:do|should|must)\s+we\s+(?:need\s+to\s+)?(?:buy|order|purchase|restock)"
     r"(?![a-z])"

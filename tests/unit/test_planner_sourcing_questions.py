@@ -145,6 +145,27 @@ async def test_what_to_buy_is_what_is_short(world: PlannerWorld, text: str) -> N
         assert item["sku"] in run.last_text, (item["sku"], run.last_text)
 
 
+@pytest.mark.parametrize(
+    "template", ["下个月要订多少{zh}", "{zh}该订多少", "how many {en} should we order?"]
+)
+async def test_how_much_of_a_category_to_order_is_what_is_short_of_it(
+    world: PlannerWorld, template: str
+) -> None:
+    """The nineteenth red-team round: "下个月要订多少机油滤清器" asked for a supplier, part and
+    quantity to order. What is short of that category is answered; nothing ordered."""
+    categories = (await world.erp("/categories"))["items"]
+    totals = [(await world.erp("/inventory/warnings", category=c["code"]))["total"]
+              for c in categories]  # fmt: skip
+    category = next(c for c, total in zip(categories, totals, strict=True) if total)
+    short = await world.erp_pages("/inventory/warnings", category=category["code"])
+    run = await world.run(template.format(zh=category["name_zh"], en=category["name_en"].lower()))
+    nothing_done(run)
+    assert run.handed_over is None and run.question is None, run.last_text
+    listed = re.findall(r"^- (\S+) ", run.last_text, re.M)
+    assert listed and set(listed) <= {i["sku"] for i in short}, run.last_text  # that category's
+    assert f"{len(short)} " in run.last_text, run.last_text  # all of them counted
+
+
 async def _newest_with_lines(
     world: PlannerWorld, one: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
