@@ -597,5 +597,6 @@ async def notify_done(world: PlannerWorld, task_id: str, summary: str) -> Run:
 
 def priced_today(part: dict[str, Any]) -> bool:
     """Whether the part's offer is valid on the ERP's order date (the machine's today)."""
-    offer, now = part.get("offer"), date.today().isoformat()
-    return bool(offer) and offer["valid_from"] <= now <= offer["valid_to"]
+    offer: dict[str, Any] | None = part.get("offer")
+    now = date.today().isoformat()
+    return bool(offer) and offer is not None and offer["valid_from"] <= now <= offer["valid_to"]
