@@ -214,10 +214,11 @@ async def order_summary(
     requested_by: Annotated[Text | None, Field(description="User id of the requester.")] = None,
     approved_by: Annotated[Text | None, Field(description="User id of the approver.")] = None,
     group_by: Annotated[
-        Literal["supplier", "month", "requester", "approver"] | None,
+        Literal["supplier", "month", "requester", "approver", "part"] | None,
         Field(
-            description="Also each supplier's, requester's or approver's (largest first; "
-            "orders nobody approved yet under null), or each month's spend."
+            description="Also each supplier's, requester's, approver's or part's (largest "
+            "first; orders nobody approved yet under null; a part with its quantity), or each "
+            "month's spend."
         ),
     ] = None,
 ) -> dict[str, Any]:

@@ -127,6 +127,8 @@ def _order_operation(masked: str) -> Intent | None:
         and not lexicon.has(masked, "order_verb", "new_order", "cancel", "change")
     ):
         return "order_lookup"  # "最近10个订单": a count of orders, not of parts
+    if lexicon.has(masked, "not_ordered") and not has_quantity(masked):
+        return "order_lookup"  # "哪些型号一直没进货": the parts no order named, listed
     noun = lexicon.has(masked, "order_noun")
     verb = lexicon.has(masked, "order_verb")
     latest = lexicon.has(masked, "latest") and (noun or verb)

@@ -813,6 +813,18 @@ GROUPS["last_part"] = (
     r"(?:ordered|bought|got)\b[^.?!]{0,30}?\b(?:last\s+time|before|previously|last)(?![a-z])"
     r"|(?<![a-z])the\s+same\s+(?:part|item|model|thing)\s+as\s+(?:last\s+time|before)"
 )
+# Parts nobody ordered over a period ("Which parts haven't been ordered in 6 months?", "哪些零件
+# 半年没订过"): the catalogue less the period's orders.
+GROUPS["not_ordered"] = (
+    r"(?:没|没有|未|从没|从未)(?:再|人)?(?:订|下单|下过单|采购|买|进)(?:过)?(?:货)?"
+    r"(?=[^，,。？?]{0,12}(?:零件|配件|型号|哪些|哪几|什么))"
+    r"|(?:哪些|哪几个|什么)(?:零件|配件|型号)[^，,。？?]{0,12}?(?:没|没有|未)(?:订|下单|采购|买|进)"
+    r"|(?<![a-z])(?:haven'?t|have\s+not|hasn'?t|has\s+not|weren'?t|were\s+not|not\s+been|never\s+been|"
+    r"never)\s+(?:been\s+)?(?:ordered|bought|purchased|re-?ordered)(?![a-z])"
+    r"|(?<![a-z])(?:parts|items|models|skus)\s+(?:with\s+)?no\s+orders?(?![a-z])"
+    r"|(?<![a-z])(?:(?:have|has|did)\s+(?:we|you|they|i)\s+not|didn'?t\s+we|did\s+not|didn'?t)\s+"
+    r"(?:order|buy|purchase|ordered|bought|purchased)(?![a-z])"
+)
 GROUPS["repeat_order"] = (
     r"(?:同|跟|和|照|按|按照)\s*上(?:次|回|一次|一单|一张)\s*(?:的单子?|的订单|那张单?)?\s*"
     r"(?:一样|一模一样|相同)?[^。]{0,14}?(?:再|重新)?\s*(?:订|下|来|买)\s*(?:一单|一张|一遍|一次)"

@@ -3,8 +3,9 @@
 "How much did we spend on batteries in 2025", "our biggest supplier by spend this year":
 answered from every matching order at once, not from pages of orders (a year holds
 hundreds). Amounts are the order lines' (so a category or part narrows them to its own
-lines), by currency, cancelled orders left out and counted apart; optionally by supplier
-or by month.
+lines), by currency, cancelled orders left out and counted apart; optionally by supplier,
+month, requester, approver or part (with each part's quantity: which parts were bought, and
+so which were not, "哪些零件半年没订过").
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from sim.erp.views import money
 
 __all__ = ["GROUPINGS", "summarise"]
 
-GROUPINGS = ("supplier", "month", "requester", "approver")
+GROUPINGS = ("supplier", "month", "requester", "approver", "part")
 
 
 def summarise(
@@ -50,9 +51,11 @@ def summarise(
         "month": PurchaseOrder.order_date,
         "requester": PurchaseOrder.requested_by,
         "approver": PurchaseOrder.approved_by,
+        "part": PurchaseOrderLine.part_id,
     }[group_by]
     columns = [PurchaseOrder.currency, func.sum(PurchaseOrderLine.amount_minor),
-               func.count(func.distinct(PurchaseOrder.id))]  # fmt: skip
+               func.count(func.distinct(PurchaseOrder.id)),
+               func.sum(PurchaseOrderLine.quantity)]  # fmt: skip
     if key is not None:
         columns.insert(0, key)
     query = select(*columns).join(PurchaseOrderLine, and_(*lines)).where(*placed)
@@ -75,14 +78,15 @@ def _shaped(
     orders = 0
     groups: dict[Any, dict[str, Any]] = {}
     for row in rows:
-        *head, currency, amount, count = row
+        *head, currency, amount, count, quantity = row
         totals[currency] = totals.get(currency, 0) + int(amount or 0)
         orders += int(count)
         if head:
             name = head[0].isoformat()[:7] if group_by == "month" else head[0]
-            group = groups.setdefault(name, {"totals": {}, "orders": 0})
+            group = groups.setdefault(name, {"totals": {}, "orders": 0, "quantity": 0})
             group["totals"][currency] = group["totals"].get(currency, 0) + int(amount or 0)
             group["orders"] += int(count)
+            group["quantity"] += int(quantity or 0)
     answer: dict[str, Any] = {
         "totals": [_total(c, v) for c, v in sorted(totals.items())],
         "orders": orders,
@@ -115,4 +119,10 @@ def _group(master: MasterData, group_by: str, key: Any, group: dict[str, Any]) -
         if supplier is not None:
             out.update(code=supplier["code"], name_zh=supplier["name_zh"],
                        name_en=supplier["name_en"])  # fmt: skip
+    elif group_by == "part":
+        out["quantity"] = group["quantity"]
+        part = master.parts.get(int(key))
+        if part is not None:
+            out.update(sku=part["sku"], name_zh=part["name_zh"], name_en=part["name_en"],
+                       category_code=part["category_code"])  # fmt: skip
     return out

@@ -527,6 +527,24 @@ async def test_order_summary_by_requester_adds_up_each_ones_orders(erp_mcp: Clie
     assert ranked[0] == max(by_user, key=lambda u: by_user[u].get("CNY", 0))
 
 
+async def test_order_summary_by_part_gives_each_parts_quantity(erp_mcp: Client[Any]) -> None:
+    # "哪些零件半年没订过": which parts were bought over a period, and how many of each.
+    span = {"date_from": "2026-06-04", "date_to": "2026-12-03"}
+    quantity: dict[str, int] = {}
+    orders: dict[str, set[int]] = {}
+    for o in await _every_order(erp_mcp, **span):
+        if o["status"] != "cancelled":
+            for line in o["lines"]:
+                quantity[line["sku"]] = quantity.get(line["sku"], 0) + line["quantity"]
+                orders.setdefault(line["sku"], set()).add(o["id"])
+    summary = await call(erp_mcp, "order_summary", group_by="part", **span)
+    groups = {g["sku"]: g for g in summary["groups"]}
+    assert set(groups) == set(quantity) and len(groups) > 10
+    for sku, g in groups.items():
+        assert g["quantity"] == quantity[sku] and g["orders"] == len(orders[sku]), sku
+        assert g["name_zh"] and g["category_code"] == sku.split("-", 1)[0]
+
+
 async def test_orders_are_searched_and_summed_by_approver(erp_mcp: Client[Any]) -> None:
     # "陈静批了哪些单": who approved is a filter and a grouping, like who asked.
     span = {"date_from": "2026-01-01", "date_to": "2026-12-03"}

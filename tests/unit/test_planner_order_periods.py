@@ -148,3 +148,41 @@ async def test_a_month_without_a_supplier_counts_that_months_orders(world: Plann
         run = await world.run(text)
         assert run.question is None and run.proposal is None, run.last_text
         assert str(every) in run.last_text, (text, run.last_text)
+
+
+async def _ordered_skus(world: PlannerWorld, start: str, end: str) -> set[str]:
+    """The SKUs on the orders of [start, end] that were not cancelled, read page by page."""
+    orders = await world.erp_pages("/orders/search-details", date_from=start, date_to=end)
+    return {ln["sku"] for o in orders if o["status"] != "cancelled" for ln in o["lines"]}
+
+
+@pytest.mark.parametrize(
+    ("template", "months", "one_category"),
+    [
+        # the nineteenth red-team round: each listed the period's orders instead
+        ("Which parts haven't been ordered in 6 months?", 6, False),
+        ("哪些零件半年没订过", 6, False),
+        ("{zh}里哪些型号超过3个月没采购了", 3, True),
+        ("which {en}s have we not bought in the last 3 months?", 3, True),
+    ],
+)
+async def test_the_parts_nobody_ordered_over_a_period(
+    world: PlannerWorld, template: str, months: int, one_category: bool
+) -> None:
+    category = (await world.erp("/categories"))["items"][0]
+    today = world.today
+    back = {6: date(2026, 6, 4), 3: date(2026, 9, 4)}[months]  # the day after, months back
+    assert today == date(2026, 12, 3)
+    ordered = await _ordered_skus(world, back.isoformat(), today.isoformat())
+    query = {"category": category["code"]} if one_category else {}
+    catalogue = {p["sku"] for p in await world.erp_pages("/parts", **query)}
+    idle = catalogue - ordered
+    before = world.fingerprint()
+    run = await world.run(template.format(zh=category["name_zh"], en=category["name_en"].lower()))
+    assert run.proposal is None and not run.delegations, run.calls
+    text = run.last_text
+    assert back.isoformat() in text and today.isoformat() in text, text  # the period, said
+    assert re.search(rf"(?<!\d){len(idle)}(?!\d)", text) and str(len(catalogue)) in text, text
+    shown = set(re.findall(r"[A-Z]{2}-[A-Z0-9][\w.-]*[A-Za-z0-9]", text))
+    assert shown and shown <= idle, shown - idle  # every part named was not ordered
+    assert world.fingerprint() == before

@@ -18,6 +18,7 @@ from graphs.offline.entities import Grounding
 from graphs.offline.intent import read
 from graphs.offline.policies.base import Decision
 from graphs.offline.policies.order import check
+from graphs.offline.policies.order.dormant import unordered_parts
 from graphs.offline.policies.order.facts import Facts, ask
 from graphs.offline.policies.order.history import (
     category_history,
@@ -395,8 +396,8 @@ def lookup(facts: Facts) -> Decision:
         found, _suppliers, step = facts.master_data()
         if step is not None:
             return step
-        history = (spend(facts, found) or extreme_order(facts, found)
-                   or category_history(facts, found))  # fmt: skip
+        history = (unordered_parts(facts, found) or spend(facts, found)
+                   or extreme_order(facts, found) or category_history(facts, found))  # fmt: skip
         if history is not None:
             return history
     order = _target(facts, asking=False)
