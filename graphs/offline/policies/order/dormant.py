@@ -76,8 +76,8 @@ def unordered_parts(facts: Facts, found: Grounding) -> Decision | None:
                                   "Reading the period's orders and the catalogue."),
                         calls, note="dormant-read")  # fmt: skip
     idle = [p for p in parts if str(p.get("sku")) not in ordered]
-    category = next(iter(named.values()), None)
-    return Decision(_listed(facts, idle, len(parts), (start, end), category), note="dormant")
+    only = next(iter(named.values()), None)
+    return Decision(_listed(facts, idle, len(parts), (start, end), only), note="dormant")
 
 
 def _listed(
