@@ -652,6 +652,9 @@ GROUPS["inbound"] = (
     r"(?:有|会有)?(?:什么|哪些|啥)(?:货|东西|零件)\s*(?:要|会|能)?到|到货情况|到货计划|预计到货"
     r"|(?:什么时候|啥时候|几时|哪天|何时)\s*(?:会|才)?\s*(?:到货|到(?!底|期)|送到|送来)"
     r"|(?<![a-z])(?:arriving|incoming|inbound|due\s+in|expected\s+deliver(?:y|ies))(?![a-z])"
+    # "any deliveries due this week?", "what's due to arrive", "deliveries expected"
+    r"|(?<![a-z])(?:deliver(?:y|ies)|shipments?|goods)\s+(?:due|expected|coming)(?![a-z])"
+    r"|(?<![a-z])due\s+to\s+(?:arrive|be\s+delivered)(?![a-z])"
     r"|(?<![a-z])when\s+(?:will|would|is|are|does|do)\b[^.?!]{0,40}?\b(?:arrive|get\s+here|"
     r"come\s+in|be\s+delivered|due)\b"
 )

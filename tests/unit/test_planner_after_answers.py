@@ -164,7 +164,9 @@ async def test_when_goods_arrive_lists_the_open_orders(world: PlannerWorld) -> N
         assert str(placed["expected_date"]) in run.last_text, (ask, run.last_text)
 
 
-@pytest.mark.parametrize("ask", ["这周有什么货到", "what's arriving this week?"])
+@pytest.mark.parametrize(
+    "ask", ["这周有什么货到", "what's arriving this week?", "Any deliveries due this week?"]
+)
 async def test_what_arrives_this_week(world: PlannerWorld, ask: str) -> None:
     monday = TODAY - timedelta(days=TODAY.weekday())
     sunday = monday + timedelta(days=6)

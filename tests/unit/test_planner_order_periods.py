@@ -186,3 +186,27 @@ async def test_the_parts_nobody_ordered_over_a_period(
     shown = set(re.findall(r"[A-Z]{2}-[A-Z0-9][\w.-]*[A-Za-z0-9]", text))
     assert shown and shown <= idle, shown - idle  # every part named was not ordered
     assert world.fingerprint() == before
+
+
+@pytest.mark.parametrize(
+    ("said", "days"),
+    [
+        # the nineteenth red-team round: the newest order alone, or "which order is it?"
+        ("给我看看最近一周的订单", 7),
+        ("show me orders from the past week", 7),
+        ("近10天的订单", 10),
+        ("orders from the last 14 days", 14),
+    ],
+)
+async def test_orders_of_a_rolling_window_are_listed(
+    world: PlannerWorld, said: str, days: int
+) -> None:
+    start = world.today - timedelta(days=days - 1)
+    orders = await world.erp_pages("/orders/search-details", date_from=start.isoformat(),
+                                   date_to=world.today.isoformat())  # fmt: skip
+    assert len(orders) >= 2  # a list, not the newest order alone
+    run = await world.run(said)
+    assert run.proposal is None and run.question is None, run.last_text
+    assert start.isoformat() in run.last_text, run.last_text
+    shown = set(re.findall(r"PO\d{11}", run.last_text))
+    assert shown == {o["order_no"] for o in orders}, run.last_text

@@ -161,7 +161,40 @@ def named_period(text: str, today: date) -> tuple[date, date] | None:
     months = find_window_months(text)
     if months:
         return _months_back(today, months) + timedelta(days=1), today
+    days = _days_window(text)
+    if days:  # "最近一周", "the past 2 weeks", "last 10 days": up to today
+        return today - timedelta(days=days - 1), today
     return None
+
+
+# A rolling window in days or weeks ("最近一周", "近10天", "过去两周", "the past week", "last 7
+# days"); "上周" / "last week" are the calendar week before (``_PERIODS``).
+_DAYS_WINDOW = re.compile(
+    r"(?:近|最近|过去|这)\s*(?P<zn>[\d零〇一二两三四五六七八九十]+)\s*(?P<zu>天|日|周|个?星期|个?礼拜)"
+    r"|(?<![a-z])(?:last|past|previous|over\s+the\s+(?:last|past))\s+(?:(?P<en>\d+|two|three|"
+    r"four|five|six|seven|ten|fourteen|thirty)\s+)?(?P<eu>days?|weeks?)(?![a-z])",
+    re.I,
+)
+_EN_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
+               "fourteen": 14, "thirty": 30}  # fmt: skip
+
+
+def _days_window(text: str) -> int | None:
+    """How many days back a rolling window reaches, today included (None: none named)."""
+    m = _DAYS_WINDOW.search(text)
+    if m is None:
+        return None
+    if m.group("zn"):
+        raw = m.group("zn")
+        n, week = (int(raw) if raw.isdigit() else zh_number(raw)), m.group("zu") not in "天日"
+    else:
+        raw = (m.group("en") or "1").lower()
+        if raw == "1" and m.group("eu").lower().startswith("day"):
+            return None  # "the last day": not a window anybody means
+        n, week = int(raw) if raw.isdigit() else _EN_NUMBERS[raw], m.group("eu").lower()[0] == "w"
+    if not n:
+        return None
+    return n * 7 if week else n
 
 
 # Where one period ends and another starts ("Q3 vs Q2", "今年和去年比", "2026年三季度；跟二季度
@@ -214,7 +247,7 @@ def without_period(text: str) -> str:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _YEAR.sub(" ", _YEAR_MONTH.sub(" ", _NAMED_QUARTER.sub(" ", text)))
     text = re.sub(_EN_MONTH, " ", re.sub(_ZH_MONTH, " ", text), flags=re.I)
-    return re.sub(_WINDOW, " ", text, flags=re.I)
+    return _DAYS_WINDOW.sub(" ", re.sub(_WINDOW, " ", text, flags=re.I))
 
 
 def period(text: str, today: date, months: int = _DEFAULT_MONTHS) -> tuple[date, date]:
