@@ -55,6 +55,7 @@ Intent = Literal[
     "beyond_orders",
     "contact_supplier",
     "budget",
+    "not_recorded",
     "out_of_scope",
 ]
 ORDER_INTENTS: tuple[Intent, ...] = ("order_create", "order_change", "order_cancel", "order_lookup")
@@ -393,6 +394,8 @@ def _beyond_intent(text: str, masked: str) -> Intent | None:
         has_quantity(masked) or lexicon.has(masked, "analysis")
     ):
         return "budget"  # "这个月预算还剩多少": not in the ERP
+    if lexicon.has(masked, "not_recorded") and not has_quantity(masked):
+        return "not_recorded"  # "哪个供应商交货最准时", "best payment terms": not in the ERP
     if beyond_orders(text):
         return "beyond_orders"
     if beyond_asked(text) and not lexicon.has(masked, "inventory"):

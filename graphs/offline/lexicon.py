@@ -1044,6 +1044,15 @@ GROUPS["whether_switch"] = (
 GROUPS["analysis"] += "|" + GROUPS["whether_switch"]
 # A budget ("这个月预算还剩多少", "how much budget is left?"): not in the ERP (it holds orders,
 # offers and stock); said, with the period's spend offered.
+# What suppliers are judged by that the ERP does not record ("哪个供应商交货最准时", "which
+# supplier gives us the best payment terms?", "on-time delivery rate"): said, with what it has.
+GROUPS["not_recorded"] = _zh(
+    "准时", "按时交货", "按时到货", "守时", "准点", "延误率", "迟交", "交货及时", "及时率",
+    "账期", "付款条件", "付款方式", "结算方式", "信用期",
+) + "|" + _en(
+    "on time", "on-time", "punctual*", "late deliveries", "delivery performance",
+    "delivery record", "payment terms", "credit terms", "net 30", "net 60",
+)  # fmt: skip
 GROUPS["budget"] = _zh("预算") + "|" + _en("budget", "budgets", "budgeted")
 # What to buy next ("帮我做个采购计划", "下个月需要采购什么", "what should we order next?"): the
 # parts below safety stock, nothing ordered.

@@ -21,6 +21,7 @@ from tests.unit.planner_harness import (
     Script,
     analysis_scope,
     nothing_done,
+    sold_part,
 )
 
 
@@ -164,6 +165,37 @@ async def test_how_much_of_a_category_to_order_is_what_is_short_of_it(
     listed = re.findall(r"^- (\S+) ", run.last_text, re.M)
     assert listed and set(listed) <= {i["sku"] for i in short}, run.last_text  # that category's
     assert f"{len(short)} " in run.last_text, run.last_text  # all of them counted
+
+
+@pytest.mark.parametrize(
+    ("text", "zh"),
+    [
+        # the nineteenth red-team round: "ERP 里没有“准时”这个零件类别", or which category
+        ("哪个供应商交货最准时", True),
+        ("NGK交货准时吗", True),
+        ("what's our on-time delivery rate with Bosch?", False),
+        ("Which supplier gives us the best payment terms?", False),
+    ],
+)
+async def test_what_the_erp_does_not_record_is_said(
+    world: PlannerWorld, text: str, zh: bool
+) -> None:
+    before = world.fingerprint()
+    run = await world.run(text)
+    nothing_done(run)
+    assert run.question is None and run.handed_over is None, run.last_text
+    said = run.last_text
+    assert ("没有准时交货率" in said and "交期" in said) if zh else (
+        "no on-time delivery" in said and "lead time" in said), said  # fmt: skip
+    assert "类别" not in said.split("。")[0] and "category" not in said.split(":")[0], said
+    assert world.fingerprint() == before
+
+
+async def test_an_order_asked_on_time_is_still_carded(world: PlannerWorld) -> None:
+    part, supplier, q = await sold_part(world)
+    run = await world.run(f"给{supplier['code']}下单 {part['model']} {q}个，要准时到")
+    assert run.proposal is not None and run.proposal[0] == "order_create", run.last_text
+    assert run.proposal[1]["supplier_id"] == supplier["id"], run.proposal
 
 
 async def _newest_with_lines(

@@ -804,6 +804,7 @@ _SAID = {
     "reminder": replies.reminder,
     "contact_supplier": replies.contact_supplier,
     "budget": replies.budget,
+    "not_recorded": replies.not_recorded,
 }
 
 
@@ -875,7 +876,7 @@ def _route(view: View, reading: Reading, zh: bool, *, follow_up: bool = True) ->
             return _to_order_agent(view, reading, zh)
         case "small_talk":
             return Decision(replies.greeting(zh, view.request), note="greeting")
-        case "master_data" | "reminder" | "contact_supplier" | "budget":  # said, nothing done
+        case "master_data" | "reminder" | "contact_supplier" | "budget" | "not_recorded":
             return Decision(_SAID[reading.intent](zh), note=reading.intent.replace("_", "-"))
         case "out_of_scope" if lexicon.has(view.request, "fyi"):
             return Decision(replies.noted(zh), note="noted")

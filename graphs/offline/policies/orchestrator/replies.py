@@ -249,6 +249,22 @@ def budget(zh: bool) -> str:
     )
 
 
+def not_recorded(zh: bool) -> str:
+    """On-time delivery or payment terms asked of suppliers ("哪个供应商交货最准时"): not
+    recorded in the ERP, said, with what it does hold to judge by."""
+    return say(
+        zh,
+        "ERP 里没有准时交货率或付款条件（账期）的记录：它只有每张订单的预计到货日期和到货状态、"
+        "每家报价的交期和起订量、供应商的评级和结算币种。我可以列出某个零件各家的交期"
+        "（比如“IU7 的交期”），列出评级最高的供应商，或做一类零件的比价分析（含交期）。",
+        "The ERP keeps no on-time delivery rates or payment terms: it has each order's "
+        "expected date and status, each offer's lead time and minimum, and each supplier's "
+        "rating and currency. I can list each supplier's lead time for a part (e.g. \"lead "
+        "time for IU7\"), list the best rated suppliers, or compare a category's "
+        "suppliers (lead times included).",
+    )
+
+
 def no_analysis(zh: bool) -> str:
     """A comparison asked for with no analysis: none started, and what can be answered."""
     return say(
