@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 
 __all__ = [
-    "CORRECTION", "GROUPS", "NOTE_START", "Hit", "after_correction", "before_note",
+    "CORRECTION", "GROUPS", "NOTE_START", "QUALITY", "TAKE_OUT", "Hit", "after_correction",
+    "before_note",
     "clause_spans", "find", "first", "first_routing_word", "has", "known_word", "mask",
     "strip_words", "without_note",
 ]  # fmt: skip
@@ -805,8 +806,6 @@ GROUPS["approved_by"] = (
     r"order)\b)"
 )
 
-# The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",
-# "repeat the last order with KMC"): its lines, at today's prices, for approval.
 # The part ordered last time from a supplier, at a new count ("再从桂盟订20个上次那个", "上次跟
 # 桂盟订的那个再来20条", "order 20 more of what we ordered from KMC last time").
 GROUPS["last_part"] = (
@@ -828,6 +827,8 @@ GROUPS["not_ordered"] = (
     r"|(?<![a-z])(?:(?:have|has|did)\s+(?:we|you|they|i)\s+not|didn'?t\s+we|did\s+not|didn'?t)\s+"
     r"(?:order|buy|purchase|ordered|bought|purchased)(?![a-z])"
 )
+# The last order placed again ("同上次一样，再跟KMC订一单", "照上次的单子再跟汤浅下一遍",
+# "repeat the last order with KMC"): its lines, at today's prices, for approval.
 GROUPS["repeat_order"] = (
     r"(?:同|跟|和|照|按|按照)\s*上(?:次|回|一次|一单|一张)\s*(?:的单子?|的订单|那张单?)?\s*"
     r"(?:一样|一模一样|相同)?[^。]{0,14}?(?:再|重新)?\s*(?:订|下|来|买)\s*(?:一单|一张|一遍|一次)"
@@ -1042,8 +1043,6 @@ GROUPS["whether_switch"] = (
     r"(?![a-z])|(?:要不要|该不该|需不需要|是否(?:应该|要)?|值不值得|值得)(?:从[^，,。？?]{1,12}?)?换(?:成|到|用)?"
 )
 GROUPS["analysis"] += "|" + GROUPS["whether_switch"]
-# A budget ("这个月预算还剩多少", "how much budget is left?"): not in the ERP (it holds orders,
-# offers and stock); said, with the period's spend offered.
 # What suppliers are judged by that the ERP does not record ("哪个供应商交货最准时", "which
 # supplier gives us the best payment terms?", "on-time delivery rate"): said, with what it has.
 GROUPS["not_recorded"] = _zh(
@@ -1053,6 +1052,8 @@ GROUPS["not_recorded"] = _zh(
     "on time", "on-time", "punctual*", "late deliveries", "delivery performance",
     "delivery record", "payment terms", "credit terms", "net 30", "net 60",
 )  # fmt: skip
+# A budget ("这个月预算还剩多少", "how much budget is left?"): not in the ERP (it holds orders,
+# offers and stock); said, with the period's spend offered.
 GROUPS["budget"] = _zh("预算") + "|" + _en("budget", "budgets", "budgeted")
 # What to buy next ("帮我做个采购计划", "下个月需要采购什么", "what should we order next?"): the
 # parts below safety stock, nothing ordered.
@@ -1317,6 +1318,18 @@ NOTE_START = re.compile(
 
 # A correction inside a message ("200, no wait, make it 250", "LONCIN, sorry I mean GZMT",
 # "12/18 到，不对是 12/19", "取消吧。哦不对，别取消，数量改成80"): what follows the last wins.
+# A part taken out of the order being made ("drop the IU9 line", "IU9那行删掉", "不要IU9了",
+# "without IU9"): the other parts stay. Not a routing group (its words are other groups').
+TAKE_OUT = re.compile(
+    r"删|去掉|拿掉|不要|(?<![a-z])(?:drop|remove|delete|take\s+out|without|leave\s+out)(?![a-z])",
+    re.I,
+)
+# Quality asked of suppliers ("灯泡哪个牌子质量好", "is Champion still a good supplier?"): the
+# ERP keeps no quality records, only each supplier's rating and status.
+QUALITY = re.compile(
+    r"质量|品质|口碑|靠谱|可靠|(?<![a-z])(?:quality|reliab\w*|trustworth\w*|good\s+(?:supplier|vendor))",
+    re.I,
+)
 CORRECTION = re.compile(
     r"不对|哦不|呃不|不是[，,]|算了|更正|应该是|(?<![a-z])(?:sorry,?\s*i\s*mean|i\s*mean|i\s*meant|"
     r"no,?\s*wait|wait,?\s*no|actually|correction|scratch\s+that|make\s+it)(?![a-z])",

@@ -537,11 +537,6 @@ def _pending_order(view: View) -> tuple[str, str] | None:
     return None
 
 
-# A part taken out of the order being made ("不要IU9了", "without IU9"): its name is negated,
-# so the grounding leaves it out; the order agent reads which.
-_TAKE_OUT = re.compile(r"不要|去掉|拿掉|删|(?<![a-z])(?:without|drop|remove|delete)(?![a-z])", re.I)
-
-
 def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None:
     """Right after a new order went to the order agent and was not created, a message that
     only drops it ("算了"), confirms it ("好的，就这样") or changes a detail of it ("改成500个",
@@ -574,7 +569,8 @@ def _order_correction(view: View, reading: Reading, zh: bool) -> Decision | None
                                added=f"{relative}\n{view.written}\n{added}".strip())  # fmt: skip
     detail = (read_quantity(text) is not None or find_date(text, today) is not None
               or found.suppliers or found.parts or bool(re.search(r"备注|note|remark", text, re.I))
-              or bool(_TAKE_OUT.search(text) and model_tokens(text)))  # "不要IU9了"  # fmt: skip
+              # "不要IU9了": the part's name is negated, so the grounding leaves it out
+              or bool(lexicon.TAKE_OUT.search(text) and model_tokens(text)))  # fmt: skip
     if not detail or (found.suppliers and found.parts and has_quantity(text)):
         return None  # nothing of an order, or a whole order of its own
     newest_first = f"{view.written}\n{added}".strip()

@@ -22,7 +22,7 @@ from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
 from graphs.offline.policies.orchestrator.quote import current_offers
-from graphs.offline.policies.orchestrator.replies import QUALITY, quality_note
+from graphs.offline.policies.orchestrator.replies import quality_note
 from graphs.offline.policies.order.facts import paged
 from graphs.offline.text import today_in
 from graphs.orders.words import supplier_status_word
@@ -96,7 +96,7 @@ class _Filters:
 def _filters(text: str) -> _Filters:
     low = text.lower()
     top = None
-    if re.search(r"最(?:高|好)|highest|best|top", low) or QUALITY.search(low):
+    if re.search(r"最(?:高|好)|highest|best|top", low) or lexicon.QUALITY.search(low):
         m = _TOP.search(text)
         raw = (m.group(1) or m.group(2)) if m else "5"
         top = int(raw) if raw.isdigit() else "一二三四五六七八九十".index(raw) + 1
@@ -188,7 +188,7 @@ def supplier_directory(view: View, reading: Reading, zh: bool) -> Decision | Non
                f"Suppliers in the ERP ({scope or 'all'}): {len(suppliers)}\n")  # fmt: skip
     tail = say(zh, "\n要看某一家的详情、报价或订单，告诉我它的名字。",
                "\nName one for its details, prices or orders.")  # fmt: skip
-    if QUALITY.search(view.request):
+    if lexicon.QUALITY.search(view.request):
         tail = quality_note(zh, ranked=True) + tail
     return Decision(head + "\n".join(_line(s, zh) for s in suppliers) + tail, note="directory")
 

@@ -24,7 +24,7 @@ from graphs.offline.history import View
 from graphs.offline.intent import Reading
 from graphs.offline.policies.base import Decision, local_name, say
 from graphs.offline.policies.orchestrator.erp import read_erp
-from graphs.offline.policies.orchestrator.replies import QUALITY, quality_note
+from graphs.offline.policies.orchestrator.replies import quality_note
 from graphs.offline.text import has_quantity, model_tokens
 from graphs.orders.words import money, supplier_status_word
 from graphs.substitution.bom import bom_in_messages
@@ -258,7 +258,7 @@ def supplier_info(view: View, zh: bool, *, asked: bool = False) -> Decision | No
         texts.append(say(zh, "ERP 的供应商档案里没有电话、联系人、邮箱或地址，只有官网（见上）。",
                          "The ERP's supplier records hold no phone, contact person, email or "
                          "address; only the website (above)."))  # fmt: skip
-    if QUALITY.search(view.request):  # "is Champion still a good supplier?"
+    if lexicon.QUALITY.search(view.request):  # "is Champion still a good supplier?"
         texts.append(quality_note(zh, ranked=False).strip())
     more = say(zh, "\n要查它的订单、报价或给它下单，告诉我。",
                "\nTell me if you want its orders, its prices or to place an order.")  # fmt: skip

@@ -287,13 +287,6 @@ def noted(zh: bool) -> str:
     )
 
 
-# Quality asked about: the ERP keeps no quality records, only each supplier's rating.
-QUALITY = re.compile(
-    r"质量|品质|口碑|靠谱|可靠|(?<![a-z])(?:quality|reliab\w*|trustworth\w*|good\s+(?:supplier|vendor))",
-    re.I,
-)
-
-
 def quality_note(zh: bool, *, ranked: bool) -> str:
     """What the ERP can say of a supplier's quality: its rating and status, nothing else
     (``ranked``: a list was ranked by rating for it)."""

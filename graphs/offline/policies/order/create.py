@@ -973,21 +973,15 @@ def _several_lines(facts: Facts, found: Grounding) -> Decision | None:
     return _proposed(facts, args, "", fallback)
 
 
-# Words that take a part out of the order being made ("drop the IU9 line", "IU9那行删掉").
-_TAKE_OUT = re.compile(
-    r"删|去掉|拿掉|不要|(?<![a-z])(?:drop|remove|delete|take\s+out|without|leave\s+out)(?![a-z])",
-    re.I,
-)
-
-
+# The one part kept of the order being made ("only the IU9", "只要IU9").
 _ONLY = re.compile(r"只要|只订|只留|只下|(?<![a-z])(?:only|just)(?![a-z])", re.I)
 
 
 def _lines_taken_out(facts: Facts, found: Grounding) -> Decision | None:
-    """ "drop the IU9 line" / "IU9那行删掉" said to the order being made of several parts
+    """For "drop the IU9 line" / "IU9那行删掉" said to the order being made of several parts
     ("order 100 IU7 and 200 IU9 from NGK"): the other parts at their own counts. The part
     named was taken for a replacement, and the card was for IU9 alone. None: not that."""
-    if not facts.answer_text or not (_TAKE_OUT.search(facts.answer_text)
+    if not facts.answer_text or not (lexicon.TAKE_OUT.search(facts.answer_text)
                                      or _ONLY.search(facts.answer_text)):  # fmt: skip
         return None
     asked = {int(m.record["id"]): m.record for m in found.parts}
