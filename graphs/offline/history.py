@@ -158,6 +158,12 @@ class View:
                 if data is not None:
                     yield r, data
 
+    def latest(self, tool: str, args: dict[str, Any]) -> Any:
+        """The data of the newest successful ``tool(args)`` call, exactly those arguments
+        (None: not made yet, or it failed)."""
+        done = [d for r, d in self.iter_data(tool) if r.args == args]
+        return done[-1] if done else None
+
     def paged(
         self, tool: str, size: int, /, **match: Any
     ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:

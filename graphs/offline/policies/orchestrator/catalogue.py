@@ -31,14 +31,14 @@ def category_parts(view: View, found: Grounding, zh: bool) -> Decision | None:
         return None
     category = found.categories[0].record
     query = {"category": category.get("code"), "size": _PAGE}
-    done = [d for r, d in view.iter_data("part_query") if r.args == query]
-    if not done:
+    read = view.latest("part_query", query)
+    if read is None:
         return Decision(
             say(zh, "查询这一类的零件。", "Looking up the parts of that category."),
             [("part_query", query)],
             note="catalogue-read",
         )
-    data = done[-1] if isinstance(done[-1], dict) else {}
+    data = read if isinstance(read, dict) else {}
     items = [i for i in data.get("items") or [] if isinstance(i, dict)]
     return Decision(_listed(category, items, int(data.get("total") or len(items)), zh),
                     note="catalogue")  # fmt: skip

@@ -239,9 +239,9 @@ def supplier_info(view: View, zh: bool, *, asked: bool = False) -> Decision | No
     calls = []
     for supplier in suppliers:
         query = {"supplier_id": supplier["id"], "size": 1}
-        done = [d for r, d in view.iter_data("part_by_supplier") if r.args == query]
-        if done:
-            total = done[-1].get("total") if isinstance(done[-1], dict) else None
+        read = view.latest("part_by_supplier", query)
+        if read is not None:
+            total = read.get("total") if isinstance(read, dict) else None
             counts[int(supplier["id"])] = int(total) if isinstance(total, int) else None
         elif view.has_tool("part_by_supplier") and not view.called("part_by_supplier"):
             calls.append(("part_by_supplier", query))
@@ -290,14 +290,14 @@ def supplier_parts(view: View, zh: bool, *, priced: bool = False) -> Decision | 
     if supplier is None or isinstance(supplier, Decision):
         return supplier
     query = {"supplier_id": supplier["id"], "size": _PAGE}
-    done = [d for r, d in view.iter_data("part_by_supplier") if r.args == query]
-    if not done:
+    read = view.latest("part_by_supplier", query)
+    if read is None:
         return Decision(
             say(zh, "查询供应商的零件。", "Looking up the supplier's parts."),
             [("part_by_supplier", query)],
             note="supplier-read",
         )
-    data = done[-1] if isinstance(done[-1], dict) else {}
+    data = read if isinstance(read, dict) else {}
     items = [i for i in data.get("items") or [] if isinstance(i, dict)]
     name = local_name(supplier, zh)
     total = int(data.get("total") or len(items))

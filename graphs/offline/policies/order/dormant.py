@@ -49,10 +49,7 @@ def unordered_parts(facts: Facts, found: Grounding) -> Decision | None:
     named = {m.record.get("code"): m.record for m in found.categories}
     if len(named) > 1:
         return None
-    listed = [d for _, d in facts.view.iter_data("category_list")]
-    every = [c for c in (listed[-1].get("items") or [] if listed and isinstance(listed[-1], dict)
-                         else []) if isinstance(c, dict)]  # fmt: skip
-    categories = list(named.values()) or every
+    categories = list(named.values()) or facts.categories() or []
     if not categories:
         return None
     start, end = _span(facts)

@@ -71,8 +71,7 @@ class Facts:
     def read(self, tool: str, args: dict[str, Any]) -> Any:
         """The data of the newest ``tool(args)`` read made since the request (None: not made
         yet, or it failed)."""
-        done = [d for r, d in self.view.iter_data(tool) if r.args == args]
-        return done[-1] if done else None
+        return self.view.latest(tool, args)
 
     def as_written(self, start: int, end: int) -> str:
         """``body[start:end]`` in the buyer's own characters (a note written in Traditional
@@ -118,6 +117,16 @@ class Facts:
         """The final answer when an ERP read of the last turn failed."""
         return blocked([r for r in self.view.last_turn() if r.name in _READS], self.zh)
 
+    def categories(self) -> list[Record] | None:
+        """The ERP's categories as the newest ``category_list`` read gave them (None: not
+        read yet)."""
+        listed = [d for _, d in self.view.iter_data("category_list")]
+        if not listed:
+            return None
+        data = listed[-1]
+        return [c for c in data.get("items") or [] if isinstance(c, dict)] if isinstance(
+            data, dict) else []  # fmt: skip
+
     def master_data(self) -> tuple[Grounding, list[Record], Decision | None]:
         """What the request names (from category, supplier and part reads), the suppliers, or
         the reads still to make."""
@@ -125,11 +134,10 @@ class Facts:
         calls: list[tuple[str, dict[str, Any]]] = []
         categories: list[Record] = []
         if view.has_tool("category_list"):
-            listed = [d for _, d in view.iter_data("category_list")]
-            if listed and isinstance(listed[-1], dict):
-                categories = [c for c in listed[-1].get("items") or [] if isinstance(c, dict)]
-            elif not listed:
+            read = self.categories()
+            if read is None:
                 calls.append(("category_list", {}))
+            categories = read or []
         suppliers, next_page = paged(view, "supplier_query", name="")
         if next_page is not None:
             calls.append(("supplier_query", next_page))
